@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""One entry point for set-up, tests and the book; needs only Python >= 3.10 and pip.
+
+    python3 dev.py test            # create .venv, install pinned deps, run every test
+    python3 dev.py book [--open]   # same set-up, then build the HTML book (and open it)
+    python3 dev.py lab             # same set-up, then start JupyterLab on book/
+    python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
+
+The virtual environment lives in ``.venv/`` and is reinstalled only when a
+requirements file changes (a hash of them is stamped into the venv).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+import webbrowser
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+REQS = ["requirements.txt", "requirements-dev.txt", "requirements-lock.txt", "pyproject.toml"]
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def run(*cmd, **kw) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)
+
+
+def ensure_env() -> None:
+    """Create .venv and install the pinned requirements plus dmi_lib (editable)."""
+    digest = hashlib.sha256(b"".join((ROOT / r).read_bytes() for r in REQS)).hexdigest()
+    stamp = VENV / ".dmi-book-stamp"
+    if PY.exists() and stamp.exists() and stamp.read_text() == digest:
+        return
+    if not PY.exists():
+        print(f"creating virtual environment in {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    run(PY, "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt",
+        "-c", "requirements-lock.txt")
+    run(PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")
+    stamp.write_text(digest)
+
+
+def env_vars() -> dict:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(VENV)
+    env.setdefault("MPLBACKEND", "Agg")
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    # Point Jupyter at the venv's own kernel so notebooks never run in another Python.
+    env["JUPYTER_PATH"] = str(VENV / "share" / "jupyter")
+    return env
+
+
+def cmd_test(args) -> int:
+    ensure_env()
+    # -n 2 --dist loadfile: a notebook's cells must stay on one worker (TOOLCHAIN.md).
+    proc = subprocess.run([str(PY), "-m", "pytest", "-n", "2", "--dist", "loadfile", *args],
+                          cwd=ROOT, env=env_vars())
+    return proc.returncode
+
+
+def effective_config(repo_url: str | None) -> Path:
+    """Write the build's config: _config.yml plus the repository URL, if one is known.
+
+    The launch buttons (Binder, Colab) need the public repository URL, which is not
+    known in advance; without it they are switched off rather than pointing nowhere.
+    """
+    import yaml  # PyYAML comes with jupyter-book
+
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    if repo_url:
+        cfg.setdefault("repository", {})["url"] = repo_url
+        cfg.setdefault("html", {}).update(use_repository_button=True)
+    else:
+        cfg.pop("launch_buttons", None)
+        print("note: no --repo-url / DMI_BOOK_REPO_URL: building without launch buttons")
+    out = ROOT / "_build" / "_config.effective.yml"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return out
+
+
+def cmd_book(args) -> int:
+    ensure_env()
+    repo_url = os.environ.get("DMI_BOOK_REPO_URL")
+    if "--repo-url" in args:
+        i = args.index("--repo-url")
+        if i + 1 >= len(args):
+            print("--repo-url needs a value, e.g. --repo-url https://github.com/OWNER/REPO")
+            return 2
+        repo_url = args[i + 1]
+    config = effective_config(repo_url)
+    proc = subprocess.run([str(BIN / "jupyter-book"), "build", "-W", "--keep-going",
+                           "--config", str(config), "."], cwd=ROOT, env=env_vars())
+    index = ROOT / "_build" / "html" / "index.html"
+    if proc.returncode == 0:
+        print(f"\nbook built: {index}")
+        if "--open" in args:
+            webbrowser.open(index.as_uri())
+    return proc.returncode
+
+
+def cmd_lab(args) -> int:
+    ensure_env()
+    return subprocess.run([str(BIN / "jupyter"), "lab", "book", *args], cwd=ROOT,
+                          env=env_vars()).returncode
+
+
+def cmd_bench(args) -> int:
+    ensure_env()
+    if not args:
+        print("usage: python3 dev.py bench NAME [ARGS]; NAME one of:",
+              ", ".join(p.stem[6:] for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))))
+        return 2
+    script = ROOT / "benchmarks" / f"bench_{args[0]}.py"
+    return subprocess.run([str(PY), str(script), *args[1:]], cwd=ROOT,
+                          env=env_vars()).returncode
+
+
+COMMANDS = {"test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_bench,
+            "setup": lambda args: ensure_env() or 0}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in COMMANDS:
+        print(__doc__)
+        return 2
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,25 @@
+"""dmi_lib — the algorithms of Yuqing Kong, *Information Elicitation Meets Clustering*.
+
+DMI-clustering (Algorithm 1) and its exact solvers and k-cofactors heuristic
+(Algorithm 2), surprisingly popular and the spectral truth serum (Algorithms 5, 6),
+the DMI and K-DMI mechanisms (Algorithm 4), crowd simulation, and the paper's data.
+"""
+
+from .core import (
+    DEFAULT_RANK_TOL,
+    DMIClustering,
+    DMIResult,
+    assign,
+    augment,
+    dmi_cluster,
+    dmi_rank,
+    dmi_score,
+    idxmax,
+    in_idxmax,
+    is_linearly_partitioned,
+    is_local_maximum,
+    log_dmi_score,
+    prepare,
+)
+
+__version__ = "0.1.0"

@@ -1,0 +1,127 @@
+"""Input checks shared by every public function.
+
+Each check raises a ``ValueError`` or ``TypeError`` whose message names the
+offending argument and value, so that bad input never turns into a silent wrong
+answer or a raw ``LinAlgError`` further down.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_matrix",
+    "check_labels",
+    "check_distribution",
+    "check_random_state",
+]
+
+
+def _describe(x) -> str:
+    return f"{type(x).__name__}"
+
+
+def check_matrix(A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1,
+                 ndim: int = 2, dtype=np.float64) -> np.ndarray:
+    """Return ``A`` as a finite float array with ``ndim`` dimensions.
+
+    Raises
+    ------
+    TypeError
+        If ``A`` cannot be read as a numeric array (strings, objects, None).
+    ValueError
+        If ``A`` has the wrong number of dimensions, too few rows/columns, or
+        contains NaN or infinity.
+    """
+    if A is None:
+        raise TypeError(f"{name} must be an array-like of numbers, got None")
+    try:
+        arr = np.asarray(A)
+    except Exception as exc:  # ragged lists etc.
+        raise ValueError(f"{name} could not be read as an array: {exc}") from exc
+    if arr.dtype == object or arr.dtype.kind in "USV":
+        raise TypeError(f"{name} must be numeric, got an array of dtype {arr.dtype}")
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must be real, got a complex array")
+    if arr.ndim != ndim:
+        raise ValueError(
+            f"{name} must be a {ndim}-D array, got {arr.ndim}-D with shape {arr.shape}")
+    if arr.shape[0] < min_rows:
+        raise ValueError(
+            f"{name} needs at least {min_rows} row(s), got shape {arr.shape}")
+    if ndim == 2 and arr.shape[1] < min_cols:
+        raise ValueError(
+            f"{name} needs at least {min_cols} column(s), got shape {arr.shape}")
+    arr = np.asarray(arr, dtype=dtype)
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(
+            f"{name} must be finite, found {arr[tuple(bad)]} at index {tuple(int(i) for i in bad)}")
+    return arr
+
+
+def check_labels(labels, n: int, k: int | None = None, name: str = "labels") -> np.ndarray:
+    """Return ``labels`` as an int array of length ``n`` with values in ``0..k-1``."""
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} rows")
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise TypeError(f"{name} must be whole numbers, got non-integer values")
+    arr = arr.astype(np.intp)
+    if n and arr.min() < 0:
+        raise ValueError(f"{name} must be non-negative, found {int(arr.min())}")
+    if k is not None and n and arr.max() >= k:
+        raise ValueError(
+            f"{name} must lie in 0..{k - 1} (k = {k} clusters), found {int(arr.max())}")
+    return arr
+
+
+def check_distribution(P, name: str = "P", *, axis: int = -1, atol: float = 1e-6,
+                       ndim: int | None = None) -> np.ndarray:
+    """Check that ``P`` holds probability vectors along ``axis``.
+
+    Entries must be finite, non-negative, and sum to one within ``atol``.
+    """
+    arr = np.asarray(P, dtype=np.float64) if not isinstance(P, np.ndarray) else P
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = np.asarray(arr, dtype=np.float64)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    if np.any(arr < -atol):
+        bad = np.argwhere(arr < -atol)[0]
+        raise ValueError(
+            f"{name} must be non-negative (a probability), found {arr[tuple(bad)]:.6g} "
+            f"at index {tuple(int(i) for i in bad)}")
+    sums = arr.sum(axis=axis)
+    off = np.abs(sums - 1.0) > atol
+    if np.any(off):
+        idx = np.argwhere(np.atleast_1d(off))[0]
+        val = np.atleast_1d(sums)[tuple(idx)]
+        raise ValueError(
+            f"{name} must sum to 1 along axis {axis}, found sum {val:.6g} at index "
+            f"{tuple(int(i) for i in idx)}")
+    return np.clip(arr, 0.0, None)
+
+
+def check_random_state(seed) -> np.random.Generator:
+    """Turn ``None``, an int, or a Generator into a ``numpy.random.Generator``."""
+    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(0, 2**31 - 1))
+    raise TypeError(
+        f"random_state must be None, an int or a numpy Generator, got {_describe(seed)}")

@@ -1,0 +1,663 @@
+"""DMI-clustering (Algorithm 1 of Kong, *Information Elicitation Meets Clustering*).
+
+This module holds what every solver shares: forming ``[A 1]``, detecting its rank
+``k`` at the data's precision, choosing ``k`` independent columns ``L`` (the matrix
+``Ã``), the DMI-score ``|det(CᵀÃ)|``, ``D = (CᵀÃ)⁻¹``, the paper's ``idxmax`` and
+the Theorem's *linearly-partitioned* test.  The solvers themselves live in
+:mod:`dmi_lib.exact` and :mod:`dmi_lib.kcofactors`; :func:`dmi_cluster` dispatches.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import check_labels, check_matrix
+
+__all__ = [
+    "DEFAULT_RANK_TOL",
+    "DMIResult",
+    "DMIClustering",
+    "Problem",
+    "augment",
+    "assign",
+    "cluster_sums",
+    "dmi_cluster",
+    "dmi_rank",
+    "dmi_score",
+    "idxmax",
+    "in_idxmax",
+    "is_linearly_partitioned",
+    "is_local_maximum",
+    "log_dmi_score",
+    "move_factors",
+    "prepare",
+]
+
+#: Default relative rank tolerance: a direction of the centred data whose singular
+#: value is below ``DEFAULT_RANK_TOL * σ_max`` is treated as rounding noise.  Data
+#: printed to 8 decimals (the paper's appendix) carries noise near 1e-8 relative,
+#: well below this; genuine structure weaker than one part in a million is lost.
+DEFAULT_RANK_TOL = 1e-6
+
+#: Largest number of labelings (``k ** (n - 1)``) that ``method="auto"`` will
+#: enumerate by brute force when no other exact solver applies.
+AUTO_BRUTE_FORCE_LIMIT = 200_000
+
+
+# --------------------------------------------------------------------------- #
+# Ã: rank and column choice
+# --------------------------------------------------------------------------- #
+def augment(A) -> np.ndarray:
+    """Return ``[A 1]``, the data with a column of ones appended (Algorithm 1, line 1).
+
+    Examples
+    --------
+    >>> augment([[2.0], [3.0]])
+    array([[2., 1.],
+           [3., 1.]])
+    """
+    A = check_matrix(A)
+    return np.hstack([A, np.ones((A.shape[0], 1))])
+
+
+def dmi_rank(A, rank_tol: float | None = None):
+    """Rank ``k`` of ``[A 1]`` at the data's precision (Algorithm 1, line 2).
+
+    ``rank([A 1]) = 1 + rank(A - ā)``; the rank of the centred data is read off its
+    singular values, counting those above ``rank_tol * σ_max``.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+    rank_tol : float, optional
+        Relative tolerance; default :data:`DEFAULT_RANK_TOL`.  ``0`` counts every
+        non-zero singular value above numpy's machine-precision threshold.
+
+    Returns
+    -------
+    k : int
+    singular_values : ndarray
+        Singular values of ``A - ā`` (descending).
+    rank_tol : float
+        The tolerance used.
+
+    Examples
+    --------
+    >>> dmi_rank([[0, 0], [1, 0], [0, 1], [1, 1]])[0]
+    3
+    >>> dmi_rank([[0.1], [0.2], [0.3]])[0]
+    2
+    """
+    A = check_matrix(A)
+    tol = _rank_tol(rank_tol)
+    centred = A - A.mean(axis=0)
+    sv = np.linalg.svd(centred, compute_uv=False)
+    return 1 + _count_rank(sv, tol, centred.shape), sv, tol
+
+
+def _rank_tol(rank_tol):
+    if rank_tol is None:
+        return DEFAULT_RANK_TOL
+    if not np.isscalar(rank_tol) or not np.isfinite(rank_tol) or rank_tol < 0:
+        raise ValueError(f"rank_tol must be a finite number >= 0, got {rank_tol!r}")
+    return float(rank_tol)
+
+
+def _count_rank(sv, tol, shape) -> int:
+    if sv.size == 0 or sv[0] == 0.0:
+        return 0
+    floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
+    return int(np.sum(sv > max(tol * sv[0], floor)))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A prepared DMI-clustering instance (Algorithm 1, lines 1-4).
+
+    Attributes
+    ----------
+    A : ndarray (n, d)
+        The data.
+    k : int
+        ``rank([A 1])``, the number of clusters.
+    columns : tuple of int
+        ``L``: indices into the columns of ``[A 1]`` (index ``d`` is the ones column).
+    A_tilde : ndarray (n, k)
+        ``Ã = [A 1][:, L]``.
+    Y : ndarray (n, k-1)
+        Well-conditioned coordinates of the centred data in its own (k-1)-dim affine
+        hull (principal axes).  ``[Y 1]`` is an invertible affine image of ``Ã``, so
+        solvers may work in ``Y`` (the Theorem's affine invariance).
+    singular_values : ndarray
+        Singular values of ``A - ā``.
+    rank_tol : float
+    """
+
+    A: np.ndarray
+    k: int
+    columns: tuple
+    A_tilde: np.ndarray
+    Y: np.ndarray
+    singular_values: np.ndarray
+    rank_tol: float
+
+    @property
+    def n(self) -> int:
+        return self.A.shape[0]
+
+
+def prepare(A, rank_tol: float | None = None, *, min_k: int = 2) -> Problem:
+    """Form ``[A 1]``, find its rank ``k`` and pick ``k`` independent columns.
+
+    The columns ``L`` are the first ``k`` columns of ``[A 1]``, in order, that are
+    linearly independent at the rank tolerance.  Any choice gives the same optimum
+    (the proof of the Theorem); this one reproduces the paper's: ``Ã = [A 1]`` for
+    2-D points and ``Ã = A`` for answer distributions whose rows sum to one.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is empty, not 2-D, not finite, or its rows are all identical
+        (``k = 1``: there is only one cluster, so nothing to cluster).
+    """
+    A = check_matrix(A, min_rows=1, min_cols=1)
+    n, d = A.shape
+    tol = _rank_tol(rank_tol)
+    mean = A.mean(axis=0)
+    centred = A - mean
+    U, sv, Vt = np.linalg.svd(centred, full_matrices=False)
+    r = _count_rank(sv, tol, centred.shape)
+    k = r + 1
+    if k < min_k:
+        raise ValueError(
+            f"all {n} rows of A are identical (rank([A 1]) = 1 at rank_tol={tol:g}): "
+            "DMI-clustering needs at least two distinct points")
+    Y = U[:, :r] * sv[:r]
+    columns = _choose_columns(A, k, tol)
+    A_aug = np.hstack([A, np.ones((n, 1))])
+    return Problem(A=A, k=k, columns=columns, A_tilde=A_aug[:, list(columns)],
+                   Y=Y, singular_values=sv, rank_tol=tol)
+
+
+def _choose_columns(A, k, tol) -> tuple:
+    n, d = A.shape
+    cols = [A[:, j] for j in range(d)] + [np.ones(n)]
+    chosen: list[int] = []
+    basis = np.zeros((n, 0))
+    for j, c in enumerate(cols):
+        norm = np.linalg.norm(c)
+        if norm == 0.0:
+            continue
+        u = c / norm
+        resid = u - basis @ (basis.T @ u)
+        resid -= basis @ (basis.T @ resid)  # re-orthogonalise once (Gram-Schmidt twice)
+        rn = np.linalg.norm(resid)
+        if rn > max(tol, 1e-12):
+            basis = np.column_stack([basis, resid / rn])
+            chosen.append(j)
+            if len(chosen) == k:
+                return tuple(chosen)
+    # Greedy in order can miss when the tolerance is loose; fall back on pivoted QR.
+    from scipy.linalg import qr
+
+    M = np.column_stack(cols)
+    M = M / np.maximum(np.linalg.norm(M, axis=0), 1e-300)
+    _, _, piv = qr(M, mode="economic", pivoting=True)
+    return tuple(sorted(int(p) for p in piv[:k]))
+
+
+# --------------------------------------------------------------------------- #
+# Scores, D, idxmax
+# --------------------------------------------------------------------------- #
+def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """``CᵀÃ``: row ``c`` is the sum of the rows of ``Ã`` in cluster ``c``.
+
+    Computed with one ``bincount`` per column (O(nk), no one-hot matrix).
+    """
+    return np.stack([np.bincount(labels, weights=A_tilde[:, j], minlength=k)
+                     for j in range(A_tilde.shape[1])], axis=1)
+
+
+def _slogdet(M):
+    sign, logabs = np.linalg.slogdet(M)
+    return float(sign), float(logabs)
+
+
+def _score_and_D(problem: Problem, labels: np.ndarray):
+    """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular."""
+    M = cluster_sums(problem.A_tilde, labels, problem.k)
+    sign, logabs = _slogdet(M)
+    if sign == 0.0 or not np.isfinite(logabs):
+        return 0.0, -np.inf, None
+    return sign, logabs, np.linalg.inv(M)
+
+
+def log_dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
+    """``log DMI-S(C, A) = log|det(CᵀÃ)|``; ``-inf`` when ``CᵀÃ`` is singular.
+
+    Use this rather than :func:`dmi_score` when ``n`` is large: the score grows like
+    ``n**k`` and can exceed the float range.
+    """
+    problem = prepare(A, rank_tol)
+    labels = check_labels(labels, problem.n, problem.k)
+    return _score_and_D(problem, labels)[1]
+
+
+def dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
+    """DMI-score ``|det(CᵀÃ)|`` of a clustering (Algorithm 1).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+    labels : array_like of int, shape (n,)
+        Cluster of each row, values in ``0..k-1`` with ``k = rank([A 1])``.
+
+    Returns
+    -------
+    float
+        ``0.0`` when a cluster is empty or the cluster means are affinely dependent.
+
+    Examples
+    --------
+    Three points, each its own cluster: ``|det [A 1]|``.
+
+    >>> round(dmi_score([[0, 0], [1, 0], [0, 1]], [0, 1, 2]), 12)
+    1.0
+    >>> round(dmi_score([[0, 0], [2, 0], [0, 2], [0, 2]], [0, 1, 2, 2]), 12)
+    8.0
+    """
+    return float(np.exp(log_dmi_score(A, labels, rank_tol=rank_tol)))
+
+
+def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
+    """Index of each row's maximum, as in the paper's Definition (Index of row's max).
+
+    Parameters
+    ----------
+    M : array_like, shape (n, k)
+    ties : {"first", "all"}
+        ``"first"``: a one-hot matrix marking the first maximal entry of each row.
+        ``"all"``: a boolean matrix marking *every* maximal entry — the paper's
+        set-valued ``idxmax`` (``C ∈ idxmax(M)`` iff ``C``'s ones lie in the mask;
+        see :func:`in_idxmax`).
+    current : array_like of int, optional
+        Labels to keep where they are among the maxima (the footnote of
+        Algorithm 2: a row changes only if it does not already point at a maximum).
+    tol : float
+        Entries within ``tol`` of the row maximum count as maximal.
+
+    Returns
+    -------
+    ndarray, shape (n, k)
+        ``int`` one-hot matrix (``ties="first"``) or ``bool`` mask (``ties="all"``).
+
+    Examples
+    --------
+    The paper's example:
+
+    >>> idxmax([[.3, .4, .1], [0, -1, .1]])
+    array([[0, 1, 0],
+           [0, 0, 1]])
+    >>> idxmax([[1, 1, 0]], ties="all")
+    array([[ True,  True, False]])
+    >>> idxmax([[1, 1, 0]], current=[1])
+    array([[0, 1, 0]])
+    """
+    M = check_matrix(M, "M")
+    if ties not in ("first", "all"):
+        raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
+    if ties == "all":
+        return M >= M.max(axis=1, keepdims=True) - tol
+    labels = argmax_rows(M, current=current, tol=tol)
+    out = np.zeros(M.shape, dtype=int)
+    out[np.arange(M.shape[0]), labels] = 1
+    return out
+
+
+def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
+    """Labels form of :func:`idxmax` (first maximum, or ``current`` if still maximal)."""
+    labels = np.argmax(M, axis=1)
+    if current is not None:
+        current = check_labels(current, M.shape[0], M.shape[1], "current")
+        rows = np.arange(M.shape[0])
+        keep = M[rows, current] >= M[rows, labels] - tol
+        labels = np.where(keep, current, labels)
+    return labels
+
+
+def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:
+    """Whether the clustering ``labels`` belongs to the set ``idxmax(M)``."""
+    M = check_matrix(M, "M")
+    labels = check_labels(labels, M.shape[0], M.shape[1])
+    rows = np.arange(M.shape[0])
+    return bool(np.all(M[rows, labels] >= M.max(axis=1) - tol))
+
+
+def _G(problem: Problem, labels: np.ndarray):
+    sign, logabs, D = _score_and_D(problem, labels)
+    if D is None:
+        raise ValueError(
+            "CᵀÃ is singular for these labels (an empty cluster, or cluster means that "
+            "are affinely dependent): D = (CᵀÃ)⁻¹ does not exist")
+    return problem.A_tilde @ D, D
+
+
+def _partition_tol(G: np.ndarray, tol: float) -> float:
+    return tol * max(1.0, float(np.abs(G).max()))
+
+
+def is_linearly_partitioned(A, labels, *, tol: float = 1e-9,
+                            rank_tol: float | None = None) -> bool:
+    """Theorem (linearly-partitioned): is ``C ∈ idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``?
+
+    ``tol`` is relative to the largest entry of ``ÃD``.  Raises ``ValueError`` if
+    ``CᵀÃ`` is singular.
+
+    Examples
+    --------
+    The 1-D mean split (Corollary, 1d points) is linearly partitioned:
+
+    >>> is_linearly_partitioned([[0.], [1.], [5.]], [0, 0, 1])
+    True
+    >>> is_linearly_partitioned([[0.], [1.], [5.]], [0, 1, 1])
+    False
+    """
+    problem = prepare(A, rank_tol)
+    labels = check_labels(labels, problem.n, problem.k)
+    G, _ = _G(problem, labels)
+    return in_idxmax(labels, G, tol=_partition_tol(G, tol))
+
+
+def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = None):
+    """Matrix determinant lemma for single-row moves.
+
+    Moving row ``i`` from its cluster ``c`` to ``c'`` multiplies ``det(CᵀÃ)`` by
+    ``F[i, c'] = 1 + ãᵢ·(d_c' - d_c)``.  ``F[i, c] = 1``.
+    """
+    if D is None:
+        _, D = _G(problem, labels)
+    G = problem.A_tilde @ D
+    rows = np.arange(problem.n)
+    return 1.0 + G - G[rows, labels][:, None]
+
+
+def is_local_maximum(A, labels, *, tol: float = 1e-9,
+                     rank_tol: float | None = None) -> bool:
+    """No single-row move increases ``|det(CᵀÃ)|`` (by more than a factor ``1+tol``)."""
+    problem = prepare(A, rank_tol)
+    labels = check_labels(labels, problem.n, problem.k)
+    _, D = _G(problem, labels)
+    F = move_factors(problem, labels, D)
+    return bool(np.all(np.abs(F) <= 1.0 + tol))
+
+
+def assign(A, D, columns) -> np.ndarray:
+    """Labels of the rows of ``A`` under a partition ``D``: ``idxmax([A 1]_L D)``.
+
+    This is how a learned partition labels new points (K-DMI, Algorithm 4:
+    ``C*_i ← idxmax(A_{T_i, L} D*_{-i})``).
+    """
+    A = check_matrix(A)
+    D = check_matrix(D, "D")
+    k = D.shape[0]
+    if D.shape != (k, k):
+        raise ValueError(f"D must be square, got shape {D.shape}")
+    columns = list(columns)
+    if len(columns) != k or min(columns) < 0 or max(columns) > A.shape[1]:
+        raise ValueError(
+            f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
+            f"got {columns}")
+    A_aug = np.hstack([A, np.ones((A.shape[0], 1))])
+    return np.argmax(A_aug[:, columns] @ D, axis=1)
+
+
+# --------------------------------------------------------------------------- #
+# Result and dispatcher
+# --------------------------------------------------------------------------- #
+@dataclass
+class DMIResult:
+    """Outcome of DMI-clustering.
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (n,)
+        Cluster of each row, in ``0..k-1``.
+    k : int
+        Number of clusters, ``rank([A 1])``.
+    log_score : float
+        ``log|det(CᵀÃ)|``.
+    D : ndarray, shape (k, k)
+        ``(CᵀÃ)⁻¹``; its columns define the linear partition.
+    columns : tuple of int
+        ``L``, the columns of ``[A 1]`` that form ``Ã``.
+    method : str
+        The solver that produced the labels.
+    exact : bool
+        True when the solver guarantees a global maximum.
+    n_iter : int
+        Iterations (k-cofactors: batch plus single-move sweeps of the best run).
+    converged : bool
+        True when the solver ended at a local maximum (always, unless ``max_iter``
+        was hit).
+    cycled : bool
+        k-cofactors: whether the paper's batch iteration cycled in the best run.
+    rank_tol : float
+    singular_values : ndarray
+    sign : float
+        Sign of ``det(CᵀÃ)`` (the DMI-score is its absolute value).
+    info : dict
+        Solver-specific extras.
+    """
+
+    labels: np.ndarray
+    k: int
+    log_score: float
+    D: np.ndarray
+    columns: tuple
+    method: str
+    exact: bool
+    n_iter: int = 0
+    converged: bool = True
+    cycled: bool = False
+    rank_tol: float = DEFAULT_RANK_TOL
+    singular_values: np.ndarray = field(default=None, repr=False)
+    sign: float = 1.0
+    info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def score(self) -> float:
+        """DMI-score ``|det(CᵀÃ)|`` (``inf`` if it exceeds the float range; see
+        :attr:`log_score`)."""
+        with np.errstate(over="ignore"):
+            return float(np.exp(self.log_score))
+
+    @property
+    def C(self) -> np.ndarray:
+        """One-hot cluster matrix ``C`` (n × k)."""
+        out = np.zeros((self.labels.size, self.k), dtype=int)
+        out[np.arange(self.labels.size), self.labels] = 1
+        return out
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of rows in each cluster."""
+        return np.bincount(self.labels, minlength=self.k)
+
+
+def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool,
+            **extra) -> DMIResult:
+    sign, logabs, D = _score_and_D(problem, labels)
+    if D is None:  # solvers never return a singular clustering; guard anyway
+        raise RuntimeError(f"solver {method!r} returned a clustering with singular CᵀÃ")
+    return DMIResult(labels=labels.astype(np.intp), k=problem.k, log_score=logabs, D=D,
+                     columns=problem.columns, method=method, exact=exact,
+                     rank_tol=problem.rank_tol, singular_values=problem.singular_values,
+                     sign=sign, **extra)
+
+
+_METHODS = ("auto", "exact", "k-cofactors", "brute-force")
+
+
+def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
+                rank_tol: float | None = None, init="paper", max_iter: int = 300,
+                ) -> DMIResult:
+    """DMI-clustering: maximise ``|det(CᵀÃ)|`` over hard clusterings (Algorithm 1).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+        One row per point (in crowdsourcing: one row per task, its answer shares).
+    method : {"auto", "exact", "k-cofactors", "brute-force"}
+        ``"exact"`` answers only when an exact solver applies and is then globally
+        optimal: ``k = 2`` (points on a line: split at the mean, Corollary 1d),
+        ``k = 3`` (points in a plane: three cones at the mean, Theorem +
+        Corollary 2d, O(n² log n)), or tiny ``n`` (brute force); otherwise it raises.
+        ``"auto"`` uses an exact solver whenever one applies, else k-cofactors.
+    n_init : int
+        k-cofactors restarts; the best is kept.
+    random_state : None, int or numpy Generator
+        Seeds the restarts of k-cofactors (the first restart uses the paper's
+        deterministic initialisation).
+    rank_tol : float, optional
+        Relative rank tolerance for ``rank([A 1])``; see :func:`dmi_rank`.
+    init : "paper", "sp", "random" or array of labels
+        First initialisation of k-cofactors.
+    max_iter : int
+        k-cofactors iteration cap per restart.
+
+    Returns
+    -------
+    DMIResult
+
+    Raises
+    ------
+    ValueError
+        Bad ``A`` (NaN, empty, wrong ndim, all rows identical), unknown ``method``,
+        or ``method="exact"`` where no exact solver applies.
+
+    Notes
+    -----
+    The optimum is unchanged by any invertible affine map of the rows (Theorem,
+    affine-invariant), and every local maximum is linearly partitioned:
+    ``labels = idxmax(ÃD)``.
+
+    Examples
+    --------
+    >>> res = dmi_cluster([[0.], [1.], [2.], [7.]])
+    >>> res.k, res.labels.tolist(), res.method
+    (2, [0, 0, 0, 1], 'exact-1d')
+    """
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    problem = prepare(A, rank_tol)
+    from . import exact as _exact
+
+    k, n = problem.k, problem.n
+    if method in ("auto", "exact"):
+        if k == 2:
+            return _result(problem, _exact._mean_split_labels(problem), "exact-1d", True)
+        if k == 3:
+            return _result(problem, _exact._cones_labels(problem), "exact-2d", True)
+        if k ** (n - 1) <= AUTO_BRUTE_FORCE_LIMIT:
+            return _result(problem, _exact._brute_force_labels(problem), "brute-force",
+                           True)
+        if method == "exact":
+            raise ValueError(
+                f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
+                "exact solvers cover k = 2 (points on a line), k = 3 (points in a plane) "
+                f"and brute force for k**(n-1) <= {AUTO_BRUTE_FORCE_LIMIT}; "
+                "use method='k-cofactors' (a guaranteed local maximum)")
+    if method == "brute-force":
+        return _result(problem, _exact._brute_force_labels(problem), "brute-force", True)
+    from . import kcofactors as _kc
+
+    return _kc._k_cofactors_result(problem, n_init=n_init, random_state=random_state,
+                                   init=init, max_iter=max_iter)
+
+
+class DMIClustering:
+    """Scikit-learn-style estimator for DMI-clustering (Algorithm 1).
+
+    Parameters are those of :func:`dmi_cluster`.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int
+    n_clusters_ : int
+        ``k = rank([X 1])``.
+    score_ : float
+        DMI-score ``|det(CᵀÃ)|``.
+    log_score_ : float
+    D_ : ndarray (k, k)
+    columns_ : tuple
+    n_iter_ : int
+    converged_ : bool
+    result_ : DMIResult
+
+    Examples
+    --------
+    >>> est = DMIClustering().fit([[0, 0], [0, .1], [4, 0], [4.2, .1], [0, 3], [.1, 3.1]])
+    >>> est.n_clusters_, len(set(est.labels_))
+    (3, 3)
+    >>> est.predict([[5, 0]])[0] == est.labels_[2]
+    True
+    """
+
+    def __init__(self, *, method: str = "auto", n_init: int = 10, random_state=None,
+                 rank_tol: float | None = None, init="paper", max_iter: int = 300):
+        self.method = method
+        self.n_init = n_init
+        self.random_state = random_state
+        self.rank_tol = rank_tol
+        self.init = init
+        self.max_iter = max_iter
+
+    def get_params(self, deep: bool = True) -> dict:
+        names = [p for p in inspect.signature(type(self).__init__).parameters
+                 if p != "self"]
+        return {p: getattr(self, p) for p in names}
+
+    def set_params(self, **params):
+        valid = self.get_params()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def fit(self, X, y=None):
+        res = dmi_cluster(X, method=self.method, n_init=self.n_init,
+                          random_state=self.random_state, rank_tol=self.rank_tol,
+                          init=self.init, max_iter=self.max_iter)
+        self.result_ = res
+        self.labels_ = res.labels
+        self.n_clusters_ = res.k
+        self.score_ = res.score
+        self.log_score_ = res.log_score
+        self.D_ = res.D
+        self.columns_ = res.columns
+        self.n_iter_ = res.n_iter
+        self.converged_ = res.converged
+        self.n_features_in_ = np.asarray(X).shape[1]
+        return self
+
+    def fit_predict(self, X, y=None) -> np.ndarray:
+        return self.fit(X).labels_
+
+    def predict(self, X) -> np.ndarray:
+        """Label new rows with the learned linear partition ``idxmax([X 1]_L D)``."""
+        if not hasattr(self, "D_"):
+            raise RuntimeError("DMIClustering is not fitted yet: call fit(X) first")
+        X = check_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the estimator was fitted with "
+                f"{self.n_features_in_}")
+        return assign(X, self.D_, self.columns_)
