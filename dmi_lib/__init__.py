@@ -22,4 +22,6 @@ from .core import (
     prepare,
 )
 
+from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
+
 __version__ = "0.1.0"

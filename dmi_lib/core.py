@@ -10,6 +10,7 @@ the Theorem's *linearly-partitioned* test.  The solvers themselves live in
 from __future__ import annotations
 
 import inspect
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -101,8 +102,12 @@ def dmi_rank(A, rank_tol: float | None = None):
 def _rank_tol(rank_tol):
     if rank_tol is None:
         return DEFAULT_RANK_TOL
-    if not np.isscalar(rank_tol) or not np.isfinite(rank_tol) or rank_tol < 0:
-        raise ValueError(f"rank_tol must be a finite number >= 0, got {rank_tol!r}")
+    if isinstance(rank_tol, (bool, np.bool_)) or not isinstance(rank_tol, numbers.Real):
+        raise TypeError(f"rank_tol must be a real number in [0, 1), got {rank_tol!r}")
+    if not np.isfinite(rank_tol) or not 0 <= rank_tol < 1:
+        raise ValueError(
+            f"rank_tol must be in [0, 1) (relative to the largest singular value), "
+            f"got {rank_tol!r}")
     return float(rank_tol)
 
 
@@ -176,36 +181,45 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2) -> Problem:
             f"all {n} rows of A are identical (rank([A 1]) = 1 at rank_tol={tol:g}): "
             "DMI-clustering needs at least two distinct points")
     Y = U[:, :r] * sv[:r]
-    columns = _choose_columns(A, k, tol)
+    columns = _choose_columns(Vt[:r], sv[:r], mean, n, tol)
     A_aug = np.hstack([A, np.ones((n, 1))])
     return Problem(A=A, k=k, columns=columns, A_tilde=A_aug[:, list(columns)],
                    Y=Y, singular_values=sv, rank_tol=tol)
 
 
-def _choose_columns(A, k, tol) -> tuple:
-    n, d = A.shape
-    cols = [A[:, j] for j in range(d)] + [np.ones(n)]
+def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
+    """First ``k`` columns of ``[A 1]``, in order, that are independent at ``tol``.
+
+    ``[A 1] = [U, 1/√n] P`` up to the discarded noise, with ``[U, 1/√n]``
+    orthonormal (``U`` is centred) and ``P = [[Σ Vᵀ, 0], [√n ā, √n]]`` (k × (d+1)).
+    A set of columns of ``[A 1]`` is independent, and as well conditioned, as the same
+    columns of ``P`` — so the choice is made on ``P``, where the rank tolerance
+    applies directly (a column that is pure rounding noise is never picked).
+    """
+    k = sv_r.size + 1
+    d = mean.size
+    P = np.zeros((k, d + 1))
+    P[:-1, :d] = sv_r[:, None] * Vt_r
+    P[-1, :d] = np.sqrt(n) * mean
+    P[-1, d] = np.sqrt(n)
+    scale = np.linalg.norm(P, axis=0).max()
+    threshold = max(tol, 1e-12) * scale
     chosen: list[int] = []
-    basis = np.zeros((n, 0))
-    for j, c in enumerate(cols):
-        norm = np.linalg.norm(c)
-        if norm == 0.0:
-            continue
-        u = c / norm
-        resid = u - basis @ (basis.T @ u)
+    basis = np.zeros((k, 0))
+    for j in range(d + 1):
+        c = P[:, j]
+        resid = c - basis @ (basis.T @ c)
         resid -= basis @ (basis.T @ resid)  # re-orthogonalise once (Gram-Schmidt twice)
         rn = np.linalg.norm(resid)
-        if rn > max(tol, 1e-12):
+        if rn > threshold:
             basis = np.column_stack([basis, resid / rn])
             chosen.append(j)
             if len(chosen) == k:
                 return tuple(chosen)
-    # Greedy in order can miss when the tolerance is loose; fall back on pivoted QR.
+    # Unreachable in exact arithmetic (P has rank k); pivoted QR is the safe fallback.
     from scipy.linalg import qr
 
-    M = np.column_stack(cols)
-    M = M / np.maximum(np.linalg.norm(M, axis=0), 1e-300)
-    _, _, piv = qr(M, mode="economic", pivoting=True)
+    _, _, piv = qr(P, mode="economic", pivoting=True)
     return tuple(sorted(int(p) for p in piv[:k]))
 
 
@@ -269,7 +283,8 @@ def dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
     >>> round(dmi_score([[0, 0], [2, 0], [0, 2], [0, 2]], [0, 1, 2, 2]), 12)
     8.0
     """
-    return float(np.exp(log_dmi_score(A, labels, rank_tol=rank_tol)))
+    with np.errstate(over="ignore"):  # a score beyond 1e308 is inf; see log_dmi_score
+        return float(np.exp(log_dmi_score(A, labels, rank_tol=rank_tol)))
 
 
 def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
@@ -310,6 +325,9 @@ def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
     if ties not in ("first", "all"):
         raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
     if ties == "all":
+        if current is not None:
+            raise ValueError("current= only applies to ties='first' (ties='all' returns "
+                             "every maximal entry)")
         return M >= M.max(axis=1, keepdims=True) - tol
     labels = argmax_rows(M, current=current, tol=tol)
     out = np.zeros(M.shape, dtype=int)
