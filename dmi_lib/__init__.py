@@ -22,6 +22,7 @@ from .core import (
     prepare,
 )
 
+from .exact import brute_force, cone_partition, mean_split
 from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"

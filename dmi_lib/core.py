@@ -45,7 +45,7 @@ DEFAULT_RANK_TOL = 1e-6
 
 #: Largest number of labelings (``k ** (n - 1)``) that ``method="auto"`` will
 #: enumerate by brute force when no other exact solver applies.
-AUTO_BRUTE_FORCE_LIMIT = 200_000
+AUTO_BRUTE_FORCE_LIMIT = 500_000
 
 
 # --------------------------------------------------------------------------- #
@@ -620,7 +620,7 @@ class DMIClustering:
     >>> est = DMIClustering().fit([[0, 0], [0, .1], [4, 0], [4.2, .1], [0, 3], [.1, 3.1]])
     >>> est.n_clusters_, len(set(est.labels_))
     (3, 3)
-    >>> est.predict([[5, 0]])[0] == est.labels_[2]
+    >>> bool(est.predict([[5, 0]])[0] == est.labels_[2])
     True
     """
 

@@ -1,0 +1,450 @@
+"""Exact DMI-clustering solvers (global maxima of ``|det(CᵀÃ)|``, Algorithm 1).
+
+Three solvers, chosen by ``k = rank([A 1])``:
+
+* :func:`mean_split` — ``k = 2`` (points on a line): split at the mean
+  (Corollary, 1d points).  O(n).
+* :func:`cone_partition` — ``k = 3`` (points in a plane, e.g. every matrix of
+  3-option answer distributions): three convex cones with apex at the mean
+  (Theorem, linearly-partitioned + Corollary, 2d points), found as the
+  maximum-area triangle of a convex polygon.  O(n² log n), vectorised.
+* :func:`brute_force` — any ``k``, tiny ``n``: enumerate all ``k**(n-1)``
+  labelings.  The reference the other solvers are tested against.
+
+Why the 2-D solver is exact
+---------------------------
+Work in centred coordinates ``yᵢ ∈ R²`` (``Σᵢ yᵢ = 0``); ``[Y 1]`` is an invertible
+affine image of ``Ã``, so the optimum is the same (Theorem, affine-invariant).
+
+1. *The score depends only on the cluster sums.*  With ``S_c = Σ_{i∈c} yᵢ`` and
+   ``n_c = |c|``, adding rows 1 and 2 of ``Cᵀ[Y 1] = [[S₁, n₁], [S₂, n₂], [S₃, n₃]]``
+   to row 3 gives ``[0, 0, n]`` (``ΣS_c = 0``), so ``det = n · (S₁ × S₂)`` (2-D
+   cross product), whatever the sizes.
+2. *Optima are three cones at the mean.*  An optimum is a local maximum, hence
+   ``C ∈ idxmax([Y 1]D)`` (Theorem).  From ``1ᵀ[Y 1] = 1ᵀCᵀ[Y 1]`` we get
+   ``(0, n)D = 1ᵀ``: the last row of ``D`` is ``(1/n)1ᵀ``, so point ``i`` goes to
+   ``argmax_c yᵢ·g_c`` with ``g_c`` the first two entries of column ``c`` of ``D``.
+   ``D`` is invertible, so ``g₁, g₂, g₃`` span a proper triangle, and the regions
+   are the three normal cones of that triangle: sectors at the mean, each of
+   angle less than π.  In the circular order of the points by angle around the
+   mean, every cluster is a contiguous arc (up to points on the boundary rays).
+3. *Rays stay together.*  For any two clusters ``S_a × S_b = ±S₁ × S₂``.  Moving a
+   mass ``t·u`` of one ray (direction ``u``) from cluster ``a`` to ``b`` changes
+   ``S_a × S_b`` by ``t(S_a + S_b) × u`` — linearly in ``t`` — so ``|det|`` is
+   largest at an end of the range of ``t``: some optimum keeps every ray in one
+   cluster.  Points at the mean (``y = 0``) do not change any ``S_c``.
+4. *Maximum-area triangle.*  Sort the rays by angle and let ``P_0 = 0, P_1, …`` be
+   the prefix sums of their vectors.  They are the vertices of a closed convex
+   polygon (edges sorted by angle, summing to zero).  Arcs ``(a, b], (b, c],
+   (c, a]`` have sums ``P_b - P_a``, ``P_c - P_b``, ``P_a - P_c``, so the score is
+   ``n · 2 · area(P_a, P_b, P_c)``: the best clustering is the largest triangle
+   with vertices among the polygon's.  For each chord ``(P_i, P_j)`` the best third
+   vertex is the polygon's support vertex in the chord's normal direction, found
+   by binary search on the sorted edge angles.
+
+See the book chapter on DMI-clustering for the figures.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .core import Problem, _result, _score_and_D, argmax_rows, prepare
+
+__all__ = ["brute_force", "cone_partition", "mean_split", "DEFAULT_MAX_LABELINGS"]
+
+#: Default cap on ``k ** (n - 1)`` for :func:`brute_force`: ~0.1-0.3 s for k <= 4
+#: (closed-form determinants), ~2 s for k = 5 on the 2-core development machine.
+DEFAULT_MAX_LABELINGS = 2_000_000
+
+#: Labelings per vectorised determinant batch in the brute force.
+_BRUTE_CHUNK = 1 << 16
+
+#: Chord pairs per vectorised block in the 2-D solver (a dozen such arrays: ~25 MB).
+_PAIR_BLOCK = 1 << 18
+
+#: Pseudo-angles (range [0, 4)) this close to an edge's are within rounding of it.
+_ANGLE_ATOL = 1e-12
+
+#: Points within this distance (relative to the farthest point) of the mean are
+#: treated as lying at the mean: their angle is rounding noise, and moving one
+#: changes the score by a factor ``1 + O(this)``.
+_AT_MEAN_RTOL = 1e-12
+
+
+# --------------------------------------------------------------------------- #
+# k = 2: split at the mean (Corollary, 1d points)
+# --------------------------------------------------------------------------- #
+def _mean_split_labels(problem: Problem) -> np.ndarray:
+    """Labels for ``k = 2``: 1 above the mean, 0 at or below it (Corollary, 1d points).
+
+    ``Y[:, 0]`` is the signed position along the data's line; its sign is the SVD's
+    choice, so it is oriented to increase with the first column of ``A`` that varies
+    along the line ("above" then means what it means in that column of ``A``).
+    """
+    if problem.k != 2:
+        raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
+    y = problem.Y[:, 0]
+    centred = problem.A - problem.A.mean(axis=0)
+    along = y @ centred  # covariance of y with each column of A
+    first = np.flatnonzero(np.abs(along) > 1e-6 * np.abs(along).max())[0]
+    if along[first] < 0:
+        y = -y
+    labels = (y > 0).astype(np.intp)
+    if labels.min() == labels.max():  # impossible when k = 2 (Σy = 0, y ≠ 0); guard
+        raise RuntimeError("mean split produced a single cluster")
+    return labels
+
+
+def mean_split(A, *, rank_tol: float | None = None):
+    """Exact DMI-clustering of points on a line: split at the mean.
+
+    Corollary (1d points): for numbers ``a₁, …, aₙ`` (not all equal) DMI-clustering
+    puts those above the average in one cluster and those below in the other.  By
+    affine invariance (Theorem) the same holds for any points on a line in ``R^d``,
+    i.e. whenever ``k = rank([A 1]) = 2`` — including 2-option answer distributions
+    (Corollary, binary question: DMI-clustering = surprisingly popular).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+        Rows on a line (``rank([A 1]) = 2`` at ``rank_tol``).
+    rank_tol : float, optional
+        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+
+    Returns
+    -------
+    DMIResult
+        ``labels[i] = 1`` if row ``i`` lies above the mean (in the first column of
+        ``A`` that varies), else 0.  Points exactly at the mean may go either side:
+        moving one multiplies ``det(CᵀÃ)`` by exactly 1.
+
+    Raises
+    ------
+    ValueError
+        If ``rank([A 1]) != 2`` (the points are not on a line), or ``A`` is invalid.
+
+    Notes
+    -----
+    O(nd) after the SVD in :func:`dmi_lib.prepare`.
+
+    Examples
+    --------
+    >>> res = mean_split([[0.0], [1.0], [2.0], [7.0]])
+    >>> res.labels.tolist(), res.method, res.exact
+    ([0, 0, 0, 1], 'exact-1d', True)
+
+    Points on a line in the plane, split at their mean ``(1.5, 3)``:
+
+    >>> mean_split([[0, 0], [1, 2], [2, 4], [3, 6]]).labels.tolist()
+    [0, 0, 1, 1]
+    """
+    problem = prepare(A, rank_tol)
+    if problem.k != 2:
+        raise ValueError(
+            f"mean_split needs the rows of A on a line (k = rank([A 1]) = 2), got "
+            f"k = {problem.k} for A of shape {problem.A.shape} at "
+            f"rank_tol={problem.rank_tol:g}; use cone_partition for k = 3 or "
+            "dmi_lib.dmi_cluster in general")
+    return _result(problem, _mean_split_labels(problem), "exact-1d", True)
+
+
+# --------------------------------------------------------------------------- #
+# k = 3: three cones at the mean = maximum-area triangle of a convex polygon
+# --------------------------------------------------------------------------- #
+def _pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """A strictly increasing function of the angle of ``(x, y)`` in ``[0, 2π)``,
+    with values in ``[0, 4)`` ("diamond angle": no trigonometry, exact at the axes).
+    """
+    s = np.abs(x) + np.abs(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(y >= 0,
+                     np.where(x >= 0, y / s, 1.0 - x / s),
+                     np.where(x < 0, 2.0 - y / s, 3.0 + x / s))
+    return p
+
+
+def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
+    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW).
+
+    Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
+    pseudo-angles of the ``m`` edges.  Every triangle ``a < b < c`` has a side whose
+    forward arc spans at most ``m // 3`` edges; for that chord ``P_i → P_j`` the third
+    vertex lies on its left, and the best one is the support vertex in the
+    left-normal direction: the vertex after the last edge turning less than the
+    reversed chord.  Its index comes from ``searchsorted``; where the key is within
+    rounding of an edge angle the neighbours ±1 are checked too.
+
+    Returns ``(twice_area, (a, b, c))`` with ``a < b < c``.
+    """
+    m = X.size
+    Xd, Yd = np.concatenate([X, X]), np.concatenate([Y, Y])  # P_{i+δ} without modulo
+    theta_prev = np.concatenate([[theta[-1] - 4.0], theta])  # edge before vertex t
+    theta_next = np.concatenate([theta, [theta[0] + 4.0]])  # edge after vertex t
+    best_area, best = -np.inf, None
+    dmax = m // 3
+    width = max(1, min(dmax, _PAIR_BLOCK // m))
+    for d0 in range(1, dmax + 1, width):
+        w = min(width, dmax + 1 - d0)
+        # Chords from every vertex i to i + δ, δ in d0..d0+w-1: shape (m, w), no copy.
+        Ex = sliding_window_view(Xd, w)[d0:d0 + m] - X[:, None]
+        Ey = sliding_window_view(Yd, w)[d0:d0 + m] - Y[:, None]
+        psi = _pseudo_angle(-Ex, -Ey)
+        t = np.searchsorted(theta, psi)
+        near = (theta_next[t] - psi < _ANGLE_ATOL) | (psi - theta_prev[t] < _ANGLE_ATOL)
+        t %= m
+        area = Ex * (Y[t] - Y[:, None]) - Ey * (X[t] - X[:, None])
+        if near.any():  # rounding may put the support one vertex off: check both
+            r, s = np.nonzero(near)
+            for shift in (-1, 1):
+                u = (t[r, s] + shift) % m
+                alt = Ex[r, s] * (Y[u] - Y[r]) - Ey[r, s] * (X[u] - X[r])
+                better = alt > area[r, s]
+                area[r[better], s[better]] = alt[better]
+                t[r[better], s[better]] = u[better]
+        flat = int(np.argmax(area))
+        if area.flat[flat] > best_area:
+            r, s = np.unravel_index(flat, area.shape)
+            best_area = float(area.flat[flat])
+            best = tuple(sorted((int(r), int((r + d0 + s) % m), int(t[r, s]))))
+    return best_area, best
+
+
+def _cones_labels(problem: Problem) -> np.ndarray:
+    """Globally optimal labels for ``k = 3`` (see the module docstring for the proof).
+
+    Returns labels in ``0..2`` numbered by first appearance, every cluster non-empty.
+    """
+    return _cones(problem)[0]
+
+
+def _cones(problem: Problem):
+    """:func:`_cones_labels` plus the number of rays (polygon vertices)."""
+    if problem.k != 3:
+        raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
+    Y = problem.Y
+    n = Y.shape[0]
+    norms = np.hypot(Y[:, 0], Y[:, 1])
+    away = norms > _AT_MEAN_RTOL * norms.max()
+    Yv = Y[away]
+    # One edge per ray from the mean: equal angles merge (rays stay together).
+    angle = _pseudo_angle(Yv[:, 0], Yv[:, 1])
+    theta, ray = np.unique(angle, return_inverse=True)
+    m = theta.size
+    if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
+        raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
+    edges = np.stack([np.bincount(ray, weights=Yv[:, 0], minlength=m),
+                      np.bincount(ray, weights=Yv[:, 1], minlength=m)], axis=1)
+    P = np.vstack([np.zeros((1, 2)), np.cumsum(edges, axis=0)[:-1]])
+    area, (a, b, c) = _max_area_triangle(np.ascontiguousarray(P[:, 0]),
+                                         np.ascontiguousarray(P[:, 1]), theta)
+    if not area > 0:
+        raise RuntimeError("the 2-D solver found no triangle of positive area")
+    # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1.
+    ray_label = np.full(m, 2, dtype=np.intp)
+    ray_label[a:b] = 0
+    ray_label[b:c] = 1
+    labels = np.empty(n, dtype=np.intp)
+    labels[away] = ray_label[ray]
+    if not away.all():
+        # Points at the mean: any cluster gives the same score; take idxmax([Y 1]D).
+        labels[~away] = 0
+        _, _, D = _score_and_D(problem, labels)
+        labels[~away] = argmax_rows(problem.A_tilde[~away] @ D)
+    return _first_appearance(labels, 3), m
+
+
+def _first_appearance(labels: np.ndarray, k: int) -> np.ndarray:
+    """Renumber clusters in order of first appearance (row 0 is in cluster 0)."""
+    _, first = np.unique(labels, return_index=True)
+    order = np.unique(labels)[np.argsort(first)]
+    rename = np.empty(k, dtype=np.intp)
+    rename[order] = np.arange(order.size)
+    return rename[labels]
+
+
+def cone_partition(A, *, rank_tol: float | None = None):
+    """Exact DMI-clustering of points in a plane (``k = 3``): three cones at the mean.
+
+    By the Theorem (linearly-partitioned) and Corollary (2d points), an optimal
+    clustering cuts the plane into three convex cones with apex at the mean, and
+    maximises ``n₁n₂n₃ · area(ā₁, ā₂, ā₃)`` (cluster sizes times the area of the
+    triangle of cluster means).  This solver finds the global maximum exactly,
+    as the maximum-area triangle of the convex polygon of angle-sorted prefix
+    sums (see the module docstring).  It applies to 2-D data, higher-dimensional
+    data on a plane, and every matrix of 3-option answer distributions.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+        Rows spanning a plane (``rank([A 1]) = 3`` at ``rank_tol``).
+    rank_tol : float, optional
+        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+
+    Returns
+    -------
+    DMIResult
+        Labels in ``0..2`` numbered by first appearance; ``info["n_rays"]`` is the
+        number of distinct directions from the mean (polygon vertices).
+
+    Raises
+    ------
+    ValueError
+        If ``rank([A 1]) != 3``, or ``A`` is invalid.
+
+    Notes
+    -----
+    O(m² log m) time for ``m ≤ n`` distinct directions from the mean, vectorised
+    over chord blocks (memory O(n + 10⁶)); n = 2000 takes a fraction of a second.
+    Points at the mean can go to any cluster (moving one multiplies ``det`` by 1);
+    they are put where ``idxmax(ÃD)`` says.
+
+    Examples
+    --------
+    Three clumps, one cluster each (Theorem, legal):
+
+    >>> A = [[0, 0], [0, .1], [4, 0], [4.2, .1], [0, 3], [.1, 3.1]]
+    >>> res = cone_partition(A)
+    >>> res.labels.tolist(), res.method
+    ([0, 0, 1, 1, 2, 2], 'exact-2d')
+
+    3-option answer distributions (rows sum to one, so ``Ã = A``):
+
+    >>> P = [[.8, .1, .1], [.7, .2, .1], [.1, .8, .1], [.2, .7, .1], [.1, .1, .8]]
+    >>> cone_partition(P).labels.tolist()
+    [0, 0, 1, 1, 2]
+    """
+    problem = prepare(A, rank_tol)
+    if problem.k != 3:
+        raise ValueError(
+            f"cone_partition needs the rows of A to span a plane (k = rank([A 1]) = 3), "
+            f"got k = {problem.k} for A of shape {problem.A.shape} at "
+            f"rank_tol={problem.rank_tol:g}; use mean_split for k = 2 or "
+            "dmi_lib.dmi_cluster in general")
+    labels, n_rays = _cones(problem)
+    return _result(problem, labels, "exact-2d", True, info={"n_rays": int(n_rays)})
+
+
+# --------------------------------------------------------------------------- #
+# Any k, tiny n: brute force
+# --------------------------------------------------------------------------- #
+def _check_max_labelings(max_labelings) -> int:
+    if (isinstance(max_labelings, bool) or not isinstance(max_labelings, numbers.Integral)
+            or max_labelings < 1):
+        raise ValueError(f"max_labelings must be a positive integer, got {max_labelings!r}")
+    return int(max_labelings)
+
+
+def _det(M: np.ndarray) -> np.ndarray:
+    """``det`` of a stack of ``k × k`` matrices: closed forms for ``k ≤ 4`` (much faster
+    than LAPACK's per-matrix call on tiny matrices), ``np.linalg.det`` beyond."""
+    k = M.shape[-1]
+    a = [[M[..., i, j] for j in range(k)] for i in range(k)] if k <= 4 else None
+    if k == 1:
+        return a[0][0]
+    if k == 2:
+        return a[0][0] * a[1][1] - a[0][1] * a[1][0]
+    if k == 3:
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+                - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    if k == 4:  # Laplace expansion along the first two rows (2 × 2 minors)
+        def m2(r, s, i, j):
+            return a[r][i] * a[s][j] - a[s][i] * a[r][j]
+        return (m2(0, 1, 0, 1) * m2(2, 3, 2, 3) - m2(0, 1, 0, 2) * m2(2, 3, 1, 3)
+                + m2(0, 1, 0, 3) * m2(2, 3, 1, 2) + m2(0, 1, 1, 2) * m2(2, 3, 0, 3)
+                - m2(0, 1, 1, 3) * m2(2, 3, 0, 2) + m2(0, 1, 2, 3) * m2(2, 3, 0, 1))
+    return np.linalg.det(M)
+
+
+def _sum_table(E: np.ndarray, rows) -> np.ndarray:
+    """``CᵀÃ`` restricted to ``rows`` for every labeling of them, in base-k counting
+    order (first row most significant): shape ``(k**len(rows), k, k)``."""
+    k = E.shape[1]
+    T = np.zeros((1, k, k))
+    for i in rows:
+        T = (T[:, None] + E[i][None]).reshape(-1, k, k)
+    return T
+
+
+def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABELINGS,
+                        ) -> np.ndarray:
+    """Enumerate all ``k**(n-1)`` labelings (row 0 fixed in cluster 0) and keep the
+    first, in base-k counting order, with the largest ``|det(CᵀÃ)|``.
+
+    Meet in the middle: ``CᵀÃ`` is a sum of one term per row, so the sums over the
+    last ``r`` rows (all ``k**r`` labelings) and over the first rows are tabulated
+    once and every labeling's matrix is one addition of two table entries.
+    """
+    max_labelings = _check_max_labelings(max_labelings)
+    n, k = problem.n, problem.k
+    total = k ** (n - 1)  # Python int: no overflow
+    if total > max_labelings:
+        raise ValueError(
+            f"brute force would enumerate k**(n-1) = {k}**{n - 1} = {total} labelings "
+            f"(n = {n} rows, k = {k} clusters), more than max_labelings = "
+            f"{max_labelings}; use an exact solver for k <= 3 or k-cofactors")
+    # Scaling a column of Ã scales every det alike (same argmax) and rules out overflow.
+    At = problem.A_tilde / np.abs(problem.A_tilde).max(axis=0)
+    E = np.einsum("cd,ij->icdj", np.eye(k), At)  # E[i, c]: row i's term in cluster c
+    r = min(n - 1, max(1, int(np.log(_BRUTE_CHUNK) / np.log(k)) // 2 + 1))
+    low = _sum_table(E, range(n - r, n)) + E[0, 0]   # rows n-r..n-1, plus row 0 in 0
+    high = _sum_table(E, range(1, n - r))            # rows 1..n-r-1
+    per_chunk = max(1, _BRUTE_CHUNK // low.shape[0])
+    best_val, best_code = -np.inf, None
+    for h0 in range(0, high.shape[0], per_chunk):
+        dets = np.abs(_det(high[h0:h0 + per_chunk, None] + low[None]))
+        j = int(np.argmax(dets))
+        if dets.flat[j] > best_val:
+            best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
+    if not best_val > 0:  # every labeling singular: impossible when rank [A 1] = k
+        raise RuntimeError("brute force found no clustering with non-singular CᵀÃ")
+    powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
+    labels = np.zeros(n, dtype=np.intp)
+    labels[1:] = (best_code // powers) % k
+    return _first_appearance(labels, k)
+
+
+def brute_force(A, *, rank_tol: float | None = None,
+                max_labelings: int = DEFAULT_MAX_LABELINGS):
+    """Exact DMI-clustering by enumerating every hard clustering (any ``k``, tiny ``n``).
+
+    Algorithm 1 taken literally: try all ``C ∈ 𝒞`` and keep the one with the largest
+    DMI-score ``|det(CᵀÃ)|``.  Row 0 is fixed in cluster 0 (relabelling clusters
+    does not change the score), leaving ``k**(n-1)`` labelings.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+    rank_tol : float, optional
+        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+    max_labelings : int
+        Refuse (``ValueError``) when ``k**(n-1)`` exceeds this.  The default
+        (2·10⁶: ``k = 3, n ≤ 14``; ``k = 4, n ≤ 11``) takes well under a second
+        for ``k ≤ 4``.
+
+    Returns
+    -------
+    DMIResult
+        An optimal labeling (among ties, the first in base-``k`` counting order),
+        clusters numbered by first appearance; ``info["n_labelings"]`` is ``k**(n-1)``.
+
+    Raises
+    ------
+    ValueError
+        If ``k**(n-1) > max_labelings`` (the message gives ``n``, ``k`` and the
+        limit), or ``A`` / ``max_labelings`` is invalid.
+
+    Examples
+    --------
+    >>> res = brute_force([[0.0], [1.0], [2.0], [7.0]])
+    >>> res.labels.tolist(), round(res.score, 6)
+    ([0, 0, 0, 1], 18.0)
+    """
+    problem = prepare(A, rank_tol)
+    labels = _brute_force_labels(problem, max_labelings)
+    return _result(problem, labels, "brute-force", True,
+                   info={"n_labelings": problem.k ** (problem.n - 1)})

@@ -1,0 +1,463 @@
+"""Tests for the exact DMI-clustering solvers (dmi_lib.exact).
+
+References, independent of the code under test:
+* itertools enumeration with ``np.linalg.det`` (checks the batched brute force);
+* the brute force (checks the 1-D and 2-D solvers on tiny inputs, including ties);
+* the Corollary's closed form ``|det| = n · Σ_{v > 0} v`` in 1-D;
+* an O(m³) enumeration of all contiguous angular arcs (checks the support search);
+* hill climbing by single moves from many random starts (never beats the optimum).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dmi_lib
+from dmi_lib import core, exact
+from dmi_lib.exact import brute_force, cone_partition, mean_split
+
+RTOL = 1e-9
+
+# Appendix, "DMI-clustering in Figure svsd": 20 tasks, 3-option answer distributions
+# (rows sum to one only up to the 8-decimal rounding of the paper).
+PAPER_20x3 = np.array([
+    [0.20727033, 0.56209307, 0.2306366],
+    [0.55235357, 0.26311054, 0.18453589],
+    [0.06826729, 0.51504916, 0.41668355],
+    [0.40863481, 0.45383908, 0.13752611],
+    [0.30463115, 0.19875226, 0.49661659],
+    [0.40387463, 0.1261351, 0.46999028],
+    [0.30097293, 0.32668147, 0.3723456],
+    [0.0530016, 0.41863456, 0.52836383],
+    [0.53632014, 0.08514494, 0.37853491],
+    [0.34180366, 0.57497414, 0.08322221],
+    [0.20603456, 0.67360041, 0.12036503],
+    [0.35331477, 0.28461216, 0.36207308],
+    [0.23868633, 0.38453375, 0.37677992],
+    [0.098419, 0.67327932, 0.22830168],
+    [0.33219443, 0.0159078, 0.65189777],
+    [0.40376774, 0.39908311, 0.19714915],
+    [0.08966334, 0.40876422, 0.50157244],
+    [0.51224362, 0.01623191, 0.47152447],
+    [0.04907822, 0.30059226, 0.65032952],
+    [0.50445751, 0.20957023, 0.28597227],
+])
+
+# Appendix, "Affine-invariance in Figure prop": 7 points, T and b.
+PAPER_7x2 = np.array([
+    [0.96536243, 0.83582504],
+    [0.02223537, 0.97962069],
+    [0.18576474, 0.09306992],
+    [0.60073919, 0.06909198],
+    [0.21115965, 0.04303247],
+    [0.24518684, 0.46305449],
+    [0.0045001, 0.73335878],
+])
+PAPER_T = np.array([[0.7384872, 0.39051911], [0.75115812, 0.90684574]])
+PAPER_b = np.array([0.05, 0.02])
+
+# Appendix, "An empirical run of k-cofactors in Figure empirical": 30 points.
+PAPER_30x2 = np.array([
+    [0.32786192, 0.75198752], [0.24789876, 0.40110656], [0.64860833, 0.05877561],
+    [0.13688932, 0.89837639], [0.51958647, 0.69553312], [0.57106034, 0.39534018],
+    [0.25602628, 0.5299542], [0.66521762, 0.25370157], [0.49647253, 0.51707767],
+    [0.00649304, 0.78141629], [0.93642378, 0.00550147], [0.08014735, 0.94850578],
+    [0.54978178, 0.66296321], [0.57201864, 0.7952191], [0.11499522, 0.59186407],
+    [0.11681198, 0.90701099], [0.01623413, 0.59313684], [0.31841007, 0.43924738],
+    [0.60377183, 0.96489354], [0.48738826, 0.17097179], [0.49460288, 0.81759015],
+    [0.27831212, 0.76869342], [0.22953897, 0.43809347], [0.03654411, 0.6203217],
+    [0.90628651, 0.45924219], [0.92525839, 0.69213278], [0.17723574, 0.12487727],
+    [0.21277346, 0.34931579], [0.84758762, 0.05452689], [0.65204294, 0.82808225],
+])
+
+
+# --------------------------------------------------------------------------- #
+# Independent references
+# --------------------------------------------------------------------------- #
+def det_abs(A_tilde, labels, k):
+    """|det(CᵀÃ)| with an explicit one-hot C (no shared code with dmi_lib)."""
+    C = np.eye(k)[labels]
+    return abs(np.linalg.det(C.T @ A_tilde))
+
+
+def itertools_optimum(A_tilde, k):
+    """Largest |det(CᵀÃ)| over all labelings, one np.linalg.det call each."""
+    n = A_tilde.shape[0]
+    return max(det_abs(A_tilde, np.array((0,) + rest), k)
+               for rest in itertools.product(range(k), repeat=n - 1))
+
+
+def arcs_optimum(A):
+    """Best log-score over every split of the angle-sorted points into three
+    contiguous arcs (O(m³)); relies only on the cone structure, not on the
+    polygon / support-vertex search of the solver."""
+    problem = core.prepare(A)
+    Y = problem.Y
+    order = np.argsort(np.arctan2(Y[:, 1], Y[:, 0]), kind="stable")
+    m = len(order)
+    triples = np.array(list(itertools.combinations(range(m), 3)))
+    P = np.vstack([[0.0, 0.0], np.cumsum(Y[order], axis=0)])
+    a, b, c = triples.T
+    S1, S2 = P[b] - P[a], P[c] - P[b]
+    best = int(np.argmax(np.abs(S1[:, 0] * S2[:, 1] - S1[:, 1] * S2[:, 0])))
+    labels = np.full(m, 2)
+    pos = np.empty(m, dtype=int)
+    pos[order] = np.arange(m)
+    labels[(pos >= a[best]) & (pos < b[best])] = 0
+    labels[(pos >= b[best]) & (pos < c[best])] = 1
+    return core.log_dmi_score(A, labels)
+
+
+def hill_climb(problem, labels, max_moves=10_000):
+    """Single-row moves while one multiplies |det| by more than 1 + 1e-12
+    (matrix determinant lemma: factor 1 + ã_i·(d_c' - d_c))."""
+    labels = labels.copy()
+    rows = np.arange(problem.n)
+    for _ in range(max_moves):
+        M = np.eye(problem.k)[labels].T @ problem.A_tilde
+        G = problem.A_tilde @ np.linalg.inv(M)
+        F = np.abs(1.0 + G - G[rows, labels][:, None])
+        i, c = np.unravel_index(np.argmax(F), F.shape)
+        if F[i, c] <= 1.0 + 1e-12:
+            break
+        labels[i] = c
+    return labels
+
+
+def best_local_search(A, restarts, rng):
+    problem = core.prepare(A)
+    best = -np.inf
+    for _ in range(restarts):
+        labels = rng.integers(0, problem.k, problem.n)
+        if core._score_and_D(problem, labels)[2] is None:
+            continue
+        best = max(best, core.log_dmi_score(A, hill_climb(problem, labels)))
+    return best
+
+
+def random_instance(rng, n, kind):
+    """Small 2-D-affine-hull instances, many with ties and degeneracies."""
+    if kind == "gauss2":
+        return rng.normal(size=(n, 2))
+    if kind == "plane3":  # 3-D data on a plane
+        return rng.normal(size=(n, 2)) @ rng.normal(size=(2, 3)) + rng.normal(size=3)
+    if kind == "simplex":  # 3-option answer distributions
+        return rng.dirichlet(np.ones(3), size=n)
+    if kind == "counts":  # a crowd of 4 answering 3 options: many duplicates
+        return rng.multinomial(4, [0.5, 0.3, 0.2], size=n) / 4.0
+    if kind == "grid":  # integer grid: duplicates, collinear triples, ties
+        return rng.integers(-1, 2, size=(n, 2)).astype(float)
+    if kind == "duplicates":
+        base = rng.normal(size=(3, 2))
+        return base[rng.integers(0, 3, n)] + 0.0
+    if kind == "with_mean":  # a symmetric set plus points exactly at its mean
+        half = rng.integers(-2, 3, size=(n // 2, 2)).astype(float)
+        return np.vstack([half, -half] + [[[0.0, 0.0]]] * (n % 2)) + 3.0
+    if kind == "rays":  # several points on each of a few rays from the mean
+        dirs = rng.normal(size=(3, 2))
+        H = dirs[rng.integers(0, 3, n // 2)] * rng.integers(1, 4, size=(n // 2, 1))
+        A = np.vstack([H, -H] + ([[[0.0, 0.0]]] if n % 2 else []))  # mean exactly 0
+        return A + np.array([0.5, -2.0])  # shift: the rays start at the mean
+    raise ValueError(kind)
+
+
+KINDS_2D = ["gauss2", "plane3", "simplex", "counts", "grid", "duplicates",
+            "with_mean", "rays"]
+
+
+def k3_instances(seed, n_range=(3, 10), per_kind=12):
+    rng = np.random.default_rng(seed)
+    out = []
+    for kind in KINDS_2D:
+        found = 0
+        for _ in range(200):
+            A = random_instance(rng, int(rng.integers(*n_range)), kind)
+            if core.dmi_rank(A)[0] == 3:
+                out.append((kind, A))
+                found += 1
+                if found == per_kind:
+                    break
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# Brute force
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(6))
+def test_brute_force_matches_itertools(seed, monkeypatch):
+    # A tiny chunk so that chunk boundaries are crossed.
+    monkeypatch.setattr(exact, "_BRUTE_CHUNK", 7)
+    rng = np.random.default_rng(seed)
+    for d in (1, 2, 3):
+        n = int(rng.integers(d + 1, 8 - d))
+        A = rng.normal(size=(n, d))
+        problem = core.prepare(A)
+        res = brute_force(A)
+        ref = itertools_optimum(problem.A_tilde, problem.k)
+        assert res.score == pytest.approx(ref, rel=RTOL)
+        assert det_abs(problem.A_tilde, res.labels, problem.k) == pytest.approx(ref, rel=RTOL)
+        assert res.labels[0] == 0 and res.exact and res.method == "brute-force"
+        assert res.info["n_labelings"] == problem.k ** (n - 1)
+
+
+def test_brute_force_k4_tiny_is_legal_clustering():
+    # Theorem (legal): four distinct points of a tetrahedron, repeated, are the clusters.
+    base = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1.0]])
+    labels_true = np.array([0, 1, 1, 2, 3, 0, 3, 2])
+    res = brute_force(base[labels_true])
+    assert res.k == 4
+    assert np.array_equal(res.labels, labels_true)  # first-appearance numbering
+
+
+def test_brute_force_too_large_raises_with_n_k_and_limit():
+    A = np.random.default_rng(0).normal(size=(15, 2))
+    with pytest.raises(ValueError, match=r"3\*\*14 = 4782969.*n = 15.*k = 3.*2000000"):
+        brute_force(A)
+    with pytest.raises(ValueError, match=r"max_labelings = 100\b"):
+        brute_force(A[:6], max_labelings=100)
+    assert brute_force(A[:6], max_labelings=243).k == 3  # exactly 3**5 is allowed
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "many", True, None])
+def test_brute_force_bad_max_labelings(bad):
+    with pytest.raises(ValueError, match="max_labelings must be a positive integer"):
+        brute_force([[0.0], [1.0], [3.0]], max_labelings=bad)
+
+
+# --------------------------------------------------------------------------- #
+# k = 2: mean split (Corollary, 1d points)
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(20))
+def test_mean_split_closed_form_and_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 11))
+    a = rng.integers(-3, 4, size=n).astype(float) if seed % 2 else rng.normal(size=n)
+    if np.ptp(a) == 0:
+        a[0] += 1.0
+    res = mean_split(a[:, None])
+    v = a - a.mean()
+    # Corollary proof: det = n · pᵀv, maximal when p picks the positive entries.
+    assert res.score == pytest.approx(n * v[v > 0].sum(), rel=RTOL)
+    off_mean = np.abs(v) > 1e-9 * np.abs(v).max()  # points at the mean may go either way
+    assert np.array_equal(res.labels[off_mean], (v[off_mean] > 0).astype(int))
+    assert res.score == pytest.approx(brute_force(a[:, None]).score, rel=RTOL)
+    assert res.method == "exact-1d" and res.exact
+
+
+def test_mean_split_points_at_mean_can_go_either_side():
+    a = np.array([[-2.0], [0.0], [0.0], [2.0]])  # two points exactly at the mean
+    res = mean_split(a)
+    scores = {core.log_dmi_score(a, [0, x, y, 1]) for x in (0, 1) for y in (0, 1)}
+    assert max(scores) - min(scores) < 1e-12  # moving them multiplies det by 1
+    assert res.log_score == pytest.approx(max(scores), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_mean_split_on_a_line_in_3d_and_binary_distributions(seed):
+    rng = np.random.default_rng(seed)
+    n = 8
+    t = rng.normal(size=n)
+    A = np.outer(t, rng.normal(size=3)) + rng.normal(size=3)  # a line in R^3
+    assert mean_split(A).score == pytest.approx(brute_force(A).score, rel=RTOL)
+    # Binary question: rows (p, 1-p) — k = 2, cluster 1 = above the mean in column 0.
+    p = rng.uniform(size=n)
+    B = np.column_stack([p, 1 - p])
+    res = mean_split(B)
+    assert np.array_equal(res.labels, (p > p.mean()).astype(int))
+    assert res.score == pytest.approx(brute_force(B).score, rel=RTOL)
+
+
+def test_mean_split_orientation_follows_A():
+    # Above the mean -> 1 whatever sign the SVD picks (reflected data too).
+    a = np.array([[0.0], [1.0], [2.0], [7.0]])
+    assert mean_split(a).labels.tolist() == [0, 0, 0, 1]
+    assert mean_split(-a).labels.tolist() == [1, 1, 1, 0]
+
+
+def test_mean_split_rejects_k_not_2():
+    with pytest.raises(ValueError, match=r"mean_split needs .*k = rank\(\[A 1\]\) = 2\), got k = 3"):
+        mean_split([[0, 0], [1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="identical"):
+        mean_split([[1.0], [1.0]])
+
+
+# --------------------------------------------------------------------------- #
+# k = 3: cones at the mean
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(3))
+def test_cones_match_brute_force_small(seed):
+    instances = k3_instances(seed, per_kind=8)
+    assert len(instances) >= 40
+    for kind, A in instances:
+        res = cone_partition(A)
+        ref = brute_force(A).log_score
+        assert res.log_score == pytest.approx(ref, rel=RTOL, abs=1e-9), kind
+        assert res.method == "exact-2d" and res.exact
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cones_match_arc_enumeration_medium(seed):
+    rng = np.random.default_rng(100 + seed)
+    for kind in KINDS_2D:
+        A = random_instance(rng, 45, kind)
+        if core.dmi_rank(A)[0] != 3:
+            continue
+        assert cone_partition(A).log_score == pytest.approx(arcs_optimum(A), rel=RTOL,
+                                                            abs=1e-9), kind
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(3, 9))
+def test_cones_result_is_valid_partition(seed, n):
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-2, 3, size=(n, 2)).astype(float)
+    if core.dmi_rank(A)[0] != 3:
+        return
+    res = cone_partition(A)
+    # Labels 0..2 by first appearance, every cluster non-empty.
+    _, first = np.unique(res.labels, return_index=True)
+    assert res.labels[0] == 0 and np.all(np.diff(res.labels[np.sort(first)]) == 1)
+    assert np.all(res.sizes > 0)
+    assert core.is_linearly_partitioned(A, res.labels)
+    assert core.is_local_maximum(A, res.labels)
+    assert res.log_score == pytest.approx(brute_force(A).log_score, rel=RTOL, abs=1e-9)
+
+
+def test_cones_legal_duplicates_and_points_at_mean():
+    # Theorem (legal): three distinct points, repeated, are the three clusters.
+    base = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 2.0]])
+    truth = np.array([0, 0, 1, 2, 1, 2, 2, 0, 1])
+    res = cone_partition(base[truth])
+    assert np.array_equal(res.labels, truth)
+    # Add points exactly at the mean: the score is unchanged wherever they go.
+    A = np.vstack([base[truth], np.tile(base[truth].mean(axis=0), (3, 1))])
+    res = cone_partition(A)
+    assert np.array_equal(res.labels[:9], truth)
+    assert res.log_score == pytest.approx(core.log_dmi_score(A, np.r_[truth, 0, 1, 2]),
+                                          abs=1e-12)
+    assert core.is_linearly_partitioned(A, res.labels)
+
+
+def test_cones_on_three_d_plane_and_distributions_match_2d_coordinates():
+    # Affine invariance: the optimum of points on a plane in R^3 is that of the
+    # plane coordinates (scores differ by a constant factor).
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 2))
+    A3 = X @ rng.normal(size=(2, 3)) + rng.normal(size=3)
+    r2, r3 = cone_partition(X), cone_partition(A3)
+    assert core.log_dmi_score(X, r3.labels) == pytest.approx(r2.log_score, rel=RTOL)
+
+
+def test_cones_k_not_3_raises():
+    with pytest.raises(ValueError, match=r"cone_partition needs .* = 3.* k = 2"):
+        cone_partition([[0.0], [1.0], [5.0]])
+    with pytest.raises(ValueError, match=r"k = 4"):
+        cone_partition(np.random.default_rng(0).normal(size=(6, 3)))
+
+
+def test_cones_deterministic_and_row_permutation_invariant():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(300, 2))
+    r1, r2 = cone_partition(A), cone_partition(A.copy())
+    assert np.array_equal(r1.labels, r2.labels)
+    perm = rng.permutation(300)
+    assert cone_partition(A[perm]).log_score == pytest.approx(r1.log_score, rel=RTOL)
+    assert r1.info["n_rays"] == 300
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cones_never_beaten_by_local_search(seed):
+    rng = np.random.default_rng(seed)
+    kind = ["gauss2", "simplex", "counts", "grid"][seed]
+    A = random_instance(rng, 80, kind)
+    best_local = best_local_search(A, 25, rng)
+    assert cone_partition(A).log_score >= best_local - 1e-9
+
+
+# --------------------------------------------------------------------------- #
+# Theorem: affine invariance, linear partition, soft = hard
+# --------------------------------------------------------------------------- #
+def test_affine_invariance_paper_example():
+    A, T, b = PAPER_7x2, PAPER_T, PAPER_b
+    r, rT = cone_partition(A), cone_partition(A @ T + b)
+    # [AT+b 1] = [A 1] [[T, 0], [b, 1]]: every score scales by |det T|.
+    assert rT.log_score == pytest.approx(r.log_score + np.log(abs(np.linalg.det(T))),
+                                         rel=RTOL)
+    assert core.log_dmi_score(A, rT.labels) == pytest.approx(r.log_score, rel=RTOL)
+    assert r.log_score == pytest.approx(brute_force(A).log_score, rel=RTOL)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_affine_invariance_ratios(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 9))
+    A = rng.normal(size=(n, 2))
+    T = rng.normal(size=(2, 2))
+    if abs(np.linalg.det(T)) < 0.05:
+        return
+    b = rng.normal(size=2)
+    AT = A @ T + b
+    opt, optT = brute_force(A), cone_partition(AT)
+    # The optimum under AT + b is optimal under A (Theorem, affine-invariant).
+    assert core.log_dmi_score(A, optT.labels) == pytest.approx(opt.log_score, rel=RTOL)
+    # Score ratios of two clusterings are preserved.
+    C1, C2 = rng.integers(0, 3, n), rng.integers(0, 3, n)
+    s = [core.log_dmi_score(X, C) for X in (A, AT) for C in (C1, C2)]
+    if np.all(np.isfinite(s)):
+        assert s[0] - s[1] == pytest.approx(s[2] - s[3], abs=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_soft_never_beats_hard(seed):
+    # det(M + c ãᵀ) is affine in each row c of C, so the soft optimum is at a vertex.
+    rng = np.random.default_rng(seed)
+    d = 1 + seed % 3
+    A = rng.normal(size=(7, d))
+    problem = core.prepare(A)
+    hard = brute_force(A).score
+    C = rng.dirichlet(np.full(problem.k, 0.5), size=(20_000, problem.n))
+    soft = np.abs(np.linalg.det(np.einsum("snk,nj->skj", C, problem.A_tilde)))
+    assert soft.max() <= hard * (1 + 1e-9)
+
+
+# --------------------------------------------------------------------------- #
+# The paper's appendix data and the dispatcher
+# --------------------------------------------------------------------------- #
+def test_paper_20x3_is_k3_and_exact_is_optimal():
+    A = PAPER_20x3
+    assert np.allclose(A.sum(axis=1), 1.0, atol=2e-8)
+    assert np.abs(A.sum(axis=1) - 1.0).max() > 1e-9  # the rounding is really there
+    res = dmi_lib.dmi_cluster(A, method="exact")
+    assert res.k == 3 and res.method == "exact-2d"
+    assert res.log_score == pytest.approx(arcs_optimum(A), rel=RTOL)
+    assert res.log_score >= best_local_search(A, 200, np.random.default_rng(0)) - 1e-9
+    assert core.is_linearly_partitioned(A, res.labels)
+    assert core.is_local_maximum(A, res.labels)
+
+
+def test_paper_30x2_exact_is_optimal():
+    A = PAPER_30x2
+    res = cone_partition(A)
+    assert res.log_score == pytest.approx(arcs_optimum(A), rel=RTOL)
+    assert res.log_score >= best_local_search(A, 100, np.random.default_rng(1)) - 1e-9
+
+
+def test_dispatcher_uses_exact_solvers():
+    rng = np.random.default_rng(0)
+    r1 = dmi_lib.dmi_cluster(rng.normal(size=(50, 1)), method="exact")
+    assert (r1.method, r1.k) == ("exact-1d", 2)
+    A2 = rng.dirichlet(np.ones(3), size=9)
+    r2 = dmi_lib.dmi_cluster(A2)
+    assert (r2.method, r2.k) == ("exact-2d", 3)
+    assert r2.log_score == pytest.approx(brute_force(A2).log_score, rel=RTOL)
+    A4 = rng.normal(size=(8, 3))
+    r4 = dmi_lib.dmi_cluster(A4, method="exact")
+    assert (r4.method, r4.k) == ("brute-force", 4)
+    assert r4.score == pytest.approx(itertools_optimum(core.prepare(A4).A_tilde, 4),
+                                     rel=RTOL)
