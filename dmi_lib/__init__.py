@@ -22,6 +22,18 @@ from .core import (
     prepare,
 )
 
+from .aggregation import (
+    DMIAggregation,
+    SpectralTruthSerumResult,
+    SurprisinglyPopularResult,
+    dmi_aggregate,
+    name_clusters,
+    ncol,
+    plurality,
+    spectral_truth_serum,
+    surprisingly_popular,
+    surprisingly_popular_single,
+)
 from .exact import brute_force, cone_partition, mean_split
 from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
