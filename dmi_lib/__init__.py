@@ -35,6 +35,22 @@ from .aggregation import (
     surprisingly_popular_single,
 )
 from .exact import brute_force, cone_partition, mean_split
+from .crowd_data import (
+    HOSSEINI_TREATMENTS,
+    PRELEC_STUDIES,
+    CrowdDataset,
+    list_datasets,
+    load_dataset,
+)
+from .tabular import (
+    METHODS,
+    AnswerMatrix,
+    DMIAggregator,
+    MajorityVote,
+    SurprisinglyPopular,
+    aggregate,
+    answer_matrix,
+)
 from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"

@@ -1,0 +1,755 @@
+"""One-call aggregation of long-form crowd answers (crowd-kit style).
+
+A practitioner's crowd data is a long table, one row per answer, with columns
+``task``, ``worker``, ``label`` (and, where respondents also predicted the others'
+answers, ``prediction``) — the input format of crowd-kit.  This module turns such a
+table into the paper's answer matrix ``A`` (row ``t``: the distribution of task
+``t``'s answers, Algorithm 4, lines 1-2) and calls the aggregation algorithms of
+:mod:`dmi_lib.aggregation`, which it never re-implements:
+
+* :func:`answer_matrix` — the table → ``A`` (shares), counts, task and option indexes.
+* :func:`aggregate` — one label per task, a :class:`pandas.Series` named
+  ``"agg_label"`` like crowd-kit's ``fit_predict``; methods ``"plurality"``,
+  ``"surprisingly-popular"`` (the multi-task Definition), ``"dmi"`` (DMI-clustering,
+  Algorithm 1, clusters named by gold or the "rotated SP" default), and, per task
+  with predictions, ``"sp-single"`` (Algorithm 5) and ``"spectral"`` (Algorithm 6).
+* :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
+  ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute.
+
+Examples
+--------
+>>> import pandas as pd
+>>> answers = pd.DataFrame({"task": ["t1", "t1", "t1", "t2", "t2", "t2"],
+...                         "worker": ["w1", "w2", "w3", "w1", "w2", "w3"],
+...                         "label": [0, 0, 1, 1, 1, 0]})
+>>> aggregate(answers, "plurality").tolist()
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as pdt
+
+from . import aggregation as _agg
+from ._validation import check_random_state
+
+__all__ = [
+    "AnswerMatrix",
+    "DMIAggregator",
+    "MajorityVote",
+    "METHODS",
+    "SurprisinglyPopular",
+    "aggregate",
+    "answer_matrix",
+]
+
+#: Methods accepted by :func:`aggregate`.
+METHODS = ("plurality", "surprisingly-popular", "dmi", "sp-single", "spectral")
+_SINGLE_TASK = ("sp-single", "spectral")
+_REQUIRED = ("task", "worker", "label")
+_DUPLICATES = ("error", "keep", "first")
+_TIES = ("first", "random")
+_PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
+
+
+class AnswerMatrix(NamedTuple):
+    """The answer matrix of a long table (see :func:`answer_matrix`).
+
+    Attributes
+    ----------
+    A : ndarray, shape (n_tasks, C)
+        ``A[t, c]``: share of task ``t``'s answers that chose option ``c``.
+    counts : ndarray of int, shape (n_tasks, C)
+        The number of those answers.
+    tasks : pandas.Index
+        Task of each row (name ``"task"``).
+    options : pandas.Index
+        Label of each column (name ``"label"``).
+    """
+
+    A: np.ndarray
+    counts: np.ndarray
+    tasks: pd.Index
+    options: pd.Index
+
+
+# --------------------------------------------------------------------------- #
+# Validation
+# --------------------------------------------------------------------------- #
+def _py(value):
+    """A numpy scalar as the Python scalar it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
+    if not isinstance(answers, pd.DataFrame):
+        raise TypeError(f"answers must be a pandas DataFrame with columns "
+                        f"{list(_REQUIRED)}, got {type(answers).__name__}")
+    missing = [c for c in required if c not in answers.columns]
+    if missing:
+        raise ValueError(f"answers is missing column(s) {missing}; a long table needs "
+                         f"the columns {list(required)} (one row per answer)")
+    if len(answers) == 0:
+        raise ValueError("answers is empty: there is nothing to aggregate")
+    for col in required:
+        na = answers[col].isna().to_numpy()
+        if na.any():
+            raise ValueError(
+                f"answers has {int(na.sum())} missing value(s) in column {col!r} "
+                f"(first at row index {_py(answers.index[int(np.argmax(na))])!r})")
+    return answers
+
+
+def _check_choice(value, name, allowed):
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def _codes(values, *, sort: bool = True):
+    """``pd.factorize`` that sorts when the values are comparable (mixed types are
+    numbered in order of first appearance instead)."""
+    try:
+        return pd.factorize(values, sort=sort)
+    except TypeError:  # e.g. a column holding both ints and strings: not sortable
+        return pd.factorize(values, sort=False)
+
+
+def _check_options(options, labels) -> tuple:
+    """Return ``(codes, options Index)``; ``codes[i]`` is row ``i``'s column."""
+    if options is None:
+        codes, uniques = _codes(labels)
+        return codes, pd.Index(uniques, name="label")
+    opts = pd.Index(options if not np.isscalar(options) else [options], name="label")
+    if opts.size == 0:
+        raise ValueError("options is empty")
+    if opts.hasnans:
+        raise ValueError(f"options must not contain missing values, got {list(opts)}")
+    if not opts.is_unique:
+        dup = opts[opts.duplicated()].unique().tolist()
+        raise ValueError(f"options must be distinct, got duplicate(s) {dup}")
+    codes = opts.get_indexer(labels)
+    unknown = codes < 0
+    if unknown.any():
+        bad = pd.unique(np.asarray(labels)[unknown])
+        shown = sorted(bad.tolist(), key=repr)[:10]
+        raise ValueError(
+            f"answers has {int(unknown.sum())} label(s) not among options "
+            f"{list(opts)}: {shown}{' ...' if bad.size > 10 else ''}")
+    return codes, opts
+
+
+def answer_matrix(answers, *, options=None, duplicates: str = "error") -> AnswerMatrix:
+    """Answer matrix of a long table: per task, the shares of each option.
+
+    This is the paper's normalised ``A`` (Algorithm 4, lines 1-2: ``A = Σᵢ Rᵢ``,
+    then each row divided by its sum), built in one pass with categorical codes
+    and :func:`numpy.bincount` (O(N) for N answers).
+
+    Parameters
+    ----------
+    answers : pandas.DataFrame
+        Long table with columns ``task``, ``worker``, ``label`` (others ignored).
+    options : sequence, optional
+        The label values, in column order.  Default: the distinct labels, sorted
+        (order of first appearance if they are not comparable).  Options nobody
+        chose give all-zero columns.
+    duplicates : {"error", "keep", "first"}
+        What to do with several rows for one ``(task, worker)`` pair: raise
+        (default), count every row as a vote, or keep only the first row.
+
+    Returns
+    -------
+    AnswerMatrix
+        ``(A, counts, tasks, options)``.  Tasks are sorted (order of first
+        appearance if not comparable).  A task appears iff it has an answer: tasks
+        known only from a gold list are not rows of ``A``.
+
+    Raises
+    ------
+    TypeError
+        ``answers`` is not a DataFrame.
+    ValueError
+        A missing column, an empty table, missing values in ``task``, ``worker`` or
+        ``label``, a duplicated ``(task, worker)`` pair (``duplicates="error"``), a
+        label not among ``options``, or invalid ``options``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [2, 2, 1, 1, 1], "worker": list("abcde"),
+    ...                    "label": [1, 2, 2, 2, 1]})
+    >>> am = answer_matrix(df)
+    >>> am.A
+    array([[0.33333333, 0.66666667],
+           [0.5       , 0.5       ]])
+    >>> am.counts.tolist(), am.tasks.tolist(), am.options.tolist()
+    ([[1, 2], [1, 1]], [1, 2], [1, 2])
+    >>> answer_matrix(df, options=[0, 1, 2]).counts.tolist()
+    [[0, 1, 2], [0, 1, 1]]
+    """
+    return _build(answers, options, duplicates)[0]
+
+
+def _build(answers, options, duplicates):
+    """:func:`answer_matrix` and the rows of ``answers`` it counted."""
+    answers = _check_answers(answers)
+    _check_choice(duplicates, "duplicates", _DUPLICATES)
+    task_codes, tasks = _codes(answers["task"].to_numpy())
+    if duplicates != "keep":
+        worker_codes, workers = pd.factorize(answers["worker"].to_numpy())
+        # One int64 key per (task, worker) pair; hashing it is far faster than
+        # DataFrame.duplicated on two object columns.
+        key = task_codes.astype(np.int64) * max(len(workers), 1) + worker_codes
+        dup = pd.Series(key).duplicated().to_numpy()
+        if dup.any() and duplicates == "error":
+            i = int(np.argmax(dup))
+            t, w = answers["task"].iloc[i], answers["worker"].iloc[i]
+            raise ValueError(
+                f"answers has {int(dup.sum())} duplicate (task, worker) pair(s), e.g. "
+                f"task={_py(t)!r}, worker={_py(w)!r}; pass duplicates='keep' to count "
+                "every row as a vote, or duplicates='first' to keep each pair's first "
+                "answer")
+        if dup.any():  # "first"
+            answers = answers.loc[~dup]
+            task_codes = task_codes[~dup]
+    label_codes, opts = _check_options(options, answers["label"].to_numpy())
+    n, C = len(tasks), len(opts)
+    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes,
+                         minlength=n * C).reshape(n, C)
+    A = counts / counts.sum(axis=1, keepdims=True)
+    am = AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"),
+                      options=opts)
+    return am, answers, task_codes, label_codes
+
+
+# --------------------------------------------------------------------------- #
+# Ties
+# --------------------------------------------------------------------------- #
+def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
+    """One column per row among the ``True`` entries of ``mask``: the first, or a
+    uniformly random one (seeded)."""
+    if ties == "first":
+        return np.argmax(mask, axis=1).astype(np.intp)
+    keys = rng.random(mask.shape)
+    keys[~mask] = -1.0
+    return np.argmax(keys, axis=1).astype(np.intp)
+
+
+# --------------------------------------------------------------------------- #
+# Predictions (single-task methods)
+# --------------------------------------------------------------------------- #
+def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.ndarray:
+    """Each row's prediction as a probability vector over ``opts`` (N × C)."""
+    pred = answers["prediction"]
+    na = pred.isna().to_numpy()
+    if na.any():
+        i = int(np.argmax(na))
+        raise ValueError(
+            f"column 'prediction' has {int(na.sum())} missing value(s), e.g. "
+            f"task={_py(answers['task'].iloc[i])!r}, "
+            f"worker={_py(answers['worker'].iloc[i])!r}: the single-task methods need "
+            "every respondent's prediction; drop those rows (hosseini2021_spvoting: keep the treatments that elicit a prediction)")
+    if kind == "auto":
+        if pdt.is_bool_dtype(pred):
+            raise TypeError("column 'prediction' is boolean; pass prediction_type")
+        if pdt.is_float_dtype(pred):
+            kind = "fraction"
+        elif pdt.is_integer_dtype(pred):
+            kind = "label"
+        elif pdt.is_list_like(pred.iloc[0]):
+            kind = "distribution"
+        else:
+            kind = "label"
+    C = len(opts)
+    if kind == "fraction":
+        if C != 2:
+            raise ValueError(
+                f"prediction_type 'fraction' (a predicted share of one of two options) "
+                f"needs exactly 2 options, got {C}: {list(opts)}")
+        # The share is of the larger label (0/1 votes: the share voting 1), whatever
+        # the column order of ``options``.
+        hi = opts.get_loc(max(opts))
+        try:
+            p = pred.to_numpy(dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"column 'prediction' must hold numbers for prediction_type "
+                            f"'fraction': {exc}") from exc
+        bad = ~((p >= 0.0) & (p <= 1.0))
+        if bad.any():
+            raise ValueError(
+                f"prediction must be a fraction in [0, 1] (the predicted share of "
+                f"option {_py(opts[hi])!r}), found {_py(p[bad][0])!r}; if the "
+                "predictions are labels pass prediction_type='label'")
+        return np.column_stack([1.0 - p, p] if hi == 1 else [p, 1.0 - p])
+    if kind == "label":
+        idx = opts.get_indexer(pred.to_numpy())
+        if (idx < 0).any():
+            bad = pd.unique(pred.to_numpy()[idx < 0])[:10].tolist()
+            raise ValueError(f"predicted label(s) {bad} are not among options {list(opts)}")
+        P = np.zeros((len(pred), C))
+        P[np.arange(len(pred)), idx] = 1.0
+        return P
+    if kind == "distribution":
+        try:
+            P = np.array(pred.tolist(), dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"column 'prediction' must hold equal-length numeric "
+                             f"vectors for prediction_type 'distribution': {exc}") from exc
+        if P.ndim != 2 or P.shape[1] != C:
+            raise ValueError(f"each prediction must have one entry per option ({C}: "
+                             f"{list(opts)}), got shape {P.shape}")
+        bad = ~np.isfinite(P).all(axis=1) | (P < 0).any(axis=1) \
+            | (np.abs(P.sum(axis=1) - 1.0) > 1e-6)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"prediction of row {_py(answers.index[i])!r} is not a "
+                             f"probability vector: {P[i].tolist()}")
+        return P
+    raise ValueError(f"prediction_type must be one of {list(_PREDICTION_TYPES)}, "
+                     f"got {kind!r}")
+
+
+def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
+                 prediction_type, smoothing):
+    """Algorithm 5 or 6 on each task; returns the column index chosen per task."""
+    P_all = _prediction_matrix(answers, am.options, prediction_type)
+    order = np.argsort(task_codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes,
+                                                        minlength=len(am.tasks)))])
+    out = np.empty(len(am.tasks), dtype=np.intp)
+    workers = answers["worker"].to_numpy()
+    # One call of the algorithm per task: the algorithms take one question each.
+    for t in range(len(am.tasks)):
+        rows = order[bounds[t]:bounds[t + 1]]
+        present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
+        if ties == "random":
+            present = rng.permutation(present)
+        if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
+            out[t] = present[0]
+            continue
+        ans = pd.Index(present).get_indexer(codes_all[rows])
+        P = P_all[np.ix_(rows, present)]
+        if smoothing:
+            P = (1.0 - smoothing) * P + smoothing / present.size
+        mass = P.sum(axis=1)
+        if (mass <= 0).any():
+            i = rows[int(np.argmax(mass <= 0))]
+            raise ValueError(
+                f"task {_py(am.tasks[t])!r}: worker {_py(workers[i])!r} predicted only "
+                f"options nobody chose in this task ({am.options[present].tolist()} were "
+                "chosen); pass smoothing > 0 to mix every prediction with the uniform")
+        P = P / mass[:, None]
+        try:
+            if method == "sp-single":
+                out[t] = present[_agg.surprisingly_popular_single(ans, P).answer]
+                continue
+            r = _agg.spectral_truth_serum(ans, P)
+        except ValueError as exc:
+            raise ValueError(f"task {_py(am.tasks[t])!r} ({method}): {exc}") from exc
+        # Algorithm 6 outputs only a sign along e*; name the option the answers moved
+        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
+        score = r.e if r.sign >= 0 else -r.e
+        mask = score >= score.max() - 1e-12
+        if r.sign == 0:
+            mask |= -r.e >= (-r.e).max() - 1e-12
+        out[t] = present[_pick(mask[None, :], ties, rng)[0]]
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# aggregate
+# --------------------------------------------------------------------------- #
+def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
+    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
+    unknown.  Gold tasks with no answers are ignored."""
+    if isinstance(gold, dict):
+        gold = pd.Series(gold)
+    if not isinstance(gold, pd.Series):
+        raise TypeError(f"gold must be a pandas Series (index: task, values: label) or "
+                        f"a dict, got {type(gold).__name__}")
+    if not gold.index.is_unique:
+        dup = gold.index[gold.index.duplicated()][0]
+        raise ValueError(f"gold lists task {_py(dup)!r} more than once")
+    g = gold.dropna()
+    idx = am.options.get_indexer(g.to_numpy())
+    if (idx < 0).any():
+        bad = pd.unique(g.to_numpy()[idx < 0])[:10].tolist()
+        raise ValueError(f"gold label(s) {bad} are not among options {list(am.options)}")
+    out = np.full(len(am.tasks), -1, dtype=np.intp)
+    pos = am.tasks.get_indexer(g.index)
+    known = pos >= 0
+    out[pos[known]] = idx[known]
+    return out
+
+
+def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
+             prediction_type, smoothing, kw):
+    """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
+    _check_choice(method, "method", METHODS)
+    _check_choice(ties, "ties", _TIES)
+    _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
+    allowed = {"dmi": {"dmi_method", "rank_tol"},
+               "surprisingly-popular": {"prior"}}.get(method, set())
+    unknown = sorted(set(kw) - allowed)
+    if unknown:
+        raise TypeError(f"aggregate(method={method!r}) got unexpected keyword "
+                        f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}")
+    if not isinstance(smoothing, numbers.Real) or not 0.0 <= smoothing <= 1.0:
+        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
+    if method in _SINGLE_TASK and isinstance(answers, pd.DataFrame) \
+            and "prediction" not in answers.columns:
+        raise ValueError(f"method {method!r} needs a 'prediction' column (each "
+                         "respondent's prediction of the others' answers)")
+    am, answers, task_codes, label_codes = _build(answers, options, duplicates)
+    rng = check_random_state(random_state)
+    details = None
+    if method == "plurality":
+        codes = _pick(_agg.plurality(am.counts, ties="all"), ties, rng)
+    elif method == "surprisingly-popular":
+        prior = kw.get("prior")
+        if isinstance(prior, pd.Series):
+            missing = am.options.difference(prior.index)
+            if len(missing):
+                raise ValueError(f"prior has no entry for option(s) {list(missing)}")
+            prior = prior.reindex(am.options).to_numpy(dtype=float)
+        if len(am.options) == 1:  # one option seen: nothing can be surprising
+            codes = np.zeros(len(am.tasks), dtype=np.intp)
+        else:
+            codes = _pick(_agg.surprisingly_popular(am.A, prior=prior, ties="all"),
+                          ties, rng)
+    elif method == "dmi":
+        g = None if gold is None else _gold_codes(gold, am)
+        details = _agg.dmi_aggregate(am.A, gold=g, method=kw.get("dmi_method", "auto"),
+                                     random_state=rng, rank_tol=kw.get("rank_tol"),
+                                     return_details=True)
+        codes = details.options
+    else:
+        codes = _single_task(answers, am, task_codes, label_codes, method, ties, rng,
+                             prediction_type, smoothing)
+    return am, codes, details
+
+
+def _series(am: AnswerMatrix, codes) -> pd.Series:
+    return pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label")
+
+
+def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
+              ties: str = "first", random_state=None, duplicates: str = "error",
+              prediction_type: str = "auto", smoothing: float = 0.0, **kw) -> pd.Series:
+    """Aggregate a long table of crowd answers into one label per task.
+
+    Parameters
+    ----------
+    answers : pandas.DataFrame
+        Columns ``task``, ``worker``, ``label``; ``prediction`` for the single-task
+        methods (see ``prediction_type``).
+    method : {"dmi", "plurality", "surprisingly-popular", "sp-single", "spectral"}
+        ``"plurality"``
+            Majority vote: the most chosen option of each task
+            (:func:`dmi_lib.aggregation.plurality`).
+        ``"surprisingly-popular"``
+            Multi-task surprisingly popular (the Definition): ``argmax_c a_c / ā_c``
+            with the prior ``ā`` = the column means of ``A``
+            (:func:`dmi_lib.aggregation.surprisingly_popular`); ``prior=`` (array
+            over ``options`` or Series indexed by option) overrides it.
+        ``"dmi"`` (default)
+            DMI-clustering of the tasks' answer shares (Algorithm 1 via
+            :func:`dmi_lib.aggregation.dmi_aggregate`), then each cluster is named
+            by an option: by the ``gold`` tasks when given (optimal matching), else
+            by the "rotated surprisingly popular" default (each cluster named by the
+            option it makes most surprisingly popular; for binary questions this is
+            exactly surprisingly popular, Corollary "Binary question").  The solver
+            (``dmi_method=``, default ``"auto"``) is exact for ``k = rank([A 1]) <=
+            3`` — binary questions and 3 options (the 2-D three-cone solver) — and
+            k-cofactors (Algorithm 2; a local maximum, ``random_state`` seeds its
+            restarts) for 4 or more options.  ``rank_tol=`` is passed on.
+        ``"sp-single"``, ``"spectral"``
+            Single-task methods, run on each task separately with its respondents'
+            predictions: surprisingly popular with the prior reconstructed from the
+            predictions (Algorithm 5, :func:`~dmi_lib.aggregation.surprisingly_popular_single`)
+            and the spectral truth serum (Algorithm 6,
+            :func:`~dmi_lib.aggregation.spectral_truth_serum`).
+    gold : pandas.Series or dict, optional
+        Known labels (index: task).  Used only by ``"dmi"``, to name the clusters;
+        the other methods ignore it.  Gold tasks with no answers are ignored.
+        Accuracy measured on the same gold that named the clusters is optimistic
+        (the naming is fitted to it): hold some gold out.
+    options : sequence, optional
+        Label values in column order (default: the labels seen, sorted).
+    ties : {"first", "random"}
+        Among tied options take the first in ``options`` order (the smallest label
+        by default — crowd-kit's ``MajorityVote`` rule), or a uniformly random one
+        (seeded by ``random_state``).  Use ``"random"`` when the label order carries
+        information (``hosseini2021_spvoting``: the truth is the smallest id).
+        ``"dmi"`` has no ties to break.
+    random_state : None, int or numpy Generator
+        Seeds random tie-breaking and k-cofactors.
+    duplicates : {"error", "keep", "first"}
+        See :func:`answer_matrix`.
+    prediction_type : {"auto", "fraction", "label", "distribution"}
+        How to read ``prediction`` (single-task methods).  ``"fraction"``: the
+        predicted share of the second option ``options[1]`` (binary only; for 0/1
+        votes the share voting 1, as ``meta`` in Prelec et al.), turned into
+        ``(1 - p, p)``.  ``"label"``: the predicted answer of the others (one-hot).
+        ``"distribution"``: a probability vector over ``options`` per row.
+        ``"auto"``: float column → fraction, integer column → label, column of
+        sequences → distribution.
+    smoothing : float in [0, 1]
+        Single-task methods: replace each prediction ``p`` by
+        ``(1 - smoothing) p + smoothing / C_t``.  Algorithm 5 divides by
+        ``Pr[c'|c]``, so one option that all respondents who chose ``c`` predicted
+        at exactly 0 makes it fail (e.g. one-hot "predicted top choice"
+        predictions); a small smoothing (say 0.01) avoids this.  Default 0 (the
+        algorithms as published).
+
+    Returns
+    -------
+    pandas.Series
+        Index ``task`` (sorted), name ``"agg_label"``, values among ``options``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Everything :func:`answer_matrix` rejects; an unknown ``method``, ``ties``
+        or keyword; a single-task method without a ``prediction`` column, with
+        missing predictions, or where the algorithm is undefined on a task (the
+        message names the task); gold labels not among the options.
+
+    Notes
+    -----
+    *Single-task methods, per task.*  Options nobody chose in a task are dropped
+    for that task and the predictions renormalised over the rest: such an option
+    has ``a_c = 0`` so it can never be (surprisingly) popular, while Algorithm 5's
+    ``Pr[·|c]`` is undefined for it.  A unanimous task gets its one answer.
+    Algorithm 6 returns only a sign along the eigenvector ``e*``; the task's label
+    is the option with the largest entry of ``sign · e*`` (for 2 options this is
+    exact: the option the answers moved towards, away from the prior); for more
+    options this naming is ours, not the paper's.  Cost: one small eigenproblem per
+    task, a Python loop over tasks.
+
+    *Speed.*  ``answer_matrix`` is O(N).  With 3 options ``"dmi"`` runs the exact
+    2-D solver, O(m² log m) in the number m of distinct answer directions, which
+    is small when each task has few answers; see ``benchmarks/bench_aggregate.py``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({
+    ...     "task":   ["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 3,
+    ...     "worker": ["u", "v", "w"] * 4,
+    ...     "label":  [0, 0, 0,  0, 0, 1,  0, 1, 1,  1, 1, 1]})
+    >>> aggregate(df, "plurality").tolist()
+    [0, 0, 1, 1]
+    >>> aggregate(df, "dmi").to_dict()
+    {'a': 0, 'b': 0, 'c': 1, 'd': 1}
+
+    Single task, with predictions of the share voting 1:
+
+    >>> one = pd.DataFrame({"task": "q", "worker": [1, 2, 3], "label": [0, 0, 1],
+    ...                     "prediction": [.5, .5, .8]})
+    >>> aggregate(one, "sp-single").tolist()
+    [0]
+    """
+    am, codes, _ = _resolve(answers, method, gold=gold, options=options, ties=ties,
+                            random_state=random_state, duplicates=duplicates,
+                            prediction_type=prediction_type, smoothing=smoothing, kw=kw)
+    return _series(am, codes)
+
+
+# --------------------------------------------------------------------------- #
+# crowd-kit-style classes
+# --------------------------------------------------------------------------- #
+class _Aggregator:
+    _method: str = ""
+
+    def _params(self) -> dict:
+        return dict(vars(self))
+
+    def __repr__(self) -> str:
+        params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
+        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return f"{type(self).__name__}({args})"
+
+    def _fit(self, answers, gold, **kw):
+        am, codes, details = _resolve(answers, self._method, gold=gold, **kw)
+        self.labels_ = _series(am, codes)
+        return am, details
+
+    def fit_predict(self, answers, gold=None) -> pd.Series:
+        """Fit and return :attr:`labels_` (a Series indexed by task)."""
+        return self.fit(answers, gold).labels_
+
+
+class MajorityVote(_Aggregator):
+    """Plurality vote on a long table (crowd-kit ``MajorityVote`` interface).
+
+    Parameters
+    ----------
+    ties : {"first", "random"}
+        See :func:`aggregate`; ``"first"`` (smallest label) is crowd-kit's rule.
+    random_state : None, int or Generator
+    options : sequence, optional
+    duplicates : {"error", "keep", "first"}
+
+    Attributes
+    ----------
+    labels_ : pandas.Series
+        Aggregated label per task (name ``"agg_label"``).
+    probas_ : pandas.DataFrame
+        Share of each option per task (rows: tasks, columns: options).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2], "worker": [1, 2, 3, 1, 2],
+    ...                    "label": ["x", "y", "y", "x", "x"]})
+    >>> mv = MajorityVote().fit(df)
+    >>> mv.labels_.to_dict()
+    {1: 'y', 2: 'x'}
+    >>> mv.probas_.round(2).to_dict("index")
+    {1: {'x': 0.33, 'y': 0.67}, 2: {'x': 1.0, 'y': 0.0}}
+    """
+
+    _method = "plurality"
+
+    def __init__(self, *, ties: str = "first", random_state=None, options=None,
+                 duplicates: str = "error"):
+        self.ties = ties
+        self.random_state = random_state
+        self.options = options
+        self.duplicates = duplicates
+
+    def fit(self, answers, gold=None):
+        """Fit on a long table; ``gold`` is accepted for a uniform interface and
+        not used (plurality needs no side information)."""
+        am, _ = self._fit(answers, None, options=self.options, ties=self.ties,
+                          random_state=self.random_state, duplicates=self.duplicates,
+                          prediction_type="auto", smoothing=0.0, kw={})
+        self.probas_ = pd.DataFrame(am.A, index=am.tasks, columns=am.options)
+        return self
+
+    def fit_predict_proba(self, answers, gold=None) -> pd.DataFrame:
+        """Fit and return :attr:`probas_`, the answer shares per task."""
+        return self.fit(answers, gold).probas_
+
+
+class SurprisinglyPopular(_Aggregator):
+    """Multi-task surprisingly popular (the paper's Definition): ``argmax_c a_c / ā_c``.
+
+    Parameters
+    ----------
+    prior : array_like or pandas.Series, optional
+        Prior over ``options``; default: the mean answer distribution ``ā``.
+    ties, random_state, options, duplicates
+        See :func:`aggregate`.
+
+    Attributes
+    ----------
+    labels_ : pandas.Series
+    prior_ : pandas.Series
+        The prior used (index: options).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2], "worker": [1, 2, 3] * 2,
+    ...                    "label": [0, 0, 0, 0, 0, 1]})
+    >>> SurprisinglyPopular().fit_predict(df).tolist()   # ā = (5/6, 1/6)
+    [0, 1]
+    """
+
+    _method = "surprisingly-popular"
+
+    def __init__(self, *, prior=None, ties: str = "first", random_state=None,
+                 options=None, duplicates: str = "error"):
+        self.prior = prior
+        self.ties = ties
+        self.random_state = random_state
+        self.options = options
+        self.duplicates = duplicates
+
+    def fit(self, answers, gold=None):
+        """Fit on a long table; ``gold`` is accepted and not used."""
+        am, _ = self._fit(answers, None, options=self.options, ties=self.ties,
+                          random_state=self.random_state, duplicates=self.duplicates,
+                          prediction_type="auto", smoothing=0.0,
+                          kw={"prior": self.prior})
+        prior = am.A.mean(axis=0) if self.prior is None else (
+            self.prior.reindex(am.options).to_numpy(dtype=float)
+            if isinstance(self.prior, pd.Series) else np.asarray(self.prior, float))
+        self.prior_ = pd.Series(prior, index=am.options, name="prior")
+        return self
+
+
+class DMIAggregator(_Aggregator):
+    """Aggregation by DMI-clustering the tasks (Algorithm 1; Theorem K-DMI).
+
+    Each task is the point ``a_t`` (its answer shares); the tasks are clustered by
+    maximising ``|det(CᵀÃ)|``, and clusters are named by options using ``gold``
+    (optimal matching) or, without gold, the rotated-SP default
+    (:func:`dmi_lib.aggregation.name_clusters`).  The clusters — not their names —
+    are unchanged when all respondents apply one invertible strategy to their
+    answers (Theorem, affine-invariant).
+
+    Parameters
+    ----------
+    method : {"auto", "exact", "k-cofactors", "brute-force"}
+        DMI solver (:func:`dmi_lib.core.dmi_cluster`).
+    random_state : None, int or Generator
+        Seeds k-cofactors.
+    rank_tol : float, optional
+    options, duplicates
+        See :func:`aggregate`.
+
+    Attributes
+    ----------
+    labels_ : pandas.Series
+        Option per task.
+    clusters_ : pandas.Series
+        Cluster id per task (``0..k-1``).
+    names_ : pandas.Series
+        Option naming each cluster (index: cluster id).
+    result_ : dmi_lib.aggregation.DMIAggregation
+        The clustering (``result_.clustering`` is the :class:`~dmi_lib.core.DMIResult`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [1] * 4 + [2] * 4 + [3] * 4, "worker": list("abcd") * 3,
+    ...                    "label": [0, 0, 0, 1,  0, 1, 1, 1,  0, 0, 1, 1]})
+    >>> agg = DMIAggregator().fit(df, gold=pd.Series({1: 0}))
+    >>> agg.labels_.tolist()
+    [0, 1, 1]
+    >>> (agg.names_[agg.clusters_].to_numpy() == agg.labels_.to_numpy()).all()
+    np.True_
+    """
+
+    _method = "dmi"
+
+    def __init__(self, *, method: str = "auto", random_state=None, rank_tol=None,
+                 options=None, duplicates: str = "error"):
+        self.method = method
+        self.random_state = random_state
+        self.rank_tol = rank_tol
+        self.options = options
+        self.duplicates = duplicates
+
+    def fit(self, answers, gold=None):
+        """Fit on a long table; ``gold`` (Series task → label) names the clusters."""
+        am, details = self._fit(answers, gold, options=self.options, ties="first",
+                                random_state=self.random_state,
+                                duplicates=self.duplicates, prediction_type="auto",
+                                smoothing=0.0,
+                                kw={"dmi_method": self.method, "rank_tol": self.rank_tol})
+        self.result_ = details
+        self.clusters_ = pd.Series(details.clustering.labels, index=am.tasks,
+                                   name="cluster")
+        self.names_ = pd.Series(am.options[details.names].to_numpy(), name="label",
+                                index=pd.RangeIndex(details.names.size, name="cluster"))
+        return self
