@@ -51,6 +51,19 @@ from .tabular import (
     aggregate,
     answer_matrix,
 )
+from .mechanisms import DMIMechanismResult, KDMIResult, dmi, dmi_mechanism, kdmi_mechanism
+from .simulation import (
+    Reports,
+    always,
+    check_strategies,
+    permutation_strategy,
+    random_states,
+    random_strategy,
+    simulate_crowd,
+    simulate_reports,
+    simulate_single_task,
+    truthful,
+)
 from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"

@@ -1,0 +1,714 @@
+"""Crowds that answer multiple-choice tasks, as in the paper's *Model* paragraph.
+
+Kong, *Information Elicitation Meets Clustering*, Section "Multi-task & Invariant
+Clustering": there are ``n`` a priori similar tasks with ``C`` options each.  Task
+``t`` has a state ``aᵗ`` (a distribution over the ``C`` signals); every agent who
+does task ``t`` receives signal ``c`` with probability ``aᵗ(c)``, independently of
+the other agents, and reports ``c'`` with probability ``Sᵢ(c, c')``, where the
+row-stochastic ``C × C`` matrix ``Sᵢ`` is agent ``i``'s strategy (the same on every
+task).  Each agent does a uniformly random subset of the tasks, in random order.
+
+This module draws such crowds (:func:`simulate_crowd`, :func:`simulate_reports`),
+task states (:func:`random_states`), strategies (:func:`truthful`, :func:`always`,
+:func:`permutation_strategy`, :func:`random_strategy`) and single-task surveys with
+predictions (:func:`simulate_single_task`, Section "Single-task & Method of
+Moments").  The answers are held in :class:`Reports`, the long-form
+``(task, worker, label)`` table that :mod:`dmi_lib.mechanisms` consumes.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_distribution, check_random_state
+
+__all__ = [
+    "Reports",
+    "always",
+    "check_strategies",
+    "permutation_strategy",
+    "random_states",
+    "random_strategy",
+    "simulate_crowd",
+    "simulate_reports",
+    "simulate_single_task",
+    "truthful",
+]
+
+
+# --------------------------------------------------------------------------- #
+# Reports
+# --------------------------------------------------------------------------- #
+def _int_array(x, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            bad = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
+            raise TypeError(f"{name} must hold whole numbers, found {float(arr[bad])} at "
+                            f"position {bad}")
+    arr = arr.astype(np.intp)
+    if arr.min() < 0:
+        bad = int(np.argmin(arr))
+        raise ValueError(f"{name} must be non-negative, found {int(arr[bad])} at "
+                         f"position {bad}")
+    return arr
+
+
+def _count(x, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an int, got {x!r}")
+    if x < 0:
+        raise ValueError(f"{name} must be >= 0, got {x}")
+    return int(x)
+
+
+@dataclass(frozen=True, eq=False)
+class Reports:
+    """Answers of a crowd: one row per report, in long ``(task, worker, label)`` form.
+
+    The paper's report matrix ``Rᵢ`` (``n × C``, one-hot rows for the tasks agent
+    ``i`` did, zero rows elsewhere) is :meth:`report_matrix`; ``A = Σᵢ Rᵢ`` is
+    :meth:`counts` and its row-normalised form is :meth:`answer_matrix`
+    (Algorithm 4, lines 1-2).
+
+    Build it with :meth:`from_arrays` (which infers the sizes); the constructor
+    validates too.  The arrays are stored read-only.
+
+    Attributes
+    ----------
+    task, worker, label : ndarray of int, shape (N,)
+        Report ``r`` says that ``worker[r]`` chose option ``label[r]`` on task
+        ``task[r]``.  Each (task, worker) pair occurs at most once.
+    n_tasks, n_workers, n_options : int
+        ``n``, ``m`` and ``C``; ids lie in ``0..n-1``, ``0..m-1``, ``0..C-1``.
+
+    Examples
+    --------
+    >>> rep = Reports.from_arrays(task=[0, 0, 1, 2], worker=[0, 1, 1, 0],
+    ...                           label=[1, 1, 0, 2], n_options=3)
+    >>> rep.counts()
+    array([[0, 2, 0],
+           [1, 0, 0],
+           [0, 0, 1]])
+    >>> rep.worker_tasks(1)
+    array([0, 1])
+    """
+
+    task: np.ndarray
+    worker: np.ndarray
+    label: np.ndarray
+    n_tasks: int
+    n_workers: int
+    n_options: int
+
+    def __post_init__(self):
+        task = _int_array(self.task, "task")
+        worker = _int_array(self.worker, "worker")
+        label = _int_array(self.label, "label")
+        if not task.size == worker.size == label.size:
+            raise ValueError(
+                "task, worker and label must have the same length, got "
+                f"{task.size}, {worker.size} and {label.size}")
+        n, m, C = (_count(self.n_tasks, "n_tasks"), _count(self.n_workers, "n_workers"),
+                   _count(self.n_options, "n_options"))
+        for arr, size, name, size_name in ((task, n, "task", "n_tasks"),
+                                           (worker, m, "worker", "n_workers"),
+                                           (label, C, "label", "n_options")):
+            if arr.size and arr.max() >= size:
+                bad = int(np.argmax(arr))
+                raise ValueError(
+                    f"{name} ids must lie in 0..{size - 1} ({size_name} = {size}), found "
+                    f"{int(arr[bad])} at position {bad}")
+        if task.size > 1:
+            key = worker * n + task  # < m*n, fits in intp for any realistic crowd
+            order = np.argsort(key, kind="stable")
+            dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+            if dup.size:
+                first, second = sorted(order[dup[0]:dup[0] + 2])
+                raise ValueError(
+                    f"duplicate report: worker {int(worker[first])} answered task "
+                    f"{int(task[first])} twice (positions {int(first)} and {int(second)})")
+        for name, arr in (("task", task), ("worker", worker), ("label", label)):
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "n_tasks", n)
+        object.__setattr__(self, "n_workers", m)
+        object.__setattr__(self, "n_options", C)
+
+    @classmethod
+    def from_arrays(cls, task, worker, label, *, n_tasks: int | None = None,
+                    n_workers: int | None = None, n_options: int | None = None,
+                    ) -> "Reports":
+        """Validate and wrap three parallel id arrays.
+
+        Sizes default to ``max(id) + 1``; pass ``n_options`` explicitly when an
+        option may never have been chosen (otherwise ``C`` is underestimated).
+
+        Raises
+        ------
+        TypeError
+            Non-integer ids.
+        ValueError
+            Negative ids, ids beyond the given sizes, arrays of different lengths,
+            or a (task, worker) pair that occurs twice.
+        """
+        arrays = {name: _int_array(x, name)
+                  for name, x in (("task", task), ("worker", worker), ("label", label))}
+        sizes = {}
+        for name, size_name, given in (("task", "n_tasks", n_tasks),
+                                       ("worker", "n_workers", n_workers),
+                                       ("label", "n_options", n_options)):
+            arr = arrays[name]
+            sizes[size_name] = (int(arr.max()) + 1 if arr.size else 0) if given is None \
+                else given
+        return cls(task=arrays["task"], worker=arrays["worker"], label=arrays["label"],
+                   **sizes)
+
+    # -- shapes ------------------------------------------------------------- #
+    @property
+    def n_reports(self) -> int:
+        """``N``, the number of reports."""
+        return int(self.task.size)
+
+    def __len__(self) -> int:
+        return self.n_reports
+
+    def __repr__(self) -> str:
+        return (f"Reports(n_reports={self.n_reports}, n_tasks={self.n_tasks}, "
+                f"n_workers={self.n_workers}, n_options={self.n_options})")
+
+    # -- aggregates --------------------------------------------------------- #
+    def counts(self) -> np.ndarray:
+        """``A = Σᵢ Rᵢ``: ``n × C`` matrix, entry ``(t, c)`` = how many chose ``c`` on ``t``.
+
+        One ``bincount`` over ``t·C + c`` (Algorithm 4, line 1).
+        """
+        C = self.n_options
+        return np.bincount(self.task * C + self.label,
+                           minlength=self.n_tasks * C).reshape(self.n_tasks, C)
+
+    def answer_matrix(self):
+        """Row-normalised counts (Algorithm 4, line 2) and the mask of answered tasks.
+
+        Returns
+        -------
+        A : ndarray, shape (n_tasks, n_options)
+            Row ``t`` is the share of each option among the answers to task ``t``.
+            A task nobody answered has no answer distribution: its row is NaN, so
+            that passing the whole matrix on to :func:`dmi_lib.dmi_cluster` fails
+            loudly instead of clustering made-up rows.  Use ``A[answered]``.
+        answered : ndarray of bool, shape (n_tasks,)
+
+        Examples
+        --------
+        >>> rep = Reports.from_arrays([0, 0, 2], [0, 1, 0], [1, 0, 1], n_options=2)
+        >>> A, answered = rep.answer_matrix()
+        >>> A
+        array([[0.5, 0.5],
+               [nan, nan],
+               [0. , 1. ]])
+        >>> answered
+        array([ True, False,  True])
+        """
+        counts = self.counts().astype(float)
+        totals = counts.sum(axis=1)
+        answered = totals > 0
+        A = np.full_like(counts, np.nan)
+        A[answered] = counts[answered] / totals[answered, None]
+        return A, answered
+
+    def tasks_per_worker(self) -> np.ndarray:
+        """``|Tᵢ|`` for every worker, shape (n_workers,)."""
+        return np.bincount(self.worker, minlength=self.n_workers)
+
+    def workers_per_task(self) -> np.ndarray:
+        """Number of answers each task received, shape (n_tasks,)."""
+        return np.bincount(self.task, minlength=self.n_tasks)
+
+    # -- one worker --------------------------------------------------------- #
+    def _check_worker(self, i) -> int:
+        i = _count(i, "worker id")
+        if i >= self.n_workers:
+            raise ValueError(f"worker id must lie in 0..{self.n_workers - 1}, got {i}")
+        return i
+
+    def worker_tasks(self, i) -> np.ndarray:
+        """``Tᵢ``: the tasks worker ``i`` answered, ascending."""
+        return self.worker_reports(i)[0]
+
+    def worker_reports(self, i):
+        """``(tasks, labels)`` of worker ``i``, ordered by task."""
+        i = self._check_worker(i)
+        rows = np.flatnonzero(self.worker == i)
+        order = np.argsort(self.task[rows], kind="stable")
+        return self.task[rows][order].copy(), self.label[rows][order].copy()
+
+    def report_matrix(self, i) -> np.ndarray:
+        """The paper's ``Rᵢ``: ``n × C`` 0-1 matrix, ``(t, c) = 1`` iff ``i`` chose ``c`` on ``t``.
+
+        Examples
+        --------
+        >>> Reports.from_arrays([0, 2], [0, 0], [1, 0], n_tasks=3, n_options=2).report_matrix(0)
+        array([[0, 1],
+               [0, 0],
+               [1, 0]])
+        """
+        tasks, labels = self.worker_reports(i)
+        R = np.zeros((self.n_tasks, self.n_options), dtype=int)
+        R[tasks, labels] = 1
+        return R
+
+
+# --------------------------------------------------------------------------- #
+# Strategies
+# --------------------------------------------------------------------------- #
+def _n_options(C) -> int:
+    C = _count(C, "C")
+    if C < 1:
+        raise ValueError(f"C (number of options) must be >= 1, got {C}")
+    return C
+
+
+def truthful(C) -> np.ndarray:
+    """The truthful strategy: report the signal received, ``S = I``.
+
+    Examples
+    --------
+    >>> truthful(2)
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    return np.eye(_n_options(C))
+
+
+def always(C, option) -> np.ndarray:
+    """Low effort: report ``option`` whatever the signal (``S[:, option] = 1``).
+
+    ``det S = 0`` for ``C >= 2``: the report carries no information.
+
+    Examples
+    --------
+    >>> always(3, 2)
+    array([[0., 0., 1.],
+           [0., 0., 1.],
+           [0., 0., 1.]])
+    """
+    C = _n_options(C)
+    option = _count(option, "option")
+    if option >= C:
+        raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
+    S = np.zeros((C, C))
+    S[:, option] = 1.0
+    return S
+
+
+def permutation_strategy(perm) -> np.ndarray:
+    """Relabel deterministically: on signal ``c`` report ``perm[c]``.
+
+    ``|det S| = 1``; the DMI and K-DMI mechanisms pay it as much as truth-telling.
+
+    Examples
+    --------
+    >>> permutation_strategy([1, 2, 0])
+    array([[0., 1., 0.],
+           [0., 0., 1.],
+           [1., 0., 0.]])
+    """
+    perm = np.asarray(perm)
+    if perm.ndim != 1 or perm.size == 0:
+        raise ValueError(f"perm must be a non-empty 1-D array, got shape {perm.shape}")
+    if perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm),
+                                                         np.arange(perm.size)):
+        raise ValueError(f"perm must be a permutation of 0..{perm.size - 1}, got "
+                         f"{perm.tolist()}")
+    S = np.zeros((perm.size, perm.size))
+    S[np.arange(perm.size), perm] = 1.0
+    return S
+
+
+def random_strategy(C, random_state=None, *, alpha: float = 1.0) -> np.ndarray:
+    """A random mixed strategy: each row ``S[c]`` drawn from ``Dirichlet(alpha·1)``.
+
+    Examples
+    --------
+    >>> S = random_strategy(3, random_state=0)
+    >>> S.shape, bool(np.allclose(S.sum(axis=1), 1))
+    ((3, 3), True)
+    """
+    C = _n_options(C)
+    if not np.isscalar(alpha) or not np.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    rng = check_random_state(random_state)
+    return rng.dirichlet(np.full(C, float(alpha)), size=C)
+
+
+def check_strategies(strategies, C: int | None = None) -> np.ndarray:
+    """Validate agents' strategies and return them as an ``(m, C, C)`` float array.
+
+    Parameters
+    ----------
+    strategies : array_like, shape (m, C, C), or a list of ``C × C`` matrices
+        ``strategies[i][c, c']`` = probability that agent ``i`` reports ``c'`` on
+        receiving ``c``; every row must be a probability vector.
+    C : int, optional
+        The number of options the strategies must have.
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, or a row that is not a probability vector (the message gives
+        the (agent, signal) index).
+    """
+    try:
+        S = np.asarray(strategies, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"strategies could not be read as an (m, C, C) array: {exc}"
+                         ) from exc
+    if S.ndim != 3 or S.shape[1] != S.shape[2] or S.shape[0] == 0:
+        raise ValueError("strategies must have shape (m, C, C) with m >= 1, got shape "
+                         f"{S.shape}")
+    if C is not None and S.shape[1] != C:
+        raise ValueError(f"strategies must be {C} x {C} (C = {C} options), got "
+                         f"{S.shape[1]} x {S.shape[2]}")
+    return check_distribution(S, "strategies", axis=-1)
+
+
+# --------------------------------------------------------------------------- #
+# Task states
+# --------------------------------------------------------------------------- #
+def _check_states(states) -> np.ndarray:
+    states = np.asarray(states) if not isinstance(states, np.ndarray) else states
+    if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] == 0:
+        raise ValueError(f"states must be an (n_tasks, C) matrix, got shape "
+                         f"{np.shape(states)}")
+    return check_distribution(states, "states", axis=1)
+
+
+def random_states(n_tasks, C, *, kind: str = "dirichlet", random_state=None,
+                  alpha=1.0, worlds=None, weights=None, accuracy: float = 0.7,
+                  noise: float = 0.0, return_worlds: bool = False):
+    """Draw i.i.d. task states ``aᵗ`` (rows of an ``n × C`` row-stochastic matrix).
+
+    Parameters
+    ----------
+    n_tasks, C : int
+    kind : {"dirichlet", "mixture"}
+        ``"dirichlet"``: ``aᵗ ~ Dirichlet(alpha)``.
+        ``"mixture"``: each task picks a ground-truth world ``w`` with probability
+        ``weights[w]`` and gets that world's signal distribution ``worlds[w]``,
+        blurred by noise: ``aᵗ = (1 - noise)·worlds[w] + noise·u``, ``u ~
+        Dirichlet(1)``.  With ``noise = 0`` and ``C`` affinely independent worlds
+        the states take only ``C`` distinct values: Theorem 2.2's *legal* case, where
+        DMI-clustering recovers the worlds.
+    alpha : float or array_like (C,)
+        Dirichlet concentration (``kind="dirichlet"``).
+    worlds : array_like (W, C), optional
+        Signal distribution of each world (``kind="mixture"``).  Default: ``C``
+        worlds, world ``w`` puts ``accuracy`` on option ``w`` and spreads the rest
+        evenly.
+    weights : array_like (W,), optional
+        Prior over worlds; default uniform.
+    accuracy : float
+        See ``worlds``.
+    noise : float in [0, 1]
+    return_worlds : bool
+        ``kind="mixture"`` only: also return each task's world.
+
+    Returns
+    -------
+    states : ndarray (n_tasks, C)
+    world : ndarray of int (n_tasks,)
+        Only if ``return_worlds``.
+
+    Examples
+    --------
+    >>> a, w = random_states(4, 2, kind="mixture", accuracy=0.8, random_state=1,
+    ...                      return_worlds=True)
+    >>> bool(np.allclose(a, np.where(w[:, None] == [0, 1], 0.8, 0.2)))
+    True
+    """
+    n_tasks = _count(n_tasks, "n_tasks")
+    C = _n_options(C)
+    rng = check_random_state(random_state)
+    if kind == "dirichlet":
+        if return_worlds:
+            raise ValueError("return_worlds=True needs kind='mixture' (Dirichlet states "
+                             "have no worlds)")
+        alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (C,))
+        if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
+            raise ValueError(f"alpha must be positive, got {alpha.tolist()}")
+        return rng.dirichlet(alpha, size=n_tasks)
+    if kind != "mixture":
+        raise ValueError(f"kind must be 'dirichlet' or 'mixture', got {kind!r}")
+    if worlds is None:
+        if not 0.0 <= accuracy <= 1.0:
+            raise ValueError(f"accuracy must lie in [0, 1], got {accuracy!r}")
+        off = (1.0 - accuracy) / (C - 1) if C > 1 else 0.0
+        worlds = np.full((C, C), off)
+        np.fill_diagonal(worlds, accuracy if C > 1 else 1.0)
+    worlds = check_distribution(worlds, "worlds", axis=1, ndim=2)
+    if worlds.shape[1] != C:
+        raise ValueError(f"worlds must have C = {C} columns, got shape {worlds.shape}")
+    W = worlds.shape[0]
+    weights = np.full(W, 1.0 / W) if weights is None else \
+        check_distribution(weights, "weights", ndim=1)
+    if weights.size != W:
+        raise ValueError(f"weights must have one entry per world ({W}), got {weights.size}")
+    if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
+        raise ValueError(f"noise must lie in [0, 1], got {noise!r}")
+    world = rng.choice(W, size=n_tasks, p=weights)
+    states = worlds[world]
+    if noise > 0:
+        states = (1.0 - noise) * states + noise * rng.dirichlet(np.ones(C), size=n_tasks)
+    return (states, world) if return_worlds else states
+
+
+# --------------------------------------------------------------------------- #
+# Drawing a crowd
+# --------------------------------------------------------------------------- #
+def _inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Row-wise categorical draws: ``#{c : cdf[r, c] <= u[r]}`` (clipped for rounding)."""
+    out = (cdf <= u[:, None]).sum(axis=1)
+    return np.minimum(out, cdf.shape[1] - 1)
+
+
+def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform random ``sizes[i]``-subsets of ``0..n-1``; returns flat (worker, task).
+
+    Robert Floyd's algorithm, vectorised over agents (the loop runs over the
+    ``max(sizes)`` draws each agent makes, not over agents); when subsets are a large
+    fraction of ``n`` it is cheaper to sort random keys (blocked to bound memory).
+    """
+    m = sizes.size
+    s_max = int(sizes.max()) if m else 0
+    if m == 0 or s_max == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    if s_max * s_max <= 8 * n:
+        chosen = np.empty((m, s_max), dtype=np.intp)
+        valid = np.arange(s_max)[None, :] < sizes[:, None]
+        for idx in range(s_max):
+            j = n - sizes + idx  # Floyd: for j = n-s .. n-1, draw r in 0..j
+            active = idx < sizes
+            r = (rng.random(m) * (j + 1)).astype(np.intp)
+            r = np.minimum(r, np.maximum(j, 0))
+            dup = (chosen[:, :idx] == r[:, None]).any(axis=1) if idx else np.zeros(m, bool)
+            chosen[:, idx] = np.where(active, np.where(dup, j, r), -1)
+        worker = np.repeat(np.arange(m), s_max).reshape(m, s_max)
+        return worker[valid], chosen[valid]
+    block = max(1, 4_000_000 // n)
+    workers, tasks = [], []
+    for start in range(0, m, block):
+        stop = min(m, start + block)
+        keys = rng.random((stop - start, n))
+        order = np.argsort(keys, axis=1)[:, :s_max]
+        valid = np.arange(s_max)[None, :] < sizes[start:stop, None]
+        workers.append(np.repeat(np.arange(start, stop), s_max).reshape(-1, s_max)[valid])
+        tasks.append(order[valid])
+    return np.concatenate(workers), np.concatenate(tasks)
+
+
+def simulate_reports(states, strategies, task, worker, *, random_state=None,
+                     return_signals: bool = False):
+    """Draw signals and reports for a given assignment of tasks to agents.
+
+    Report ``r`` is agent ``worker[r]`` on task ``task[r]``: she receives signal
+    ``c ~ a^{task[r]}`` and reports ``c' ~ S_{worker[r]}[c]`` (the paper's Model).
+    Signals are drawn by inverse CDF from one uniform per report and reports from a
+    second one, so two calls with the same seed and assignment share their signals
+    and differ only where the strategies differ (common random numbers).
+
+    Parameters
+    ----------
+    states : array_like (n_tasks, C)
+    strategies : array_like (m, C, C) or list of ``C × C`` matrices
+    task, worker : array_like of int, shape (N,)
+    random_state : None, int or Generator
+    return_signals : bool
+
+    Returns
+    -------
+    Reports
+        Rows in the order of ``task``/``worker``.
+    signals : ndarray of int (N,)
+        Only if ``return_signals``.
+
+    Examples
+    --------
+    >>> rep = simulate_reports([[1.0, 0.0], [0.0, 1.0]], [truthful(2), always(2, 0)],
+    ...                        task=[0, 1, 0, 1], worker=[0, 0, 1, 1])
+    >>> rep.label
+    array([0, 1, 0, 0])
+    """
+    states = _check_states(states)
+    n, C = states.shape
+    S = check_strategies(strategies, C)
+    m = S.shape[0]
+    rng = check_random_state(random_state)
+    rep = Reports.from_arrays(task, worker, np.zeros(np.asarray(task).shape, dtype=int),
+                              n_tasks=n, n_workers=m, n_options=C)
+    t, w = rep.task, rep.worker
+    u = rng.random((2, t.size))
+    signals = _inverse_cdf(np.cumsum(states, axis=1)[t], u[0])
+    labels = _inverse_cdf(np.cumsum(S, axis=2)[w, signals], u[1])
+    out = Reports(task=t, worker=w, label=labels, n_tasks=n, n_workers=m, n_options=C)
+    return (out, signals) if return_signals else out
+
+
+def simulate_crowd(states, strategies, *, tasks_per_agent, random_state=None,
+                   return_signals: bool = False):
+    """Simulate the paper's multi-task crowd (Model paragraph of Section 3).
+
+    Each agent ``i`` does a uniformly random subset of ``tasks_per_agent`` tasks in
+    random order; on task ``t`` she receives signal ``c ~ aᵗ`` and reports
+    ``c' ~ Sᵢ[c]``.
+
+    Parameters
+    ----------
+    states : array_like (n_tasks, C)
+        Row ``t`` is ``aᵗ``.
+    strategies : array_like (m, C, C) or list of ``C × C`` matrices
+        One row-stochastic strategy per agent; ``m`` is the crowd size.
+    tasks_per_agent : int or array_like of int (m,)
+        ``|Tᵢ|``, at most ``n_tasks``.  (The K-DMI mechanism pays only agents with
+        at least ``2C`` tasks; fewer is allowed here.)
+    random_state : None, int or Generator
+    return_signals : bool
+        Also return the signals received, aligned with the reports.
+
+    Returns
+    -------
+    Reports
+        Sorted by worker; each worker's reports are in the random order in which she
+        did the tasks.
+    signals : ndarray of int (N,)
+        Only if ``return_signals``.
+
+    Notes
+    -----
+    Vectorised: the subsets come from Floyd's algorithm run for all agents at once,
+    the signals and reports from one inverse-CDF draw each.  10⁶ reports on 10⁵
+    tasks take about a second (``benchmarks/bench_kdmi.py``).
+
+    Examples
+    --------
+    >>> states = random_states(50, 3, random_state=0)
+    >>> rep = simulate_crowd(states, [truthful(3)] * 10, tasks_per_agent=6,
+    ...                      random_state=0)
+    >>> rep.n_reports, rep.tasks_per_worker().tolist() == [6] * 10
+    (60, True)
+    """
+    states = _check_states(states)
+    n, C = states.shape
+    S = check_strategies(strategies, C)
+    m = S.shape[0]
+    sizes = np.asarray(tasks_per_agent)
+    if sizes.dtype.kind not in "iu" or sizes.ndim > 1:
+        raise TypeError(f"tasks_per_agent must be an int or a 1-D array of ints, got "
+                        f"{tasks_per_agent!r}")
+    if sizes.ndim == 1 and sizes.size != m:
+        raise ValueError(f"tasks_per_agent has {sizes.size} entries but there are {m} "
+                         "agents (strategies)")
+    sizes = np.broadcast_to(sizes, (m,)).astype(np.intp)
+    if sizes.min() < 0 or sizes.max() > n:
+        bad = int(np.flatnonzero((sizes < 0) | (sizes > n))[0])
+        raise ValueError(f"tasks_per_agent must lie in 0..n_tasks = {n}, got "
+                         f"{int(sizes[bad])} for agent {bad}")
+    rng = check_random_state(random_state)
+    worker, task = _sample_subsets(n, sizes, rng)
+    # Random order of work within each agent: sort by (worker, random key).
+    order = np.lexsort((rng.random(task.size), worker))
+    return simulate_reports(states, S, task[order], worker[order], random_state=rng,
+                            return_signals=return_signals)
+
+
+# --------------------------------------------------------------------------- #
+# Single task (Section 4)
+# --------------------------------------------------------------------------- #
+def simulate_single_task(world_signal_probs, world_prior, n_respondents, *, true_world,
+                         random_state=None, prediction_noise: float = 0.0):
+    """One question asked of a crowd, with predictions (input of Algorithms 5 and 6).
+
+    The world is ``true_world``; each respondent receives a signal
+    ``cᵢ ~ world_signal_probs[true_world]`` and reports it truthfully together with
+    her Bayesian prediction of another respondent's signal under the common prior:
+    ``pᵢ(c') = Σ_w Pr[w | cᵢ] · world_signal_probs[w, c']`` with
+    ``Pr[w | c] ∝ world_prior[w] · world_signal_probs[w, c]``.
+
+    Parameters
+    ----------
+    world_signal_probs : array_like (W, C)
+        Signal distribution in each world.
+    world_prior : array_like (W,)
+        Common prior over worlds.
+    n_respondents : int
+    true_world : int
+    random_state : None, int or Generator
+    prediction_noise : float in [0, 1]
+        Predictions reported as ``(1 - ν)·pᵢ + ν·uᵢ`` with ``uᵢ ~ Dirichlet(1)``
+        (they stay probability vectors).
+
+    Returns
+    -------
+    answers : ndarray of int (n_respondents,)
+    predictions : ndarray (n_respondents, C)
+
+    Raises
+    ------
+    ValueError
+        If a signal the true world can emit has prior probability zero (the
+        posterior, hence the prediction, is undefined).
+
+    Examples
+    --------
+    Two worlds, two signals; a "yes" signal (1) makes world 1 more likely:
+
+    >>> P = [[0.8, 0.2], [0.3, 0.7]]
+    >>> c, p = simulate_single_task(P, [0.5, 0.5], 4, true_world=1, random_state=0)
+    >>> c.shape, p.shape
+    ((4,), (4, 2))
+    >>> bool(np.allclose(p[c == 1], [0.8 * 0.2 / 0.9 + 0.3 * 0.7 / 0.9,
+    ...                              0.2 * 0.2 / 0.9 + 0.7 * 0.7 / 0.9]))
+    True
+    """
+    P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
+    W, C = P.shape
+    prior = check_distribution(world_prior, "world_prior", ndim=1)
+    if prior.size != W:
+        raise ValueError(f"world_prior must have one entry per world ({W}), got "
+                         f"{prior.size}")
+    n_respondents = _count(n_respondents, "n_respondents")
+    true_world = _count(true_world, "true_world")
+    if true_world >= W:
+        raise ValueError(f"true_world must lie in 0..{W - 1}, got {true_world}")
+    if not (np.isscalar(prediction_noise) and 0.0 <= prediction_noise <= 1.0):
+        raise ValueError(f"prediction_noise must lie in [0, 1], got {prediction_noise!r}")
+    joint = prior[:, None] * P  # Pr[w, c]
+    marginal = joint.sum(axis=0)  # Pr[c]
+    impossible = (P[true_world] > 0) & (marginal <= 0)
+    if np.any(impossible):
+        c = int(np.flatnonzero(impossible)[0])
+        raise ValueError(
+            f"signal {c} can occur in world {true_world} but has prior probability 0 "
+            "(world_prior puts no mass on worlds that emit it): the Bayesian prediction "
+            "is undefined")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        posterior = np.where(marginal > 0, joint / marginal, 0.0)  # Pr[w | c], (W, C)
+    expected = posterior.T @ P  # row c: Pr[other's signal = . | my signal = c]
+    rng = check_random_state(random_state)
+    cdf = np.cumsum(P[true_world])
+    answers = np.minimum(np.searchsorted(cdf, rng.random(n_respondents), side="right"),
+                         C - 1)
+    predictions = expected[answers]
+    if prediction_noise > 0:
+        predictions = ((1.0 - prediction_noise) * predictions
+                       + prediction_noise * rng.dirichlet(np.ones(C), size=n_respondents))
+    return answers, predictions

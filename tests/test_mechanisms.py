@@ -1,0 +1,497 @@
+"""Tests for dmi_lib.mechanisms: DMI, the DMI-Mechanism and K-DMI (Algorithm 4).
+
+Independent references: determinants by the Leibniz formula in Python integers,
+pairwise overlaps and splits enumerated by brute force, the closed form
+``E[det M¹·det M²] = (|T₁|)_C (|T₂|)_C det(Uᵢⱼ)²`` for i.i.d. tasks (Cauchy–Binet),
+``method="exact"`` (per-agent global optima) for ``method="warm"``, and the
+Theorem's limits (``v`` scales by ``|det S|``; the clustering is strategy-invariant).
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import perm
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dmi_lib import mechanisms
+from dmi_lib.core import assign, dmi_cluster, is_local_maximum, log_dmi_score
+from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism, kdmi_mechanism
+from dmi_lib.simulation import (
+    Reports,
+    always,
+    permutation_strategy,
+    random_states,
+    random_strategy,
+    simulate_crowd,
+    simulate_reports,
+    truthful,
+)
+
+
+def _leibniz(M) -> int:
+    n = len(M)
+    total = 0
+    for p in itertools.permutations(range(n)):
+        inv = sum(p[a] > p[b] for a in range(n) for b in range(a + 1, n))
+        term = (-1) ** inv
+        for r in range(n):
+            term *= int(M[r][p[r]])
+        total += term
+    return total
+
+
+def _agreement(a, b, C):
+    """Fraction of equal labels, maximised over relabellings."""
+    return max(np.mean(np.array(p)[a] == b) for p in itertools.permutations(range(C)))
+
+
+def _permuted(rep: Reports, agent: int, perm_) -> Reports:
+    label = rep.label.copy()
+    mine = rep.worker == agent
+    label[mine] = np.asarray(perm_)[label[mine]]
+    return Reports(task=rep.task, worker=rep.worker, label=label, n_tasks=rep.n_tasks,
+                   n_workers=rep.n_workers, n_options=rep.n_options)
+
+
+# --------------------------------------------------------------------------- #
+# DMI and exact determinants
+# --------------------------------------------------------------------------- #
+def test_dmi_closed_forms():
+    assert dmi(np.eye(3) / 3) == pytest.approx(1 / 27)
+    p, q = np.array([0.2, 0.5, 0.3]), np.array([0.6, 0.1, 0.3])
+    assert dmi(np.outer(p, q)) == pytest.approx(0.0, abs=1e-15)  # independent
+    rng = np.random.default_rng(0)
+    U = rng.dirichlet(np.ones(9)).reshape(3, 3)
+    P = permutation_strategy([2, 0, 1])
+    assert dmi(P.T @ U @ P) == pytest.approx(dmi(U))
+    # data processing: a channel S on one side scales DMI by |det S| <= 1
+    S = random_strategy(3, random_state=1)
+    assert dmi(U @ S) == pytest.approx(dmi(U) * abs(np.linalg.det(S)))
+    assert dmi(U @ S) < dmi(U)
+    # the maximum over joint distributions is C^-C (Hadamard + AM-GM)
+    many = rng.dirichlet(np.full(9, 0.3), size=500).reshape(-1, 3, 3)
+    assert max(dmi(u) for u in many) < 1 / 27
+
+
+@pytest.mark.parametrize("U, match", [
+    ([[0.5, 0.5]], "square"),
+    ([[0.5, 0.1], [0.1, 0.1]], "must sum to 1"),
+    ([[0.6, -0.1], [0.3, 0.2]], "non-negative"),
+])
+def test_dmi_errors(U, match):
+    with pytest.raises(ValueError, match=match):
+        dmi(U)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda C: st.lists(
+    st.lists(st.integers(0, 40), min_size=C, max_size=C), min_size=C, max_size=C)))
+def test_count_det_is_exact(M):
+    assert _count_det(np.array(M)[None])[0] == _leibniz(M)
+
+
+# --------------------------------------------------------------------------- #
+# DMI-Mechanism
+# --------------------------------------------------------------------------- #
+def _random_reports(seed, n=14, m=9, C=2):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, n + 1, size=m)
+    return simulate_crowd(random_states(n, C, random_state=rng),
+                          [random_strategy(C, rng) for _ in range(m)],
+                          tasks_per_agent=sizes, random_state=rng)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dmi_mechanism_against_brute_force(seed):
+    rep = _random_reports(seed)
+    C, m = rep.n_options, rep.n_workers
+    res = dmi_mechanism(rep, random_state=seed)
+    R = np.full((m, rep.n_tasks), -1)
+    R[rep.worker, rep.task] = rep.label
+    expected_pairs = [(i, j) for i in range(m) for j in range(i + 1, m)
+                      if np.sum((R[i] >= 0) & (R[j] >= 0)) >= 2 * C]
+    assert [tuple(p) for p in res.pairs] == expected_pairs
+    for (i, j), s, pay in zip(res.pairs, res.n_shared, res.pair_payments):
+        shared = np.flatnonzero((R[i] >= 0) & (R[j] >= 0))
+        assert s == shared.size
+        # the payment is det(M¹)det(M²) for *some* split into halves ⌊s/2⌋, ⌈s/2⌉
+        achievable = set()
+        for T1 in itertools.combinations(shared, s // 2):
+            T2 = np.setdiff1d(shared, T1)
+            Ms = [np.zeros((C, C), int), np.zeros((C, C), int)]
+            for ell, T in enumerate((np.array(T1), T2)):
+                np.add.at(Ms[ell], (R[i, T], R[j, T]), 1)
+            achievable.add(_leibniz(Ms[0]) * _leibniz(Ms[1]))
+        assert pay in achievable
+    for a in range(m):
+        mine = (res.pairs[:, 0] == a) | (res.pairs[:, 1] == a)
+        if mine.any():
+            assert res.paid[a] and res.payments[a] == res.pair_payments[mine].sum()
+            assert res.n_peers[a] == mine.sum()
+        else:
+            assert not res.paid[a] and np.isnan(res.payments[a])
+            most = max((np.sum((R[a] >= 0) & (R[b] >= 0)) for b in range(m) if b != a),
+                       default=0)
+            n_a = np.sum(R[a] >= 0)
+            assert res.unpaid_reason[a] == ("no reports" if n_a == 0 else
+                                            f"no peer shares at least 2C = {2 * C} tasks "
+                                            f"with this agent (largest overlap: {most} of "
+                                            f"her {n_a} tasks)")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dmi_mechanism_enumerations_agree(seed, monkeypatch):
+    """Walking i's tasks (dense table or binary search) or joining by task: same."""
+    rep = _random_reports(seed, n=20, m=12, C=3)
+    walk = dmi_mechanism(rep, random_state=1, _enumeration="walk")
+    join = dmi_mechanism(rep, random_state=1, _enumeration="join")
+    monkeypatch.setattr(mechanisms, "_DENSE_TABLE_LIMIT", 0)
+    monkeypatch.setattr(mechanisms, "_CHUNK_ITEMS", 7)
+    searched = dmi_mechanism(rep, random_state=1, _enumeration="walk")
+    chunked = dmi_mechanism(rep, random_state=1, _enumeration="join")
+    assert len(walk.pairs) > 3
+    for other in (join, searched, chunked):
+        np.testing.assert_array_equal(walk.payments, other.payments)
+        np.testing.assert_array_equal(walk.pair_payments, other.pair_payments)
+
+
+def test_dmi_mechanism_invariant_to_permuting_own_answers():
+    rep = _random_reports(7, n=30, m=10, C=3)
+    base = dmi_mechanism(rep, random_state=4)
+    for agent, p in [(0, [1, 2, 0]), (3, [2, 1, 0]), (5, [0, 2, 1])]:
+        moved = dmi_mechanism(_permuted(rep, agent, p), random_state=4)
+        assert moved.payments[agent] == base.payments[agent]
+        mine = (base.pairs == agent).any(axis=1)
+        np.testing.assert_array_equal(moved.pair_payments[mine], base.pair_payments[mine])
+
+
+def _pair_blocks(C, s, B, Si, Sj, worlds, weights, seed):
+    """B independent pairs of agents, each pair sharing s fresh i.i.d. tasks."""
+    states = random_states(B * s, C, kind="mixture", worlds=worlds, weights=weights,
+                           random_state=seed)
+    t = np.arange(B * s)
+    task, worker = np.r_[t, t], np.r_[2 * (t // s), 2 * (t // s) + 1]
+    return simulate_reports(states, np.stack([Si, Sj] * B), task, worker,
+                            random_state=seed + 1)
+
+
+@pytest.mark.parametrize("C, s, Si", [
+    (2, 8, np.eye(2)),
+    (2, 8, np.array([[0.8, 0.2], [0.1, 0.9]])),
+    (3, 12, np.eye(3)),
+])
+def test_dmi_mechanism_expected_payment_closed_form(C, s, Si):
+    """E[det M¹ det M²] = (s/2)_C² det(Sᵢᵀ Q Sⱼ)², Q = E[aᵗᵀ aᵗ] (Cauchy–Binet)."""
+    worlds = 0.15 / (C - 1) + (0.85 - 0.15 / (C - 1)) * np.eye(C)
+    weights = np.linspace(1, 2, C) / np.linspace(1, 2, C).sum()
+    Q = np.einsum("w,wc,wd->cd", weights, worlds, worlds)
+    Sj = 0.9 * np.eye(C) + 0.1 / C
+    B = 20_000
+    res = dmi_mechanism(_pair_blocks(C, s, B, Si, Sj, worlds, weights, seed=C),
+                        random_state=0)
+    assert len(res.pairs) == B  # pairs only inside blocks
+    pay = res.pair_payments
+    expected = perm(s // 2, C) ** 2 * np.linalg.det(Si.T @ Q @ Sj) ** 2
+    assert abs(pay.mean() - expected) < 4 * pay.std(ddof=1) / np.sqrt(B)
+
+
+def test_dmi_mechanism_truthful_dominates_in_expectation():
+    C, s, B = 2, 8, 20_000
+    worlds = np.array([[0.9, 0.1], [0.2, 0.8]])
+    w = np.array([0.4, 0.6])
+    Sj = np.array([[0.7, 0.3], [0.2, 0.8]])
+    mixed = np.array([[0.8, 0.2], [0.3, 0.7]])
+    # same seed: same tasks and signals, only agent i's strategy differs
+    truth = dmi_mechanism(_pair_blocks(C, s, B, np.eye(2), Sj, worlds, w, 5),
+                          random_state=0).pair_payments
+    strat = dmi_mechanism(_pair_blocks(C, s, B, mixed, Sj, worlds, w, 5),
+                          random_state=0).pair_payments
+    lazy = dmi_mechanism(_pair_blocks(C, s, B, always(2, 1), Sj, worlds, w, 5),
+                         random_state=0).pair_payments
+    diff = truth - strat
+    assert diff.mean() > 4 * diff.std(ddof=1) / np.sqrt(B)
+    assert np.all(lazy == 0)
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: bookkeeping and errors
+# --------------------------------------------------------------------------- #
+def _crowd(seed, n=60, m=120, C=3, per=12, accuracy=0.75, noise=0.3, strategies=None):
+    rng = np.random.default_rng(seed)
+    states = random_states(n, C, kind="mixture", accuracy=accuracy, noise=noise,
+                           random_state=rng)
+    if strategies is None:
+        strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng)
+                                                 for _ in range(m - m // 2)]
+    return states, simulate_crowd(states, strategies, tasks_per_agent=per,
+                                  random_state=rng)
+
+
+def test_kdmi_unpaid_agents_have_reasons():
+    C = 3
+    _, base = _crowd(0, n=40, m=60, per=10)
+    # agent 60: 2C - 1 tasks; agent 61: no reports; agent 62: 2C tasks, one of
+    # them (task 40) answered by nobody else; agent 63: exactly 2C usable tasks.
+    extra_t = [0, 1, 2, 3, 4] + [5, 6, 7, 8, 9, 40] + [10, 11, 12, 13, 14, 15]
+    extra_w = [60] * 5 + [62] * 6 + [63] * 6
+    rep = Reports.from_arrays(np.r_[base.task, extra_t], np.r_[base.worker, extra_w],
+                              np.r_[base.label, np.arange(len(extra_t)) % C],
+                              n_tasks=41, n_workers=64, n_options=C)
+    res = kdmi_mechanism(rep, random_state=0)
+    assert res.unpaid_reason == {
+        60: "only 5 usable tasks, fewer than 2C = 6",
+        61: "no reports",
+        62: "only 5 usable tasks, fewer than 2C = 6 (1 of her 6 tasks were answered by "
+            "nobody else and were dropped)",
+    }
+    assert not res.paid[[60, 61, 62]].any() and np.isnan(res.payments[[60, 61, 62]]).all()
+    assert res.paid[63] and res.paid[:60].all() and np.isfinite(res.payments[res.paid]).all()
+    assert res.n_dropped[62] == 1 and res.n_dropped[:60].sum() == 0
+    assert res.labels[40] >= 0 and res.answered.all()
+
+
+def test_kdmi_unanswered_tasks_and_agent_subset():
+    _, rep = _crowd(1, n=50, m=80, per=10)
+    padded = Reports(task=rep.task, worker=rep.worker, label=rep.label, n_tasks=53,
+                     n_workers=80, n_options=3)
+    res = kdmi_mechanism(padded, random_state=0, agents=[3, 5])
+    assert res.labels[50:].tolist() == [-1, -1, -1] and not res.answered[50:].any()
+    assert res.paid.tolist() == [a in (3, 5) for a in range(80)]
+    full = kdmi_mechanism(rep, random_state=0)
+    np.testing.assert_array_equal(full.labels, res.labels[:50])
+    assert res.log_v == full.log_v
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda rep: kdmi_mechanism("reports"), TypeError, "Reports.from_arrays"),
+    (lambda rep: kdmi_mechanism(rep, method="fast"), ValueError, "method must be one of"),
+    (lambda rep: kdmi_mechanism(rep, agents=[0, 500]), ValueError, r"agents must lie in 0\.\.79"),
+    (lambda rep: kdmi_mechanism(rep, agents=[0.5]), TypeError, "worker ids"),
+    (lambda rep: kdmi_mechanism(rep, tol=-1), ValueError, "tol must be"),
+    (lambda rep: dmi_mechanism(np.zeros((3, 3))), TypeError, "Reports"),
+])
+def test_kdmi_input_errors(call, exc, match):
+    _, rep = _crowd(1, n=50, m=80, per=10)
+    with pytest.raises(exc, match=match):
+        call(rep)
+
+
+def test_kdmi_needs_rank_C():
+    # Option 2 is never chosen: the answers span only a line, k = 2 != C = 3.
+    states = random_states(30, 2, random_state=0)
+    rep2 = simulate_crowd(states, [truthful(2)] * 40, tasks_per_agent=10, random_state=0)
+    rep3 = Reports(task=rep2.task, worker=rep2.worker, label=rep2.label, n_tasks=30,
+                   n_workers=40, n_options=3)
+    with pytest.raises(ValueError, match=r"rank\(\[A 1\]\) = 2 .* needs k = C = 3"):
+        kdmi_mechanism(rep3)
+    with pytest.raises(ValueError, match="at least C = 2 options"):
+        kdmi_mechanism(Reports.from_arrays([0, 1], [0, 0], [0, 0], n_options=1))
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: the payment rule
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("method", ["warm", "exact"])
+def test_kdmi_payment_recomputed_by_hand(method):
+    states, rep = _crowd(2, n=50, m=90, per=12)
+    res = kdmi_mechanism(rep, method=method, random_state=3)
+    counts = rep.counts()
+    C = rep.n_options
+    for a in [0, 7, 44, 89]:
+        rows = np.flatnonzero(rep.worker == a)
+        t, r = rep.task[rows], rep.label[rows]
+        # A_{-i}[T_i]: the other agents' answer shares on her tasks
+        others = counts[t] - np.eye(C, dtype=int)[r]
+        usable = others.sum(axis=1) > 0
+        A_minus = others[usable] / others[usable].sum(axis=1, keepdims=True)
+        peer = assign(A_minus, res.partitions[a], res.partition_columns[a])
+        np.testing.assert_array_equal(res.report_cluster[rows[usable]], peer)
+        part = res.report_part[rows[usable]]
+        assert sorted(np.bincount(part, minlength=2)) == [usable.sum() // 2,
+                                                         usable.sum() - usable.sum() // 2]
+        dets = []
+        for ell in (0, 1):
+            M = np.zeros((C, C), int)
+            np.add.at(M, (peer[part == ell], r[usable][part == ell]), 1)
+            dets.append(_leibniz(M))
+        assert res.payments[a] == dets[0] * dets[1]
+
+
+@pytest.mark.parametrize("method", ["warm", "exact"])
+@pytest.mark.parametrize("seed", range(3))
+def test_kdmi_payment_invariant_to_permuting_own_answers(method, seed):
+    _, rep = _crowd(seed, n=50, m=90, per=12)
+    agents = [0, 31, 77]
+    base = kdmi_mechanism(rep, method=method, random_state=seed, agents=agents)
+    for a, p in zip(agents, ([1, 2, 0], [2, 1, 0], [0, 2, 1])):
+        moved = kdmi_mechanism(_permuted(rep, a, p), method=method, random_state=seed,
+                               agents=agents)
+        assert moved.payments[a] == base.payments[a]
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: "warm" against "exact"
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(4))
+def test_warm_equals_exact_for_two_options(seed):
+    """k = 2: a local maximum is the mean split, hence global — even on flat data."""
+    _, rep = _crowd(seed, n=60, m=100, C=2, per=10, accuracy=0.6, noise=0.8)
+    warm = kdmi_mechanism(rep, random_state=seed)
+    exact = kdmi_mechanism(rep, method="exact", random_state=seed)
+    np.testing.assert_array_equal(warm.payments, exact.payments)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_warm_equals_exact_on_separated_worlds(seed):
+    _, rep = _crowd(seed, n=60, m=150, per=12, accuracy=0.8, noise=0.2)
+    warm = kdmi_mechanism(rep, random_state=seed)
+    exact = kdmi_mechanism(rep, method="exact", random_state=seed)
+    np.testing.assert_array_equal(warm.payments, exact.payments)
+    assert warm.local_search.any()  # the check is exercised, not vacuous
+
+
+def test_warm_is_a_local_maximum_never_better_than_exact():
+    """Flat instance (near-uniform states): warm may stop at a lesser local maximum."""
+    _, rep = _crowd(1, n=100, m=200, per=12, accuracy=0.6, noise=0.5)
+    warm = kdmi_mechanism(rep, random_state=0)
+    exact = kdmi_mechanism(rep, method="exact", random_state=0)
+    A, _ = rep.answer_matrix()
+    gaps = []
+    for a in np.flatnonzero(warm.paid)[::4]:
+        keep = np.ones(rep.n_tasks, dtype=bool)
+        keep[rep.worker_tasks(a)] = False
+        lw = assign(A[keep], warm.partitions[a], warm.partition_columns[a])
+        le = assign(A[keep], exact.partitions[a], exact.partition_columns[a])
+        assert is_local_maximum(A[keep], lw)
+        gaps.append(log_dmi_score(A[keep], le) - log_dmi_score(A[keep], lw))
+    assert min(gaps) > -1e-9  # exact is the global optimum
+    assert np.mean(warm.payments == exact.payments) > 0.9
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: truthfulness (Theorem)
+# --------------------------------------------------------------------------- #
+def test_kdmi_expected_payment_scales_with_det_squared():
+    """Given everything but agent 0's report noise, E[p(S)] = det(S)² p(I).
+
+    The virtual peer and the split do not depend on agent 0's reports (checked on
+    30 mechanism runs), and det(C*ᵀR) is multilinear in the rows of R.
+    """
+    C = 3
+    rng = np.random.default_rng(11)
+    states = random_states(80, C, kind="mixture", accuracy=0.8, noise=0.2, random_state=rng)
+    m = 150
+    S_others = [truthful(C)] * 100 + [random_strategy(C, rng) for _ in range(m - 100)]
+    rep, sig = simulate_crowd(states, S_others, tasks_per_agent=np.r_[30, [14] * (m - 1)],
+                              random_state=rng, return_signals=True)
+    mine = np.flatnonzero(rep.worker == 0)
+    S = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
+
+    def with_reports(labels0):
+        label = rep.label.copy()
+        label[mine] = labels0
+        return Reports(task=rep.task, worker=rep.worker, label=label, n_tasks=80,
+                       n_workers=m, n_options=C)
+
+    truth = kdmi_mechanism(with_reports(sig[mine]), method="exact", random_state=5,
+                           agents=[0])
+    peer, part = truth.report_cluster[mine], truth.report_part[mine]
+    assert (peer >= 0).all()
+
+    def pay(labels0):
+        out = 1
+        for ell in (0, 1):
+            M = np.zeros((C, C), int)
+            np.add.at(M, (peer[part == ell], labels0[part == ell]), 1)
+            out *= _count_det(M[None])[0]
+        return out
+
+    assert truth.payments[0] == pay(sig[mine])
+    cdf = np.cumsum(S, axis=1)
+    draws = (rng.random((20_000, mine.size))[..., None] > cdf[sig[mine]]).sum(-1)
+    for labels0 in draws[:30]:
+        res = kdmi_mechanism(with_reports(labels0), method="exact", random_state=5,
+                             agents=[0])
+        np.testing.assert_array_equal(res.report_cluster[mine], peer)
+        np.testing.assert_array_equal(res.report_part[mine], part)
+        assert res.payments[0] == pay(labels0)
+    p = np.array([pay(x) for x in draws])
+    expected = np.linalg.det(S) ** 2 * truth.payments[0]
+    assert abs(p.mean() - expected) < 4 * p.std(ddof=1) / np.sqrt(p.size)
+
+
+def test_kdmi_truthful_dominates_over_crowds():
+    """Paired over 120 crowds: truth-telling earns more than a mixed strategy, a
+    permutation earns exactly as much, always reporting one option earns 0."""
+    C = 3
+    S = np.array([[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]])
+    diffs = []
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        states = random_states(60, C, kind="mixture", accuracy=0.75, noise=0.3,
+                               random_state=rng)
+        others = [random_strategy(C, rng) if k % 3 == 0 else truthful(C)
+                  for k in range(99)]
+        pays = []
+        for S0 in (truthful(C), S, permutation_strategy([2, 0, 1]), always(C, 1)):
+            # a seed unrelated to rng's: equal seeds would correlate T_0 with the worlds
+            rep = simulate_crowd(states, [S0] + others,
+                                 tasks_per_agent=np.r_[30, [12] * 99],
+                                 random_state=1000 + seed)
+            pays.append(kdmi_mechanism(rep, method="exact", random_state=seed,
+                                       agents=[0]).payments[0])
+        assert pays[2] == pays[0] and pays[3] == 0
+        diffs.append(pays[0] - pays[1])
+    diffs = np.array(diffs)
+    assert diffs.mean() > 3 * diffs.std(ddof=1) / np.sqrt(diffs.size)
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: knowledge extraction (Theorem)
+# --------------------------------------------------------------------------- #
+def test_legal_case_recovers_the_worlds():
+    states, world = random_states(60, 3, kind="mixture", accuracy=0.8, random_state=4,
+                                  return_worlds=True)
+    rep = simulate_crowd(states, [truthful(3)] * 1000, tasks_per_agent=30, random_state=4)
+    res = kdmi_mechanism(rep, agents=[])
+    assert _agreement(world, res.labels, 3) == 1.0
+
+
+@pytest.mark.parametrize("S", [
+    0.6 * np.eye(3) + 0.4 / 3,
+    np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.15, 0.6]]),
+])
+def test_v_shrinks_by_det_S_when_everyone_uses_S(S):
+    """v(A S̄) = |det S̄| v(A) in the limit; with 2000 answers per task, within 8%."""
+    states = random_states(60, 3, kind="mixture", accuracy=0.7, noise=0.2, random_state=0)
+    ref, lim = dmi_cluster(states), dmi_cluster(states @ S)  # the exact limit
+    assert np.exp(lim.log_score - ref.log_score) == pytest.approx(abs(np.linalg.det(S)))
+    assert _agreement(ref.labels, lim.labels, 3) == 1.0
+    m = 2000
+    v = {}
+    for name, SS in (("truth", np.eye(3)), ("S", S)):
+        rep = simulate_crowd(states, np.broadcast_to(SS, (m, 3, 3)), tasks_per_agent=60,
+                             random_state=1)
+        v[name] = kdmi_mechanism(rep, agents=[]).log_v
+    ratio = np.exp(v["S"] - v["truth"])
+    assert ratio < 1
+    assert ratio == pytest.approx(abs(np.linalg.det(S)), rel=0.08)
+
+
+def test_clustering_becomes_strategy_invariant_in_large_crowds():
+    """Half the crowd uses an invertible S: agreement with the truthful limit -> 1."""
+    C = 3
+    S = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.15, 0.6]])
+    states = random_states(300, C, kind="mixture", accuracy=0.7, noise=0.4, random_state=2)
+    limit = dmi_cluster(states).labels
+    agree = []
+    for m in (30, 300, 3000):
+        crowd = np.stack([S] * (m // 2) + [np.eye(C)] * (m - m // 2))
+        rep = simulate_crowd(states, crowd, tasks_per_agent=100, random_state=3)
+        agree.append(_agreement(limit, kdmi_mechanism(rep, agents=[]).labels, C))
+    assert agree[0] < agree[1] < agree[2]
+    assert agree[2] >= 0.95
