@@ -35,35 +35,31 @@ from .aggregation import (
     surprisingly_popular_single,
 )
 from .exact import brute_force, cone_partition, mean_split
-from .crowd_data import (
-    HOSSEINI_TREATMENTS,
-    PRELEC_STUDIES,
-    CrowdDataset,
-    list_datasets,
-    load_dataset,
-)
-from .tabular import (
-    METHODS,
-    AnswerMatrix,
-    DMIAggregator,
-    MajorityVote,
-    SurprisinglyPopular,
-    aggregate,
-    answer_matrix,
-)
-from .mechanisms import DMIMechanismResult, KDMIResult, dmi, dmi_mechanism, kdmi_mechanism
-from .simulation import (
-    Reports,
-    always,
-    check_strategies,
-    permutation_strategy,
-    random_states,
-    random_strategy,
-    simulate_crowd,
-    simulate_reports,
-    simulate_single_task,
-    truthful,
-)
 from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"
+
+# The tabular interface and the real datasets need pandas, which costs about a second
+# to import: load them on first use (PEP 562) so that `import dmi_lib` stays light.
+_LAZY = {
+    "crowd_data": ("HOSSEINI_TREATMENTS", "PRELEC_STUDIES", "CrowdDataset", "list_datasets",
+                   "load_dataset"),
+    "tabular": ("METHODS", "AnswerMatrix", "DMIAggregator", "MajorityVote",
+                "SurprisinglyPopular", "aggregate", "answer_matrix"),
+}
+_LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name):
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dmi_lib' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_NAMES))
