@@ -52,7 +52,6 @@ def env_vars() -> dict:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(VENV)
-    env.setdefault("MPLBACKEND", "Agg")
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     # Point Jupyter at the venv's own kernel so notebooks never run in another Python.
     env["JUPYTER_PATH"] = str(VENV / "share" / "jupyter")

@@ -20,6 +20,7 @@ from .core import (
     is_local_maximum,
     log_dmi_score,
     prepare,
+    same_partition,
 )
 
 from .aggregation import (

@@ -35,6 +35,7 @@ __all__ = [
     "log_dmi_score",
     "move_factors",
     "prepare",
+    "same_partition",
 ]
 
 #: Default relative rank tolerance: a direction of the centred data whose singular
@@ -344,6 +345,25 @@ def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
         keep = M[rows, current] >= M[rows, labels] - tol
         labels = np.where(keep, current, labels)
     return labels
+
+
+def same_partition(labels_a, labels_b) -> bool:
+    """Whether two labelings define the same partition (equal up to renaming clusters).
+
+    Examples
+    --------
+    >>> same_partition([0, 0, 1, 2], [2, 2, 0, 1])
+    True
+    >>> same_partition([0, 0, 1], [0, 1, 1])
+    False
+    """
+    a = np.asarray(labels_a).ravel()
+    b = np.asarray(labels_b).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"labelings have different lengths: {a.size} and {b.size}")
+    # Same partition iff the pairs (a_i, b_i) define a bijection between labels.
+    pairs = np.unique(np.stack([a, b]), axis=1)
+    return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
 
 
 def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:

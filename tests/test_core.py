@@ -827,3 +827,24 @@ def test_k_cofactors_path_is_seeded_and_ends_at_a_local_maximum():
     assert r1.score == pytest.approx(dmi_score(A, r1.labels), rel=1e-9)
     assert is_local_maximum(A, r1.labels)
     assert is_linearly_partitioned(A, r1.labels)
+
+
+# --------------------------------------------------------------------------- #
+# same_partition
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(20))
+def test_same_partition_relabelling_and_changes(seed):
+    from dmi_lib.core import same_partition
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, size=30)
+    perm = rng.permutation(4)
+    assert same_partition(a, perm[a])
+    b = a.copy()
+    i = int(np.flatnonzero(a == a[0])[0])
+    b[i] = (a[i] + 1) % 4  # move one point to another cluster
+    assert not same_partition(a, b) or np.sum(a == a[i]) == 1 and np.sum(a == b[i]) == 0
+    merged = np.where(a == 1, 0, a)
+    assert same_partition(a, merged) == (not np.any(a == 1) or not np.any(a == 0))
+    with pytest.raises(ValueError, match="different lengths"):
+        same_partition(a, a[:-1])
