@@ -119,18 +119,22 @@ def _count_det(M: np.ndarray) -> np.ndarray:
     return np.where(bound < _EXACT_DET_BOUND, np.rint(d), d)
 
 
-def _split_halves(group: np.ndarray, rng) -> np.ndarray:
+def _split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.ndarray:
     """Randomly split the items of each group into parts 0 and 1 of sizes ⌊s/2⌋, ⌈s/2⌉.
 
     ``group`` holds non-negative ids.  Items are ordered by ``(group, random key)``
     with one composite int64 sort key; the first ``⌊s/2⌋`` of each group form part 0.
     The keys are drawn in input order, so the split depends only on the group sizes
-    and the seed — never on the answers.
+    and the seed — never on the answers.  ``keys`` (random integers, one per item) may
+    be given instead of ``rng`` so that a split does not depend on which other groups
+    are present.
     """
     if group.size == 0:
         return np.zeros(0, dtype=np.intp)
     bits = max(1, int(group.max()).bit_length())
-    if bits > 40:  # too many groups to pack a useful random key: two-key sort
+    if keys is not None:
+        order = np.lexsort((keys, group))
+    elif bits > 40:  # too many groups to pack a useful random key: two-key sort
         order = np.lexsort((rng.random(group.size), group))
     else:
         key = (group.astype(np.int64) << (62 - bits)) | rng.integers(
@@ -690,6 +694,9 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     rng = check_random_state(random_state)
     n, m, C = rep.n_tasks, rep.n_workers, rep.n_options
     ask = _check_agents(agents, m)
+    # One random key per report, drawn before anything else uses the generator, so an
+    # agent's T1/T2 split is the same whichever set of agents is being paid.
+    split_keys = rng.integers(0, 1 << 62, size=rep.n_reports, dtype=np.int64)
 
     # ---- knowledge extraction (Algorithm 4, lines 1-3) ---------------------
     counts = rep.counts()
@@ -807,14 +814,14 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     peer = np.argmax(np.einsum("rk,rkc->rc", X, D_all[u_slot]), axis=1)
 
     # ---- split T_i and pay --------------------------------------------------
-    part = _split_halves(u_slot, rng)
+    part = _split_halves(u_slot, None, keys=split_keys[u_idx])
     M = np.bincount(((u_slot * 2 + part) * C + peer) * C + rep.label[u_idx],
                     minlength=E * 2 * C * C).reshape(E, 2, C, C)
     det = _count_det(M)
     payments = np.full(m, np.nan)
     paid = np.zeros(m, dtype=bool)
     paid[agent_ids[ok]] = True
-    payments[agent_ids[ok]] = (det[:, 0] * det[:, 1])[ok]
+    payments[agent_ids[ok]] = (det[:, 0] * det[:, 1])[ok] + 0.0  # no -0.0
 
     report_cluster = np.full(rep.n_reports, -1, dtype=np.intp)
     report_part = np.full(rep.n_reports, -1, dtype=np.intp)

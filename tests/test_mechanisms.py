@@ -495,3 +495,18 @@ def test_clustering_becomes_strategy_invariant_in_large_crowds():
         agree.append(_agreement(limit, kdmi_mechanism(rep, agents=[]).labels, C))
     assert agree[0] < agree[1] < agree[2]
     assert agree[2] >= 0.95
+
+
+def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
+    from dmi_lib.mechanisms import kdmi_mechanism
+    from dmi_lib.simulation import random_states, simulate_crowd, truthful
+
+    rng = np.random.default_rng(11)
+    states = random_states(80, 3, kind="mixture", accuracy=0.8, random_state=rng)
+    rep = simulate_crowd(states, np.stack([truthful(3)] * 60), tasks_per_agent=14,
+                         random_state=rng)
+    full = kdmi_mechanism(rep, random_state=5)
+    subset = np.arange(0, 60, 3)
+    part = kdmi_mechanism(rep, random_state=5, agents=subset)
+    np.testing.assert_array_equal(full.payments[subset], part.payments[subset])
+    assert not np.any(np.signbit(full.payments[full.paid]) & (full.payments[full.paid] == 0))

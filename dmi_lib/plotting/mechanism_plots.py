@@ -1,0 +1,823 @@
+"""Figures of the multi-task mechanism: Figures 6, 7 and 8 and the strategy experiments.
+
+Every function here is pure: it reads its arguments (and, where a crowd is simulated,
+a ``random_state``), computes what it shows with :mod:`dmi_lib`, draws and returns the
+matplotlib ``Figure``.  The chapters *The K-DMI mechanism*
+(``book/10_kdmi_mechanism``) and *DMI-clustering vs surprisingly popular*
+(``book/11_dmi_vs_sp``) render them and wrap some of them in widgets.
+
+Figure numbers are the compiled paper's: Figure 6 is the knowledge extraction of the
+K-DMI mechanism (Algorithm 4, lines 1-3), Figure 7 its payment calculation, Figure 8
+surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
+
+Besides the figures, a few functions compute what the figures show so that a chapter
+can assert on the same numbers: :func:`payment_matrices` (the two count matrices of
+one agent's payment), :func:`strategy_mix_outcome` (accuracy and payments of a mixed
+crowd), :func:`strategy_invariance_curve` (agreement with the truthful clustering as
+the crowd grows) and :func:`sp_dmi_disagreement`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_matrix, check_random_state
+from ..aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
+from ..core import assign, dmi_cluster
+from ..mechanisms import KDMIResult, kdmi_mechanism
+from ..simulation import (
+    Reports,
+    always,
+    check_strategies,
+    permutation_strategy,
+    random_states,
+    simulate_crowd,
+    truthful,
+)
+from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, new_axes, scatter_clusters, \
+    simplex_xy
+
+__all__ = [
+    "payment_matrices",
+    "plot_knowledge_extraction",
+    "plot_payment_calculation",
+    "plot_sp_vs_dmi",
+    "plot_strategy_invariance",
+    "plot_strategy_mix",
+    "same_partition_fraction",
+    "simplex_ray_segments",
+    "sp_dmi_disagreement",
+    "strategy_invariance_curve",
+    "strategy_mix_outcome",
+]
+
+#: Colour that marks disagreements / errors (the paper's red circles).
+MARK_COLOR = "#D62728"
+
+#: Names and colours of the strategy types of :func:`strategy_mix_outcome`.
+STRATEGY_TYPES = ("truthful", "always", "permutation")
+_TYPE_COLORS = ("#009E73", "#999999", "#CC79A7")
+
+
+# --------------------------------------------------------------------------- #
+# Helpers
+# --------------------------------------------------------------------------- #
+def _distributions(A, name: str = "A") -> np.ndarray:
+    A = check_matrix(A, name)
+    if A.shape[1] != 3:
+        raise ValueError(f"{name} must hold distributions over 3 options (n x 3) to be "
+                         f"drawn on the simplex, got shape {A.shape}")
+    if np.any(A < -1e-9) or not np.allclose(A.sum(axis=1), 1.0, atol=1e-6):
+        raise ValueError(f"the rows of {name} must be probability vectors (non-negative, "
+                         "summing to 1)")
+    return A
+
+
+def simplex_ray_segments(center, directions) -> np.ndarray:
+    """Segments from ``center`` along barycentric ``directions`` to the simplex's edge.
+
+    Parameters
+    ----------
+    center : array_like, shape (3,)
+        A point of the answer simplex (a distribution over 3 options).
+    directions : array_like, shape (r, 3)
+        Directions in barycentric coordinates (each is made to sum to zero, i.e.
+        projected onto the simplex's plane).
+
+    Returns
+    -------
+    ndarray, shape (r, 2, 2)
+        For each direction, the start (``center``) and end point of the segment, in
+        the 2-D coordinates of :func:`simplex_xy`.  A zero direction gives a segment
+        of length zero.
+
+    Examples
+    --------
+    From the centre away from option 0's vertex, the ray ends on the opposite edge:
+
+    >>> seg = simplex_ray_segments([1/3, 1/3, 1/3], [[-1, .5, .5]])
+    >>> simplex_xy([[0, .5, .5]]).round(3).tolist() == [seg[0, 1].round(3).tolist()]
+    True
+    """
+    center = np.asarray(center, dtype=float)
+    D = np.atleast_2d(np.asarray(directions, dtype=float))
+    D = D - D.mean(axis=1, keepdims=True)
+    out = np.empty((D.shape[0], 2, 2))
+    start = simplex_xy(center[None, :])[0]
+    for r, d in enumerate(D):
+        neg = d < -1e-15
+        t = float(np.min(np.maximum(center[neg], 0.0) / -d[neg])) if neg.any() else 0.0
+        out[r, 0] = start
+        out[r, 1] = simplex_xy((center + t * d)[None, :])[0]
+    return out
+
+
+def _draw_segments(ax, segments, **kw):
+    style = dict(color="black", ls="--", lw=1.3, zorder=2)
+    style.update(kw)
+    for (x0, y0), (x1, y1) in segments:
+        ax.plot([x0, x1], [y0, y1], **style)
+
+
+def _zoom(ax, xy, margin: float = 0.15):
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    span = float(max(np.max(hi - lo), 1e-6))
+    c = (lo + hi) / 2
+    half = span * (0.5 + margin)
+    ax.set_xlim(c[0] - half, c[0] + half)
+    ax.set_ylim(c[1] - half, c[1] + half)
+    for t in ax.texts:  # vertex labels far outside the view
+        t.set_clip_on(True)
+
+
+def _mark(ax, xy, mask, s=170):
+    if np.any(mask):
+        ax.scatter(xy[mask, 0], xy[mask, 1], s=s, facecolors="none",
+                   edgecolors=MARK_COLOR, linewidths=1.6, zorder=5)
+
+
+def _check_result(reports, result):
+    if not isinstance(reports, Reports):
+        raise TypeError(f"reports must be a dmi_lib.simulation.Reports, got "
+                        f"{type(reports).__name__}")
+    if reports.n_options != 3:
+        raise ValueError(f"the simplex figures need C = 3 options, got "
+                         f"{reports.n_options}")
+    if result is None:
+        result = kdmi_mechanism(reports, random_state=0, agents=np.zeros(0, dtype=int))
+    if not isinstance(result, KDMIResult):
+        raise TypeError(f"result must be a KDMIResult, got {type(result).__name__}")
+    return result
+
+
+def same_partition_fraction(a, b) -> float:
+    """Largest fraction of items on which two labelings agree after renaming clusters.
+
+    The clusters of ``b`` are matched to those of ``a`` by an optimal assignment
+    (:func:`scipy.optimize.linear_sum_assignment`), so the value is 1 exactly when the
+    two labelings are the same partition.
+
+    Examples
+    --------
+    >>> same_partition_fraction([0, 0, 1, 2], [2, 2, 0, 1])
+    1.0
+    >>> same_partition_fraction([0, 0, 1, 1], [0, 1, 1, 1])
+    0.75
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    a = np.asarray(a, dtype=np.intp)
+    b = np.asarray(b, dtype=np.intp)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError(f"a and b must be non-empty 1-D labelings of the same length, "
+                         f"got shapes {a.shape} and {b.shape}")
+    M = np.zeros((a.max() + 1, b.max() + 1))
+    np.add.at(M, (a, b), 1.0)
+    r, c = linear_sum_assignment(M, maximize=True)
+    return float(M[r, c].sum() / a.size)
+
+
+# --------------------------------------------------------------------------- #
+# Figure 6: knowledge extraction
+# --------------------------------------------------------------------------- #
+def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
+                              option_names=("A", "B", "C"), figsize=(10, 6)):
+    """Figure 6: knowledge extraction of the K-DMI mechanism (Algorithm 4, lines 1-3).
+
+    Left: the report matrices ``Rᵢ`` (``n × C``, one-hot rows for the tasks agent
+    ``i`` did) of a few agents.  Middle: their sum over all agents, row-normalised,
+    the answer matrix ``A`` (a heatmap, with the extracted cluster of each task in the
+    strip on its right).  Right: the rows of ``A`` as points on the answer simplex,
+    coloured by the extracted knowledge ``C* = DMI-C(A)``, with the partition lines of
+    ``D*`` (black dashed, from the mean of all points) and the cluster means (stars).
+    Since the rows of ``A`` sum to one, ``rank A = C`` and ``Ã = A``: DMI-clustering
+    maximises ``det[CᵀA]`` (the paper's caption); the title gives ``v = det[C*ᵀA]``.
+
+    Parameters
+    ----------
+    reports : Reports
+        A crowd's answers with ``C = 3`` options.
+    result : KDMIResult, optional
+        Output of :func:`dmi_lib.mechanisms.kdmi_mechanism` on ``reports``; computed
+        (without payments) when omitted.
+    agents_shown : sequence of int
+        The agents whose ``Rᵢ`` are drawn (at most 4).
+    option_names : sequence of 3 str
+    figsize : tuple
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgb
+
+    result = _check_result(reports, result)
+    shown = [int(a) for a in agents_shown]
+    if not 1 <= len(shown) <= 4:
+        raise ValueError(f"agents_shown must list 1 to 4 agents, got {shown}")
+    for a in shown:
+        if not 0 <= a < reports.n_workers:
+            raise ValueError(f"agent {a} is not in 0..{reports.n_workers - 1}")
+    A, answered = reports.answer_matrix()
+    A = A[answered]
+    labels = result.labels[answered]
+    n = A.shape[0]
+    k = result.k
+
+    fig = plt.figure(figsize=figsize)
+    widths = [0.4] * len(shown) + [0.42, 0.55, 0.12, 3.0]
+    gs = fig.add_gridspec(1, len(widths), width_ratios=widths, wspace=0.25,
+                          left=0.05, right=0.99, top=0.86, bottom=0.08)
+    ticks = np.arange(3)
+    for j, a in enumerate(shown):
+        ax = fig.add_subplot(gs[0, j])
+        R = reports.report_matrix(a)[answered]
+        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto",
+                  interpolation="nearest")
+        ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
+        ax.set_xticks(ticks, option_names, fontsize=8)
+        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=8)
+        if j == 0:
+            ax.set_ylabel("task", fontsize=9)
+    ax = fig.add_subplot(gs[0, len(shown)])
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, "+ ⋯\n\nsum,\nnormalise\nrows\n→", ha="center",
+            va="center", fontsize=9, transform=ax.transAxes)
+    axA = fig.add_subplot(gs[0, len(shown) + 1])
+    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto",
+                    interpolation="nearest")
+    axA.set_title("$\\mathbf{A}$", fontsize=10)
+    axA.set_xticks(ticks, option_names, fontsize=8)
+    axA.set_yticks([])
+    axS = fig.add_subplot(gs[0, len(shown) + 2])
+    strip = np.array([[to_rgb(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])] for c in labels])
+    axS.imshow(strip, aspect="auto", interpolation="nearest")
+    axS.set_xticks([])
+    axS.set_yticks([])
+    axS.set_title("$\\mathbf{C}^*$", fontsize=10)
+    cb = fig.colorbar(im, ax=[axA, axS], location="bottom", fraction=0.04, pad=0.09)
+    cb.ax.tick_params(labelsize=7)
+
+    ax = fig.add_subplot(gs[0, len(shown) + 3])
+    draw_simplex(ax, option_names)
+    xy = simplex_xy(A)
+    mean = A.mean(axis=0)
+    sizes = np.bincount(labels, minlength=k)
+    means = np.stack([A[labels == c].mean(axis=0) for c in range(k)])
+    _draw_segments(ax, simplex_ray_segments(mean, mean - means))
+    scatter_clusters(ax, xy, labels, zorder=3)
+    mxy = simplex_xy(means)
+    ax.scatter(mxy[:, 0], mxy[:, 1], marker="*", s=240, c=CLUSTER_COLORS[:k],
+               edgecolors="black", linewidths=0.9, zorder=6)
+    cxy = simplex_xy(mean[None, :])[0]
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black",
+               edgecolors="white", zorder=6)
+    v = np.exp(result.log_v)
+    ax.set_title(f"$\\mathbf{{C}}^*$ = DMI-C($\\mathbf{{A}}$): {n} tasks, cluster sizes "
+                 f"{', '.join(map(str, sizes))}\n"
+                 f"$v = \\det[\\mathbf{{C}}^{{*\\top}}\\mathbf{{A}}]$ = {v:.4g}", fontsize=10)
+    fig.suptitle(f"Figure 6: knowledge extraction — the report matrices of "
+                 f"{reports.n_workers} agents\nare summed and row-normalised into A, "
+                 "then DMI-clustered", fontsize=11)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Figure 7: payment calculation
+# --------------------------------------------------------------------------- #
+def payment_matrices(reports, result, agent: int) -> dict:
+    """The quantities of one agent's K-DMI payment (Algorithm 4, payment loop).
+
+    Reads them off the mechanism's output (``report_cluster``, ``report_part``,
+    ``partitions``): nothing is recomputed except the two count matrices.
+
+    Parameters
+    ----------
+    reports : Reports
+    result : KDMIResult
+        :func:`dmi_lib.mechanisms.kdmi_mechanism` on ``reports``, with ``agent`` paid.
+    agent : int
+
+    Returns
+    -------
+    dict
+        ``tasks`` (her usable tasks ``Tᵢ``, by task id), ``report`` (her answers),
+        ``peer`` (the virtual peer's cluster ``C*ᵢ`` of each task), ``part`` (0 for
+        ``T₁``, 1 for ``T₂``), ``M1``, ``M2`` (``C*ₗᵀRˡᵢ``: row = cluster, column =
+        her answer), ``det1``, ``det2``, ``payment`` (``det1·det2``), ``D``, ``columns``
+        (her partition ``D*_{-i}`` and ``L``), ``others`` (the other agents' answer
+        shares ``A_{-i}`` on her tasks).
+
+    Raises
+    ------
+    ValueError
+        If the agent was not paid.
+    """
+    if not isinstance(result, KDMIResult):
+        raise TypeError(f"result must be a KDMIResult, got {type(result).__name__}")
+    agent = int(agent)
+    if not 0 <= agent < reports.n_workers:
+        raise ValueError(f"agent must lie in 0..{reports.n_workers - 1}, got {agent}")
+    if not result.paid[agent]:
+        reason = result.unpaid_reason.get(agent, "not asked for")
+        raise ValueError(f"agent {agent} was not paid ({reason})")
+    C = reports.n_options
+    rows = np.flatnonzero((reports.worker == agent) & (result.report_cluster >= 0))
+    rows = rows[np.argsort(reports.task[rows], kind="stable")]
+    tasks = reports.task[rows].copy()
+    report = reports.label[rows].copy()
+    peer = result.report_cluster[rows].copy()
+    part = result.report_part[rows].copy()
+    M = np.zeros((2, C, C), dtype=np.int64)
+    np.add.at(M, (part, peer, report), 1)
+    det1, det2 = (float(round(np.linalg.det(M[p]))) for p in (0, 1))
+    counts = reports.counts()[tasks].astype(float)
+    counts[np.arange(tasks.size), report] -= 1.0
+    others = counts / counts.sum(axis=1, keepdims=True)
+    return dict(tasks=tasks, report=report, peer=peer, part=part, M1=M[0], M2=M[1],
+                det1=det1, det2=det2, payment=det1 * det2,
+                D=result.partitions[agent], columns=tuple(result.partition_columns[agent]),
+                others=others)
+
+
+def _count_matrix(ax, M, det, title, option_names):
+    C = M.shape[0]
+    ax.imshow(M, cmap="Greens", vmin=0, vmax=max(1, M.max()) * 1.3)
+    for r in range(C):
+        for c in range(C):
+            ax.text(c, r, str(int(M[r, c])), ha="center", va="center", fontsize=11)
+    ax.set_xticks(range(C), option_names, fontsize=8)
+    ax.set_yticks(range(C), [f"cl.{c + 1}" for c in range(C)], fontsize=8)
+    for lab, c in zip(ax.get_yticklabels(), range(C)):
+        lab.set_color(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])
+    ax.set_xlabel("her answer", fontsize=8)
+    ax.set_title(f"{title}\ndet = {det:g}", fontsize=10)
+    for side in ax.spines.values():
+        side.set_edgecolor("#009E73")
+        side.set_linewidth(2.5)
+
+
+def plot_payment_calculation(reports, result, agent: int, *,
+                             option_names=("A", "B", "C"), figsize=(9.5, 8.6)):
+    """Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
+
+    Left: the partition ``D*_{-i}`` learned by DMI-clustering the tasks agent ``i``
+    did **not** do (``T₋ᵢ``, small points coloured by their cluster; black dashed
+    partition lines), and her own tasks ``Tᵢ`` (diamonds, placed at the *other*
+    agents' answer shares ``A_{-i}``) clustered by it: ``C*ᵢ = idxmax(A_{Tᵢ,L}D*_{-i})``,
+    the answers of a *virtual peer*.  Middle: her tasks split into two halves ``T₁``,
+    ``T₂`` — for each task the virtual peer's cluster (top) and her answer (bottom).
+    Right: the two count matrices ``C*₁ᵀR¹ᵢ`` and ``C*₂ᵀR²ᵢ`` (green frames, the
+    paper's green rectangles); she is paid the product of their determinants.
+
+    Parameters
+    ----------
+    reports : Reports
+        ``C = 3`` options.
+    result : KDMIResult
+        :func:`dmi_lib.mechanisms.kdmi_mechanism` on ``reports``, with ``agent`` paid.
+    agent : int
+    option_names : sequence of 3 str
+    figsize : tuple
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    result = _check_result(reports, result)
+    pm = payment_matrices(reports, result, agent)
+    A, answered = reports.answer_matrix()
+    mine = np.zeros(reports.n_tasks, dtype=bool)
+    mine[reports.worker_tasks(agent)] = True
+    rest = answered & ~mine
+    A_rest = A[rest]
+    lab_rest = assign(A_rest, pm["D"], pm["columns"])
+
+    fig = plt.figure(figsize=figsize)
+    gs = fig.add_gridspec(3, 2, width_ratios=[1.7, 1], height_ratios=[1, 1, 0.9],
+                          wspace=0.15, hspace=0.55, left=0.04, right=0.97, top=0.9,
+                          bottom=0.03)
+    ax = fig.add_subplot(gs[:2, 0])
+    draw_simplex(ax, option_names)
+    k = result.k
+    sizes = np.bincount(lab_rest, minlength=k)
+    if sizes.min() > 0:
+        mean = A_rest.mean(axis=0)
+        means = np.stack([A_rest[lab_rest == c].mean(axis=0) for c in range(k)])
+        _draw_segments(ax, simplex_ray_segments(mean, mean - means))
+        cxy = simplex_xy(mean[None, :])[0]
+        ax.scatter([cxy[0]], [cxy[1]], marker="P", s=90, color="black",
+                   edgecolors="white", zorder=6)
+    scatter_clusters(ax, simplex_xy(A_rest), lab_rest, s=16, alpha=0.55, zorder=3)
+    oxy = simplex_xy(pm["others"])
+    ax.scatter(oxy[:, 0], oxy[:, 1], marker="D", s=60, c=cluster_colors(pm["peer"]),
+               edgecolors="black", linewidths=1.0, zorder=5)
+    ax.set_title(f"partition $\\mathbf{{D}}^*_{{-i}}$ learned from the "
+                 f"{int(rest.sum())} tasks $T_{{-i}}$ she did not do;\n"
+                 f"diamonds: her {pm['tasks'].size} tasks $T_i$ at the others' answers",
+                 fontsize=10)
+
+    axs = fig.add_subplot(gs[2, :])
+    order = np.lexsort((pm["tasks"], pm["part"]))
+    T = order.size
+    for x, j in enumerate(order):
+        c = pm["peer"][j]
+        axs.add_patch(Rectangle((x, 1), 1, 1, facecolor=CLUSTER_COLORS[c % 8],
+                                edgecolor="white", lw=1.5))
+        axs.text(x + 0.5, 1.5, str(c + 1), ha="center", va="center", fontsize=9,
+                 color="white", weight="bold")
+        axs.add_patch(Rectangle((x, 0), 1, 1, facecolor="0.88", edgecolor="white",
+                                lw=1.5))
+        axs.text(x + 0.5, 0.5, option_names[pm["report"][j]], ha="center",
+                 va="center", fontsize=9)
+        axs.text(x + 0.5, -0.35, str(pm["tasks"][j] + 1), ha="center", va="center",
+                 fontsize=8, color="0.35")
+    n1 = int(np.sum(pm["part"] == 0))
+    axs.axvline(n1, color="black", lw=2)
+    axs.text(n1 / 2, 2.35, "$T_1$", ha="center", fontsize=11)
+    axs.text(n1 + (T - n1) / 2, 2.35, "$T_2$", ha="center", fontsize=11)
+    axs.text(-0.3, 1.5, "virtual peer $\\mathbf{C}^*_i$", ha="right", va="center",
+             fontsize=9)
+    axs.text(-0.3, 0.5, "her report $\\mathbf{R}_i$", ha="right", va="center",
+             fontsize=9)
+    axs.text(-0.3, -0.35, "task", ha="right", va="center", fontsize=8, color="0.35")
+    axs.set_xlim(-0.25 * T, T + 0.1)
+    axs.set_ylim(-0.8, 2.8)
+    axs.set_axis_off()
+    axs.set_title("her tasks $T_i$, split into two disjoint halves", fontsize=10)
+
+    ax1 = fig.add_subplot(gs[0, 1])
+    _count_matrix(ax1, pm["M1"], pm["det1"],
+                  "$\\mathbf{C}_1^{*\\top}\\mathbf{R}_i^1$", option_names)
+    ax2 = fig.add_subplot(gs[1, 1])
+    _count_matrix(ax2, pm["M2"], pm["det2"],
+                  "$\\mathbf{C}_2^{*\\top}\\mathbf{R}_i^2$", option_names)
+    fig.suptitle(f"Figure 7: payment calculation — agent {agent + 1} is paid\n"
+                 f"$p_i = \\det(\\mathbf{{C}}_1^{{*\\top}}\\mathbf{{R}}_i^1)"
+                 f"\\det(\\mathbf{{C}}_2^{{*\\top}}\\mathbf{{R}}_i^2)$ = "
+                 f"{pm['det1']:g} × {pm['det2']:g} = {pm['payment']:g}", fontsize=11)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Crowds with a mix of strategies
+# --------------------------------------------------------------------------- #
+def _mix_strategies(p_always, p_perm, m, rng, always_option, perm):
+    for name, p in (("p_always", p_always), ("p_perm", p_perm)):
+        if not (np.isscalar(p) and 0.0 <= p <= 1.0):
+            raise ValueError(f"{name} must lie in [0, 1], got {p!r}")
+    if p_always + p_perm > 1.0 + 1e-12:
+        raise ValueError(f"p_always + p_perm must be at most 1, got {p_always} + {p_perm}")
+    shares = np.array([max(0.0, 1.0 - p_always - p_perm), p_always, p_perm])
+    counts = np.floor(shares * m).astype(int)
+    counts[0] += m - counts.sum()
+    types = rng.permutation(np.repeat(np.arange(3), counts))
+    bank = np.stack([truthful(3), always(3, always_option), permutation_strategy(perm)])
+    return types, bank[types], bank
+
+
+def strategy_mix_outcome(p_always: float, p_perm: float, *, n_tasks: int = 60,
+                         n_agents: int = 1500, tasks_per_agent: int = 30,
+                         n_gold: int = 5, accuracy: float = 0.7, noise: float = 0.3,
+                         always_option: int = 0, perm=(1, 2, 0),
+                         random_state=0) -> dict:
+    """Simulate a mixed crowd and score three aggregators and the K-DMI payments.
+
+    ``n_tasks`` tasks with 3 options; each task's ground-truth world ``w`` puts
+    ``accuracy`` on option ``w`` and is blurred by ``noise``
+    (:func:`dmi_lib.simulation.random_states`, ``kind="mixture"``).  A share
+    ``p_always`` of the ``n_agents`` agents always answer ``always_option`` (low
+    effort), a share ``p_perm`` relabel their signal by ``perm``, the rest are
+    truthful.  Each agent does ``tasks_per_agent`` random tasks.
+
+    The answer matrix is aggregated by plurality, surprisingly popular (column means
+    as the prior) and DMI-clustering with clusters named by the first ``n_gold`` tasks'
+    true options (:func:`dmi_lib.aggregation.dmi_aggregate`); accuracy is measured on
+    the other tasks.  The K-DMI mechanism pays every agent.
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (dict plurality / SP / DMI → fraction correct), ``payments``
+        (dict type → (mean, standard error, number of paid agents); NaN for an absent
+        type), ``types`` (each agent's type, 0 truthful, 1 always, 2 permutation),
+        ``kdmi`` (the :class:`~dmi_lib.mechanisms.KDMIResult`), ``S_bar`` (the crowd's
+        average strategy) and ``det_S_bar``.
+    """
+    rng = check_random_state(random_state)
+    if not 0 <= n_gold < n_tasks:
+        raise ValueError(f"n_gold must lie in 0..{n_tasks - 1}, got {n_gold}")
+    states, world = random_states(n_tasks, 3, kind="mixture", accuracy=accuracy,
+                                  noise=noise, random_state=rng, return_worlds=True)
+    types, S, _ = _mix_strategies(p_always, p_perm, n_agents, rng, always_option,
+                                  perm)
+    rep = simulate_crowd(states, S, tasks_per_agent=tasks_per_agent, random_state=rng)
+    A, answered = rep.answer_matrix()
+    if not answered.all():
+        raise ValueError("some tasks got no answer: raise n_agents or tasks_per_agent")
+    gold = {t: int(world[t]) for t in range(n_gold)}
+    test = np.arange(n_gold, n_tasks)
+    acc = {
+        "plurality": float(np.mean(plurality(A)[test] == world[test])),
+        "surprisingly popular": float(np.mean(surprisingly_popular(A)[test]
+                                              == world[test])),
+        "DMI (named by gold)": float(np.mean(dmi_aggregate(A, gold=gold)[test]
+                                             == world[test])),
+    }
+    res = kdmi_mechanism(rep, random_state=rng)
+    payments = {}
+    for j, name in enumerate(STRATEGY_TYPES):
+        p = res.payments[(types == j) & res.paid]
+        payments[name] = ((float(p.mean()), float(p.std(ddof=1) / np.sqrt(p.size)),
+                           int(p.size)) if p.size > 1 else (np.nan, np.nan, int(p.size)))
+    S_bar = S.mean(axis=0)
+    return dict(accuracy=acc, payments=payments, types=types, kdmi=res, S_bar=S_bar,
+                det_S_bar=float(np.linalg.det(S_bar)), world=world)
+
+
+def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=None,
+                      figsize=(9.5, 4.3), **kwargs):
+    """Accuracy of three aggregators and K-DMI payments by strategy type, for one crowd.
+
+    Left: the fraction of (non-gold) tasks each aggregator gets right — plurality,
+    surprisingly popular, DMI-clustering named by a few gold tasks.  Right: the mean
+    K-DMI payment of each strategy type with ±1 standard error (truthful, low-effort
+    "always one option", permutation).  See :func:`strategy_mix_outcome` for the crowd.
+
+    Parameters
+    ----------
+    p_always, p_perm : float
+        Shares of low-effort and of permutation agents (the rest are truthful).
+    outcome : dict, optional
+        A precomputed :func:`strategy_mix_outcome` (then ``p_always``, ``p_perm`` and
+        ``kwargs`` are ignored).
+    figsize : tuple
+    **kwargs
+        Passed to :func:`strategy_mix_outcome`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if outcome is None:
+        outcome = strategy_mix_outcome(p_always, p_perm, **kwargs)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    names = list(outcome["accuracy"])
+    vals = [outcome["accuracy"][k] for k in names]
+    bars = ax1.bar(range(len(names)), vals, color=["0.6", "#56B4E9", "#0072B2"])
+    for b, v in zip(bars, vals):
+        ax1.text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.0%}", ha="center",
+                 fontsize=9)
+    ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
+    ax1.text(-0.45, 1 / 3 + 0.015, "chance", fontsize=8, ha="left", color="0.4")
+    ax1.set_xticks(range(len(names)), names, fontsize=9)
+    ax1.set_ylim(0, 1.12)
+    ax1.set_ylabel("accuracy on non-gold tasks")
+    ax1.set_title("aggregated answers", fontsize=10)
+    types = list(outcome["payments"])
+    means = [outcome["payments"][t][0] for t in types]
+    ses = [outcome["payments"][t][1] for t in types]
+    counts = [outcome["payments"][t][2] for t in types]
+    x = np.arange(len(types))
+    ax2.bar(x, np.nan_to_num(means), yerr=np.nan_to_num(ses), capsize=4,
+            color=_TYPE_COLORS)
+    ax2.set_xticks(x, [f"{t}\n({c} agents)" for t, c in zip(types, counts)], fontsize=9)
+    ax2.set_ylabel("mean K-DMI payment (± 1 s.e.)")
+    ax2.set_title("payments by strategy type", fontsize=10)
+    share = outcome["types"]
+    fig.suptitle(f"crowd: {np.mean(share == 0):.0%} truthful, {np.mean(share == 1):.0%} "
+                 f"always one option, {np.mean(share == 2):.0%} permutation\n"
+                 f"(det of the average strategy = {outcome['det_S_bar']:.3f})",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    return fig
+
+
+def strategy_invariance_curve(crowd_sizes, *, shares=(0.4, 0.3, 0.2, 0.1),
+                              n_tasks: int = 60, tasks_per_agent: int = 10,
+                              n_seeds: int = 5, accuracy: float = 0.7,
+                              noise: float = 0.3, random_state=0) -> dict:
+    """Agreement of the K-DMI clustering with the truthful clustering as ``m`` grows.
+
+    One set of ``n_tasks`` task states ``aᵗ`` (3 options, mixture model).  The
+    *truthful clustering* is DMI-clustering of the states themselves — what an
+    infinite truthful crowd reports.  For each crowd size ``m`` and seed, two crowds
+    answer: a strategic one (strategy shares ``shares`` of truthful, always option 0,
+    permutation ``(1, 2, 0)`` and "noisy" ``0.7 I + 0.1``) and an all-truthful one.
+    The K-DMI knowledge (Algorithm 4, lines 1-3) of each is compared with the truthful
+    clustering up to relabelling (:func:`same_partition_fraction`), and
+    ``v = max det[CᵀA]`` of the strategic crowd is divided by the truthful crowd's.
+
+    Returns
+    -------
+    dict
+        ``m`` (crowd sizes), ``strategic``, ``truthful`` (agreements, shape
+        ``(len(m), n_seeds)``), ``v_ratio`` (same shape), ``S_bar`` (expected average
+        strategy), ``det_S_bar``, ``states``, ``reference`` (truthful clustering) and
+        ``limit_agreement`` (agreement of DMI-C(states @ S_bar) with the reference:
+        the ``m → ∞`` limit, 1 by affine invariance).
+    """
+    rng = check_random_state(random_state)
+    shares = np.asarray(shares, dtype=float)
+    if shares.shape != (4,) or np.any(shares < 0) or not np.isclose(shares.sum(), 1):
+        raise ValueError(f"shares must be 4 non-negative numbers summing to 1, got "
+                         f"{shares.tolist()}")
+    bank = np.stack([truthful(3), always(3, 0), permutation_strategy([1, 2, 0]),
+                     0.7 * np.eye(3) + 0.1])
+    states = random_states(n_tasks, 3, kind="mixture", accuracy=accuracy, noise=noise,
+                           random_state=rng)
+    reference = dmi_cluster(states).labels
+    S_bar = np.tensordot(shares, bank, axes=1)
+    limit = same_partition_fraction(reference, dmi_cluster(states @ S_bar).labels)
+    ms = np.asarray(crowd_sizes, dtype=int)
+    out = {key: np.full((ms.size, n_seeds), np.nan)
+           for key in ("strategic", "truthful", "v_ratio")}
+    none = np.zeros(0, dtype=int)
+    for i, m in enumerate(ms):
+        for s in range(n_seeds):
+            seed = int(rng.integers(2**31))
+            types = np.random.default_rng(seed).choice(4, size=m, p=shares)
+            strat = check_strategies(bank[types], 3)
+            try:
+                rs = kdmi_mechanism(simulate_crowd(states, strat,
+                                                   tasks_per_agent=tasks_per_agent,
+                                                   random_state=seed), agents=none)
+                rt = kdmi_mechanism(simulate_crowd(states, [truthful(3)] * m,
+                                                   tasks_per_agent=tasks_per_agent,
+                                                   random_state=seed), agents=none)
+            except ValueError:  # too few answers: an option never chosen, k < C
+                continue
+            out["strategic"][i, s] = same_partition_fraction(reference, rs.labels)
+            out["truthful"][i, s] = same_partition_fraction(reference, rt.labels)
+            out["v_ratio"][i, s] = np.exp(rs.log_v - rt.log_v)
+    return dict(m=ms, S_bar=S_bar, det_S_bar=float(np.linalg.det(S_bar)),
+                states=states, reference=reference, limit_agreement=limit, **out)
+
+
+def plot_strategy_invariance(curve: dict, *, figsize=(9.5, 4.3)):
+    """Two panels from :func:`strategy_invariance_curve`.
+
+    Left: agreement of the K-DMI clustering with the truthful clustering (up to
+    relabelling) against the number of agents ``m`` — strategic and truthful crowds,
+    mean ± 1 standard error over seeds.  Right: ``v`` of the strategic crowd divided
+    by ``v`` of the truthful crowd, with the limit ``|det S̄|`` (dotted).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    m = curve["m"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    for key, color, label in (("truthful", "#009E73", "all-truthful crowd"),
+                              ("strategic", "#D55E00", "strategic crowd")):
+        Y = curve[key]
+        mu = np.nanmean(Y, axis=1)
+        se = np.nanstd(Y, axis=1) / np.sqrt(np.sum(np.isfinite(Y), axis=1))
+        ax1.errorbar(m, mu, yerr=se, marker="o", color=color, capsize=3, label=label)
+    ax1.set_xscale("log")
+    ax1.set_ylim(0.3, 1.04)
+    ax1.axhline(1.0, color="0.5", lw=0.8)
+    ax1.set_xlabel("number of agents $m$")
+    ax1.set_ylabel("agreement with the truthful clustering")
+    ax1.set_title("clustering: invariant to strategies as $m \\to \\infty$", fontsize=10)
+    ax1.legend(fontsize=9, loc="lower right")
+    R = curve["v_ratio"]
+    ax2.errorbar(m, np.nanmean(R, axis=1),
+                 yerr=np.nanstd(R, axis=1) / np.sqrt(np.sum(np.isfinite(R), axis=1)),
+                 marker="o", color="#D55E00", capsize=3, label="simulated")
+    ax2.axhline(abs(curve["det_S_bar"]), color="black", ls=":",
+                label=f"$|\\det \\bar S|$ = {abs(curve['det_S_bar']):.3f}")
+    ax2.axhline(1.0, color="0.5", lw=0.8)
+    ax2.set_xscale("log")
+    ax2.set_ylim(0, 1.05)
+    ax2.set_xlabel("number of agents $m$")
+    ax2.set_ylabel("$v$(strategic) / $v$(truthful)")
+    ax2.set_title("$v = \\max_C \\det[C^\\top A]$ decreases under strategies",
+                  fontsize=10)
+    ax2.legend(fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Figure 8: surprisingly popular vs DMI-clustering
+# --------------------------------------------------------------------------- #
+def sp_dmi_disagreement(A, *, gold=None) -> dict:
+    """Surprisingly popular and DMI-clustering of the rows of ``A``, and where they differ.
+
+    DMI clusters are named by options with :func:`dmi_lib.aggregation.name_clusters`
+    (the rotated-SP naming, or ``gold``), so the two answers can be compared task by
+    task.
+
+    Returns
+    -------
+    dict
+        ``sp`` (options), ``dmi`` (named options), ``labels`` (raw DMI cluster ids),
+        ``names`` (option of each cluster), ``differ`` (bool mask), ``n_differ``,
+        ``result`` (the :class:`~dmi_lib.core.DMIResult`).
+    """
+    A = _distributions(A)
+    res = dmi_cluster(A)
+    names = name_clusters(res.labels, A, gold=gold)
+    sp = surprisingly_popular(A)
+    dmi = names[res.labels]
+    differ = sp != dmi
+    return dict(sp=sp, dmi=dmi, labels=res.labels, names=names, differ=differ,
+                n_differ=int(differ.sum()), result=res)
+
+
+def _sp_panel(ax, A, sp, differ, option_names, zoom):
+    draw_simplex(ax, option_names)
+    xy = simplex_xy(A)
+    if zoom:
+        _zoom(ax, xy)
+    mean = A.mean(axis=0)
+    _draw_segments(ax, simplex_ray_segments(mean, mean - np.eye(3)))
+    cxy = simplex_xy(mean[None, :])[0]
+    for c in range(3):  # the segment from each vertex to the centre (grey)
+        vx = simplex_xy(np.eye(3)[c][None, :])[0]
+        ax.plot([vx[0], cxy[0]], [vx[1], cxy[1]], color="0.65", ls=":", lw=1, zorder=1)
+    scatter_clusters(ax, xy, sp, zorder=3)
+    _mark(ax, xy, differ)
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black",
+               edgecolors="white", zorder=6)
+
+
+def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
+    draw_simplex(ax, option_names)
+    xy = simplex_xy(A)
+    if zoom:
+        _zoom(ax, xy)
+    mean = A.mean(axis=0)
+    k = int(labels.max()) + 1
+    means = np.stack([A[labels == c].mean(axis=0) for c in range(k)])
+    _draw_segments(ax, simplex_ray_segments(mean, mean - means))
+    cxy = simplex_xy(mean[None, :])[0]
+    mxy = simplex_xy(means)
+    names = np.array([dmi[labels == c][0] for c in range(k)])
+    for c in range(k):
+        ax.plot([mxy[c, 0], cxy[0]], [mxy[c, 1], cxy[1]], color="0.65", ls=":", lw=1,
+                zorder=1)
+    scatter_clusters(ax, xy, dmi, zorder=3)
+    ax.scatter(mxy[:, 0], mxy[:, 1], marker="*", s=240, c=cluster_colors(names),
+               edgecolors="black", linewidths=0.9, zorder=6)
+    _mark(ax, xy, differ)
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black",
+               edgecolors="white", zorder=6)
+
+
+def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = False,
+                   title: str | None = None, figsize=(9.5, 5.2)):
+    """Figure 8: surprisingly popular vs DMI-clustering on the answer simplex.
+
+    Both methods partition the simplex by three rays from the mean of all points
+    (black plus).  Left (surprisingly popular, ``argmax_c a_c / ā_c``): the boundary
+    between options ``i`` and ``j`` extends the segment from the third vertex through
+    the mean (grey dotted: vertex–mean segments).  Right (DMI-clustering): the rays
+    extend the segments from each cluster mean (star) through the mean — a "rotated"
+    version of the left partition.  Points are coloured by the option each method
+    answers (DMI clusters named by :func:`dmi_lib.aggregation.name_clusters`); red
+    circles mark the tasks where the two answers differ.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 3)
+        Answer distributions (rows on the simplex).
+    option_names : sequence of 3 str
+    gold : dict, optional
+        Gold answers to name the DMI clusters.
+    zoom : bool
+        Zoom on the points (for squeezed data such as ``A @ S``).
+    title : str, optional
+        Figure title; default names the figure and counts the disagreements.
+    figsize : tuple
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    A = _distributions(A)
+    out = sp_dmi_disagreement(A, gold=gold)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    _sp_panel(ax1, A, out["sp"], out["differ"], option_names, zoom)
+    ax1.set_title("surprisingly popular: $\\arg\\max_c\\, a_c/\\bar a_c$\n"
+                  "lines from the vertices through the mean", fontsize=10)
+    _dmi_panel(ax2, A, out["dmi"], out["labels"], out["differ"], option_names, zoom)
+    ax2.set_title("DMI-clustering: $\\mathrm{idxmax}(\\tilde{A}D^*)$\n"
+                  "lines from the cluster means through the mean", fontsize=10)
+    if title is None:
+        title = (f"Figure 8: surprisingly popular vs DMI-clustering\nthey disagree on "
+                 f"{out['n_differ']} of {A.shape[0]} tasks (red circles)")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    return fig

@@ -1,0 +1,207 @@
+"""Smoke tests for dmi_lib.plotting.mechanism_plots (Figures 6, 7, 8 and the strategy plots).
+
+Each figure function is called on small seeded inputs; the tests assert on what was
+drawn (number of axes and artists, titles, data limits) and on the numbers the helper
+functions return, never on pixels.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from dmi_lib.datasets import load_paper_data  # noqa: E402
+from dmi_lib.mechanisms import kdmi_mechanism  # noqa: E402
+from dmi_lib.plotting.mechanism_plots import (  # noqa: E402
+    payment_matrices,
+    plot_knowledge_extraction,
+    plot_payment_calculation,
+    plot_sp_vs_dmi,
+    plot_strategy_invariance,
+    plot_strategy_mix,
+    same_partition_fraction,
+    simplex_ray_segments,
+    sp_dmi_disagreement,
+    strategy_invariance_curve,
+    strategy_mix_outcome,
+)
+from dmi_lib.plotting import simplex_xy  # noqa: E402
+from dmi_lib.simulation import random_states, simulate_crowd, truthful  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    states = random_states(30, 3, kind="mixture", accuracy=0.7, noise=0.3,
+                           random_state=0)
+    rep = simulate_crowd(states, [truthful(3)] * 200, tasks_per_agent=12, random_state=0)
+    return rep, kdmi_mechanism(rep, method="exact", random_state=0)
+
+
+def _titles(fig):
+    return [ax.get_title() for ax in fig.axes] + [fig._suptitle.get_text()
+                                                 if fig._suptitle else ""]
+
+
+# --------------------------------------------------------------------------- #
+# helpers
+# --------------------------------------------------------------------------- #
+def test_simplex_ray_segments_end_on_the_edge():
+    seg = simplex_ray_segments([0.2, 0.3, 0.5], [[1, -0.5, -0.5], [-1, 1, 0], [0, 0, 0]])
+    assert seg.shape == (3, 2, 2)
+    assert np.allclose(seg[:, 0], simplex_xy([[0.2, 0.3, 0.5]])[0])
+    # towards option 0 the ray stops where option 1 or 2 hits zero
+    end0 = np.linalg.lstsq(np.vstack([np.array([[0, 0], [1, 0], [.5, np.sqrt(3) / 2]]).T,
+                                      np.ones(3)]), np.r_[seg[0, 1], 1], rcond=None)[0]
+    assert np.isclose(end0.min(), 0, atol=1e-12)
+    assert np.allclose(seg[2, 0], seg[2, 1])                 # zero direction: no length
+
+
+def test_same_partition_fraction():
+    assert same_partition_fraction([0, 1, 2, 2], [1, 2, 0, 0]) == 1.0
+    assert same_partition_fraction([0, 0, 0, 1], [0, 0, 1, 1]) == 0.75
+    with pytest.raises(ValueError, match="same length"):
+        same_partition_fraction([0, 1], [0, 1, 1])
+
+
+# --------------------------------------------------------------------------- #
+# Figure 6 and 7
+# --------------------------------------------------------------------------- #
+def test_plot_knowledge_extraction(crowd):
+    rep, res = crowd
+    fig = plot_knowledge_extraction(rep, res, agents_shown=(0, 1))
+    titles = _titles(fig)
+    assert any(t.startswith("Figure 6") for t in titles)
+    assert "$R_{1}$" in titles and "$R_{2}$" in titles
+    simplex = fig.axes[-1] if "DMI-C" in fig.axes[-1].get_title() else \
+        next(ax for ax in fig.axes if "DMI-C" in ax.get_title())
+    # 30 task points + 3 stars + the mean
+    offsets = sum(len(c.get_offsets()) for c in simplex.collections)
+    assert offsets == 30 + 3 + 1
+    assert "cluster sizes" in simplex.get_title()
+    with pytest.raises(ValueError, match="1 to 4 agents"):
+        plot_knowledge_extraction(rep, res, agents_shown=())
+
+
+def test_plot_knowledge_extraction_computes_result(crowd):
+    rep, _ = crowd
+    fig = plot_knowledge_extraction(rep)
+    assert fig._suptitle.get_text().startswith("Figure 6")
+
+
+def test_payment_matrices_match_the_mechanism(crowd):
+    rep, res = crowd
+    paid = np.flatnonzero(res.paid)
+    for agent in paid[:20]:
+        pm = payment_matrices(rep, res, agent)
+        assert pm["payment"] == res.payments[agent]
+        assert pm["M1"].sum() + pm["M2"].sum() == pm["tasks"].size == 12
+        assert np.allclose(pm["others"].sum(axis=1), 1)
+
+
+def test_payment_matrices_unpaid_agent(crowd):
+    rep, _ = crowd
+    res = kdmi_mechanism(rep, random_state=0, agents=np.array([1]))
+    with pytest.raises(ValueError, match="not paid"):
+        payment_matrices(rep, res, 0)
+
+
+def test_plot_payment_calculation(crowd):
+    rep, res = crowd
+    agent = int(np.flatnonzero(res.payments > 0)[0])
+    fig = plot_payment_calculation(rep, res, agent)
+    sup = fig._suptitle.get_text()
+    assert sup.startswith("Figure 7") and f"= {res.payments[agent]:g}" in sup
+    assert len(fig.axes) == 4
+    dets = [ax.get_title() for ax in fig.axes if "det =" in ax.get_title()]
+    assert len(dets) == 2
+    # the strip shows one cell per task and row (2 x 12 rectangles)
+    strip = next(ax for ax in fig.axes if "halves" in ax.get_title())
+    assert len(strip.patches) == 24
+
+
+# --------------------------------------------------------------------------- #
+# Strategy mix and invariance
+# --------------------------------------------------------------------------- #
+def test_strategy_mix_outcome_and_plot():
+    out = strategy_mix_outcome(0.4, 0.2, n_tasks=40, n_agents=600, tasks_per_agent=20,
+                               random_state=0)
+    assert set(out["accuracy"]) == {"plurality", "surprisingly popular",
+                                    "DMI (named by gold)"}
+    assert out["payments"]["always"][0] == 0.0
+    assert np.bincount(out["types"], minlength=3).tolist() == [240, 240, 120]
+    fig = plot_strategy_mix(outcome=out)
+    ax1, ax2 = fig.axes
+    assert len(ax1.patches) == 3 and len(ax2.patches) == 3
+    assert ax1.get_ylim()[1] > 1
+    assert "40% always one option" in fig._suptitle.get_text()
+
+
+def test_strategy_mix_rejects_bad_shares():
+    with pytest.raises(ValueError, match="at most 1"):
+        strategy_mix_outcome(0.7, 0.5)
+    with pytest.raises(ValueError, match="n_gold"):
+        strategy_mix_outcome(0.1, 0.1, n_tasks=10, n_gold=10)
+
+
+def test_strategy_invariance_curve_and_plot():
+    curve = strategy_invariance_curve([50, 2000], n_tasks=30, n_seeds=2, random_state=0)
+    assert curve["strategic"].shape == (2, 2)
+    assert curve["limit_agreement"] == 1.0
+    assert np.isclose(curve["det_S_bar"], np.linalg.det(curve["S_bar"]))
+    fig = plot_strategy_invariance(curve)
+    ax1, ax2 = fig.axes
+    assert ax1.get_xscale() == "log" and len(ax1.get_legend().get_texts()) == 2
+    assert "det" in ax2.get_legend().get_texts()[0].get_text()
+    with pytest.raises(ValueError, match="summing to 1"):
+        strategy_invariance_curve([50], shares=(0.5, 0.5, 0.5, 0.0))
+
+
+# --------------------------------------------------------------------------- #
+# Figure 8
+# --------------------------------------------------------------------------- #
+def test_sp_dmi_disagreement_on_the_appendix_data():
+    A = load_paper_data("svsd").A
+    out = sp_dmi_disagreement(A)
+    assert out["n_differ"] == 9 and out["differ"].sum() == 9
+    assert sorted(out["names"].tolist()) == [0, 1, 2]
+
+
+def test_plot_sp_vs_dmi():
+    A = load_paper_data("svsd").A
+    fig = plot_sp_vs_dmi(A)
+    assert fig._suptitle.get_text().startswith("Figure 8")
+    assert "9 of 20" in fig._suptitle.get_text()
+    ax1, ax2 = fig.axes
+    assert "surprisingly popular" in ax1.get_title()
+    assert "DMI-clustering" in ax2.get_title()
+    # 3 partition rays per panel, drawn dashed in black
+    for ax in (ax1, ax2):
+        dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+        assert len(dashed) == 3
+    # red circles: one collection with 9 points in each panel
+    for ax in (ax1, ax2):
+        assert any(len(c.get_offsets()) == 9 for c in ax.collections)
+    assert ax1.get_xlim() == (-0.12, 1.12)
+
+
+def test_plot_sp_vs_dmi_zoom_and_validation():
+    A = load_paper_data("svsd").A
+    S = load_paper_data("example2").S
+    fig = plot_sp_vs_dmi(A @ S, zoom=True, title="zoomed")
+    x0, x1 = fig.axes[0].get_xlim()
+    assert x1 - x0 < 0.5 and fig._suptitle.get_text() == "zoomed"
+    with pytest.raises(ValueError, match="3 options"):
+        plot_sp_vs_dmi(np.full((4, 2), 0.5))
+    with pytest.raises(ValueError, match="probability vectors"):
+        plot_sp_vs_dmi(np.full((4, 3), 0.5))
