@@ -36,6 +36,14 @@ from .aggregation import (
     surprisingly_popular_single,
 )
 from .exact import brute_force, cone_partition, mean_split
+from .kcofactors import (
+    KCofactorsStep,
+    cone_labels_2d,
+    k_cofactors,
+    k_cofactors_2d,
+    k_cofactors_history,
+    partition_rays_2d,
+)
 from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"

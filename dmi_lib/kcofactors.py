@@ -1,0 +1,1047 @@
+"""k-cofactors (Algorithm 2 of Kong, *Information Elicitation Meets Clustering*).
+
+k-cofactors is Lloyd's algorithm for DMI-clustering: it alternates the
+*assignment* ``C ← idxmax(ÃD)`` with the *update* ``D = (CᵀÃ)⁻¹`` and stops when
+``C ∈ idxmax(ÃD)`` -- the Theorem's linearly-partitioned condition.  Algorithm 3
+(Corollary 2d) is the same iteration drawn in the plane: the partition lines are the
+rays from the global mean ``ā`` that extend the segments ``[ā_c, ā]``.
+
+The paper's batch iteration is not monotone.  It can decrease ``|det(CᵀÃ)|``, fall
+into a cycle, or empty a cluster (then ``CᵀÃ`` is singular and ``D`` does not
+exist).  On ``A = [[2,-3],[2,0],[-2,-1],[0,0],[-1,-2]]`` the paper's initialisation
+leads to the 2-cycle 18 ↔ 12 while the optimum is 36.  :func:`k_cofactors`
+therefore runs the paper's batch iteration, detects cycles and singular steps,
+keeps the best state it has seen, and finishes with *single-row moves*, each of
+which multiplies ``|det|`` by more than ``1 + tol`` (matrix determinant lemma).  It
+always ends at a local maximum of the DMI-score, hence (Theorem) at a linearly
+partitioned clustering.  :func:`k_cofactors_history` replays the paper's plain
+iteration, without any repair, for figures and teaching.
+
+Implementation notes.  Every clustering has the same ``idxmax(ÃD)`` in any
+coordinates ``Ã' = ÃQ`` (``Q`` invertible): ``Ã'D' = ÃQ Q⁻¹D``.  The solver
+therefore works in whitened coordinates ``X = [√n U_r, 1]`` (the centred data's
+principal axes scaled to unit variance, Theorem: affine-invariant), which keeps
+``CᵀX`` as well conditioned as the clustering allows; scores are reported in the
+paper's ``Ã`` through :func:`dmi_lib.core._result`.  The assignment runs over
+blocks of rows (one small BLAS product each, on one BLAS thread, the blocks spread
+over worker threads for large ``n``, as scikit-learn's Lloyd k-means does),
+updates ``CᵀX`` from the rows that moved, and skips rows whose margin to the next
+cluster certifies that they cannot move (``_Bounds``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validation import check_labels, check_matrix, check_random_state
+from .core import DMIResult, Problem, _result, argmax_rows, cluster_sums, prepare
+
+__all__ = [
+    "KCofactorsStep",
+    "cone_labels_2d",
+    "k_cofactors",
+    "k_cofactors_2d",
+    "k_cofactors_history",
+    "partition_rays_2d",
+]
+
+_EPS = np.finfo(np.float64).eps
+
+#: ``CᵀX`` counts as singular when its smallest singular value is below this
+#: fraction of its largest (an empty cluster, or affinely dependent cluster means).
+_RCOND = 1e-11
+
+#: Safety factor on the rounding-error bound that decides ties (see ``_tie_tol``).
+_TIE_SAFETY = 64.0
+
+#: Rows per block in the batch assignment; a block of ``k`` float64 columns stays in
+#: the L2 cache.
+_BLOCK = 16384
+
+#: Block size when BLAS threads cannot be limited (no threadpoolctl): large blocks
+#: amortise OpenBLAS's thread start-up.
+_BLOCK_UNLIMITED_BLAS = 1 << 18
+
+#: Problems with fewer rows run in one thread, in the caller's BLAS setting.
+_PARALLEL_MIN_ROWS = 4 * _BLOCK
+
+#: The ascent applies at most this many candidate moves one by one (Sherman-Morrison);
+#: with more it moves the best prefix of them at once (exact line search).
+_SEQUENTIAL_MOVES = 256
+
+#: The batch phase uses margin bounds (``_Bounds``) from this many rows on; below,
+#: a full scan is cheap.  The ascent always uses them.
+_BOUNDS_MIN_ROWS = 4 * _BLOCK
+
+#: After a full screen the ascent watches the ``n / _WATCH_FRACTION`` rows (at least
+#: ``_WATCH_MIN``) closest to a boundary, and re-screens only them while that is
+#: provably enough.
+_WATCH_FRACTION = 16
+_WATCH_MIN = 1024
+
+#: Up to this many clusters, ``_first_index`` replaces ``argmax(axis=0)``.
+_FAST_ARGMAX_MAX_K = 16
+
+_INITS = ("paper", "sp", "random")
+
+
+# --------------------------------------------------------------------------- #
+# Argument checks
+# --------------------------------------------------------------------------- #
+def _check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_init(init, n: int, k: int):
+    if isinstance(init, str):
+        if init not in _INITS:
+            raise ValueError(f"init must be one of {_INITS} or an array of labels, "
+                             f"got {init!r}")
+        return init
+    return check_labels(init, n, k, "init")
+
+
+# --------------------------------------------------------------------------- #
+# Initialisations
+# --------------------------------------------------------------------------- #
+def _paper_init(problem: Problem) -> np.ndarray:
+    """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5)."""
+    At = problem.A_tilde
+    return argmax_rows(At - At.mean(axis=0))
+
+
+def _sp_init(problem: Problem) -> np.ndarray:
+    """Surprisingly-popular start ``idxmax(Ã / column means of Ã)``.
+
+    Defined only when ``Ã`` is non-negative with positive column means (answer
+    shares); otherwise the paper's initialisation is used.
+    """
+    At = problem.A_tilde
+    means = At.mean(axis=0)
+    if np.any(At < 0) or np.any(means <= 0):
+        return _paper_init(problem)
+    return argmax_rows(At / means)
+
+
+def _tie_tol(k: int, row_l1_max: float, D: np.ndarray) -> float:
+    """Absolute tolerance under which two entries of a row of ``XD`` count as tied.
+
+    ``|fl(x·d) − x·d| <= k·eps·‖x‖₁·max|d|`` bounds the rounding of one entry; the
+    safety factor covers the error of ``D`` itself.  Without it a genuine tie (the
+    global mean is always one, Theorem) is broken by rounding noise and the paper's
+    footnote semantics ("move a row only if its cluster is not among the maxima")
+    is lost.
+    """
+    return _TIE_SAFETY * k * _EPS * row_l1_max * float(np.abs(D).max())
+
+
+def _first_index(mask):
+    """Index of the first True in each column of the boolean ``(k, B)`` ``mask``.
+
+    Reads ``Σ_c 2^(k-1-c)·mask[c]`` (exact in float64 for ``k <= 52``) and takes
+    its binary exponent: 4x faster than ``argmax(axis=0)`` for ``k <= 10``.
+    """
+    k = mask.shape[0]
+    if k > _FAST_ARGMAX_MAX_K:
+        return mask.argmax(axis=0)
+    code = np.ldexp(1.0, np.arange(k - 1, -1, -1)) @ mask
+    return k - np.frexp(code)[1]
+
+
+# --------------------------------------------------------------------------- #
+# Parallel blocks
+# --------------------------------------------------------------------------- #
+_CONTROLLER = None
+
+
+def _blas_controller():
+    """threadpoolctl's controller (a runtime dependency), created on first use."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
+@contextmanager
+def _workers(n: int):
+    """Worker threads for the row blocks of a large problem.
+
+    Like scikit-learn's Lloyd k-means, each block's small product runs on one BLAS
+    thread and the blocks are spread over the cores: OpenBLAS threading a
+    ``k × k`` by ``k × 16384`` product costs more in synchronisation than it saves,
+    and on a loaded machine it can be ten times slower.  Without threadpoolctl the
+    BLAS threads cannot be limited; then the blocks are made large and run in
+    turn.  Yields ``(pool or None, block_size)``.
+    """
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+    ctl = _blas_controller() if n >= _PARALLEL_MIN_ROWS else None
+    if ctl is None:
+        yield None, (_BLOCK if n < _PARALLEL_MIN_ROWS else _BLOCK_UNLIMITED_BLAS)
+        return
+    with ctl.limit(limits=1, user_api="blas"):
+        if cpus < 2:
+            yield None, _BLOCK
+            return
+        with ThreadPoolExecutor(max_workers=cpus) as pool:
+            yield pool, _BLOCK
+
+
+# --------------------------------------------------------------------------- #
+# The solver
+# --------------------------------------------------------------------------- #
+class _State:
+    """One clustering with ``M = CᵀX`` and, if it is non-singular, ``D = M⁻¹``."""
+
+    __slots__ = ("labels", "M", "D", "logabs", "sign")
+
+    def __init__(self, labels, M, D, logabs, sign):
+        self.labels, self.M, self.D, self.logabs, self.sign = labels, M, D, logabs, sign
+
+
+class _Bounds:
+    """Which rows can change their ``idxmax(XD)`` while ``D`` drifts from ``D₀``.
+
+    Row ``i``'s entries of ``XD`` move by at most ``‖xᵢ‖₁·max|D − D₀|``, so a row
+    whose margin ``νᵢ = (g_cur − max_{c≠cur} g_c)/‖xᵢ‖₁`` at ``D₀`` exceeds
+    ``2·max|D − D₀| + tol`` keeps its cluster (the idea of Hamerly's and Elkan's
+    bounds for k-means).  After a full scan the ``n / _WATCH_FRACTION`` rows with
+    the smallest margins are watched; while every other row is certified, only the
+    watched rows need scanning.
+    """
+
+    def __init__(self, n: int):
+        self.n_watch = min(n - 1, max(_WATCH_MIN, n // _WATCH_FRACTION))
+        self.D0, self.theta, self.watch = None, -np.inf, None
+        self.settling = False  # the batch phase sets it once few rows move
+
+    def valid(self, D, tol) -> bool:
+        return self.D0 is not None and 2.0 * np.abs(D - self.D0).max() + tol < self.theta
+
+    def reset(self, D, margin):
+        self.D0 = D.copy()
+        self.theta = np.partition(margin, self.n_watch)[self.n_watch]
+        self.watch = np.flatnonzero(margin <= self.theta)
+
+
+class _Engine:
+    """k-cofactors on one prepared problem, in whitened coordinates ``X = [W 1]``.
+
+    ``W`` is stored transposed (``Wt``, shape ``(k-1, n)``) so that every block of
+    rows is ``k-1`` contiguous runs and ``XD = WD[:-1] + 1·D[-1]`` needs no column of
+    ones.
+    """
+
+    def __init__(self, problem: Problem, pool=None, block: int = _BLOCK):
+        self.problem = problem
+        n, k = problem.n, problem.k
+        self.n, self.k = n, k
+        r = k - 1
+        scale = problem.singular_values[:r] / math.sqrt(n)
+        # Unit mean square per coordinate: CᵀX is as well conditioned as the
+        # clustering itself allows (the data's own scales drop out).
+        self.Wt = np.ascontiguousarray((problem.Y / scale).T)
+        self.row_l1 = np.abs(self.Wt).sum(axis=0) + 1.0  # ‖xᵢ‖₁
+        self.row_l1_max = float(self.row_l1.max())
+        self.pool = pool
+        self.block = block
+        self.blocks = [(s, min(s + block, n)) for s in range(0, n, block)]
+        self._hash_weights = None
+        self._aranges = {}
+
+    def _map(self, fn, spans=None):
+        """``[fn(s, e) for (s, e) in spans]`` (default: the row blocks), on the worker
+        threads if there are any."""
+        spans = self.blocks if spans is None else spans
+        if self.pool is None or len(spans) == 1:
+            return [fn(s, e) for s, e in spans]
+        return list(self.pool.map(lambda b: fn(*b), spans))
+
+    def _G(self, DwT, d1, s, e):
+        """Block ``(XD)[s:e]ᵀ``, shape ``(k, e-s)``."""
+        G = DwT @ self.Wt[:, s:e]
+        G += d1
+        return G
+
+    def _arange(self, m):
+        a = self._aranges.get(m)
+        if a is None:
+            a = self._aranges[m] = np.arange(m)
+        return a
+
+    @staticmethod
+    def _split(D):
+        return np.ascontiguousarray(D[:-1].T), np.ascontiguousarray(D[-1][:, None])
+
+    # ---- elementary pieces ------------------------------------------------ #
+    def rows(self, idx) -> np.ndarray:
+        """Rows ``x_i = [w_i, 1]`` of ``X``; shape ``idx.shape + (k,)``."""
+        idx = np.asarray(idx)
+        out = np.ones(idx.shape + (self.k,))
+        out[..., :-1] = np.moveaxis(self.Wt[:, idx], 0, -1)
+        return out
+
+    def sums(self, labels) -> np.ndarray:
+        """``CᵀX``: the last column holds the (exact, integer) cluster sizes.
+
+        Summed per block (on the workers), then over blocks in a fixed order."""
+        k = self.k
+
+        def part(s, e):
+            lab = labels[s:e]
+            M = np.empty((k, k))
+            for j in range(k - 1):
+                M[:, j] = np.bincount(lab, weights=self.Wt[j, s:e], minlength=k)
+            M[:, -1] = np.bincount(lab, minlength=k)
+            return M
+
+        parts = self._map(part)
+        M = parts[0]
+        for P in parts[1:]:
+            M += P
+        return M
+
+    def update_sums(self, M, idx, old, new, labels) -> np.ndarray:
+        """``CᵀX`` after rows ``idx`` moved from ``old`` to ``new`` clusters
+        (``labels`` is the clustering after the move)."""
+        k = self.k
+        if 4 * idx.size > self.n:  # most rows moved: summing afresh is cheaper
+            return self.sums(labels)
+        M = M.copy()
+        Wc = self.Wt[:, idx]
+        for j in range(k - 1):
+            M[:, j] += (np.bincount(new, weights=Wc[j], minlength=k)
+                        - np.bincount(old, weights=Wc[j], minlength=k))
+        M[:, -1] += np.bincount(new, minlength=k) - np.bincount(old, minlength=k)
+        return M
+
+    def state(self, labels, M=None) -> _State:
+        """Score ``labels``; ``D`` is None when ``CᵀX`` is singular."""
+        if M is None:
+            M = self.sums(labels)
+        if M[:, -1].min() == 0:  # an empty cluster
+            return _State(labels, M, None, -np.inf, 0.0)
+        s = np.linalg.svd(M, compute_uv=False)
+        if not s[-1] > _RCOND * s[0]:
+            return _State(labels, M, None, -np.inf, 0.0)
+        sign, logabs = np.linalg.slogdet(M)
+        return _State(labels, M, np.linalg.inv(M), float(logabs), float(sign))
+
+    def tie_tol(self, D) -> float:
+        return _tie_tol(self.k, self.row_l1_max, D)
+
+    def label_hash(self, labels) -> int:
+        """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
+        clustering that the batch loop updates from the changed rows only."""
+        if self._hash_weights is None:
+            rng = np.random.default_rng(0x6B_C0FA)  # fixed: the hash, not the result
+            self._hash_weights = rng.integers(0, 2**63, size=self.n, dtype=np.uint64)
+        return int((self._hash_weights * labels.astype(np.uint64)).sum(dtype=np.uint64))
+
+    def hash_delta(self, idx, old, new) -> int:
+        # uint64 arithmetic wraps modulo 2**64, exactly as the full hash does.
+        delta = (new - old).astype(np.uint64)
+        return int((self._hash_weights[idx] * delta).sum(dtype=np.uint64))
+
+    # ---- the hot loop: rows not in idxmax(XD) ------------------------------ #
+    def scan(self, D, labels, tol, rows=None, margins=False, rows_of_G=False):
+        """Rows whose cluster is more than ``tol`` below their row's maximum of
+        ``XD`` -- the rows the assignment ``C ← idxmax(XD)`` moves under the
+        footnote's tie rule, and the rows with an improving single move.
+
+        Returns ``idx`` (row indices), ``tgt`` (first maximal cluster), ``gap``
+        (``max − current > tol``; a move to ``tgt`` multiplies ``det`` by
+        ``1 + gap``), then ``G`` (the rows ``xᵢD``) if ``rows_of_G``, then, for a
+        full scan with ``margins``, every row's margin
+        ``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁`` (see :class:`_Bounds`).  Only
+        ``rows`` are scanned if given.
+        """
+        DwT, d1 = self._split(D)
+
+        def kernel(Wsub, lab, l1):
+            G = DwT @ Wsub
+            G += d1
+            # Reductions over the short axis 0 of a C-ordered (k, B) block run as k
+            # vectorised passes; the argmax is needed only for the rows that move.
+            width = G.shape[1]
+            flat = lab * width  # G[lab[i], i] as a flat take: 2x take_along_axis
+            flat += self._arange(width)
+            Gf = G.reshape(-1)
+            cur = Gf.take(flat)
+            hi = G.max(axis=0)
+            hit = np.flatnonzero(cur < hi - tol)
+            hi_h = hi[hit]
+            if rows_of_G or 4 * hit.size < width:
+                Gh = G[:, hit]
+                tgt = _first_index(Gh >= hi_h)
+            else:  # most rows move (early iterations): skip the gather
+                tgt = _first_index(G >= hi)[hit]
+            out = [hit, tgt, hi_h - cur[hit]]
+            if rows_of_G:
+                out.append(Gh.T)
+            if l1 is not None:
+                # Margin to the best *other* cluster: hide the current entry.
+                Gf[flat] = -np.inf
+                margin = cur - G.max(axis=0)
+                margin /= l1
+                out.append(margin)
+            return out
+
+        if rows is None:
+            def part(s, e):
+                out = kernel(self.Wt[:, s:e], labels[s:e],
+                             self.row_l1[s:e] if margins else None)
+                out[0] = out[0] + s
+                return out
+            spans = self.blocks
+        else:
+            def part(s, e):
+                r = rows[s:e]
+                out = kernel(self.Wt[:, r], labels[r], None)
+                out[0] = r[out[0]]
+                return out
+            # (_Bounds never watches an empty set: it keeps n_watch + 1 rows.)
+            spans = [(s, min(s + self.block, rows.size))
+                     for s in range(0, rows.size, self.block)]
+        parts = self._map(part, spans)
+        return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+
+    def assign(self, D, labels, tol, bounds=None):
+        """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2).
+
+        Returns the new labels (a fresh array) and the indices of the rows that
+        changed.  With ``bounds``, rows certified by their margins are skipped.
+        """
+        if bounds is not None and bounds.valid(D, tol):
+            idx, tgt, _ = self.scan(D, labels, tol, rows=bounds.watch)
+        elif bounds is not None and bounds.settling:
+            idx, tgt, _, margin = self.scan(D, labels, tol, margins=True)
+            bounds.reset(D, margin)
+        else:
+            idx, tgt, _ = self.scan(D, labels, tol)
+        if bounds is not None:
+            # Margins pay off once D changes little: when few rows move.
+            bounds.settling = idx.size * _WATCH_FRACTION < self.n
+        new = labels.copy()
+        new[idx] = tgt
+        return new, idx
+
+    def screen(self, D, labels, tol, bounds=None):
+        """The improving single moves, largest factor first: ``idx``, ``tgt``,
+        ``F = 1 + gap`` and the rows ``xᵢD``.
+
+        Moves with ``F < −1`` (a sign flip) need no search: once no row has
+        ``F > 1``, the clustering is linearly partitioned, and then every ``F``
+        lies in ``[0, 1]`` because ``Σ_{i∈c} gᵢ = e_c`` makes
+        ``Σ_{i∈c} (g_ic − g_ic')`` equal to 1 with non-negative terms.
+        """
+        if bounds is not None and bounds.valid(D, tol):
+            idx, tgt, gap, G = self.scan(D, labels, tol, rows=bounds.watch,
+                                         rows_of_G=True)
+        else:
+            idx, tgt, gap, G, margin = self.scan(D, labels, tol, margins=True,
+                                                 rows_of_G=True)
+            if bounds is not None:
+                bounds.reset(D, margin)
+        order = np.argsort(-gap, kind="stable")
+        return idx[order], tgt[order], 1.0 + gap[order], G[order]
+
+    def _line_search(self, src, tgt, G, F) -> int:
+        """Best prefix of the candidate moves (sorted best first).
+
+        Moving the rows of a set ``S`` at once multiplies ``det(CᵀX)`` by
+        ``det(I + Σ_{i∈S} (e_tgt − e_src) gᵢᵀ)``, ``gᵢ = xᵢD`` -- exact, O(|S|k) for
+        all prefixes of sizes 1, 2, 4, ...  The prefix of size 1 is a single move
+        with ``F > 1 + tol``, so the best prefix always raises ``|det|``.
+        """
+        k = self.k
+        U = np.zeros((k, k))
+        best_m, best_r = 1, F[0]
+        lo, m = 0, 1
+        while True:
+            for j in range(k):
+                U[:, j] += (np.bincount(tgt[lo:m], weights=G[lo:m, j], minlength=k)
+                            - np.bincount(src[lo:m], weights=G[lo:m, j], minlength=k))
+            r = abs(np.linalg.det(np.eye(k) + U))
+            if r > best_r:
+                best_m, best_r = m, r
+            if m == src.size:
+                return best_m
+            lo, m = m, min(2 * m, src.size)
+
+    def _sequential(self, cand, labels, M, D, tol) -> int:
+        """Apply the candidate moves one at a time, re-checking each against the
+        current ``D`` (Sherman-Morrison, O(k²) per move).  Mutates the arguments."""
+        moves = 0
+        for i in cand:  # sequential: every move changes D
+            x = self.rows(i)
+            c = labels[i]
+            if M[c, -1] == 1:  # moving it would empty cluster c (F = 0)
+                continue
+            g = x @ D
+            c2 = int(np.argmax(g))
+            f = 1.0 + g[c2] - g[c]
+            if not f > 1.0 + tol:
+                continue
+            # Sherman-Morrison for M + (e_c2 − e_c) xᵀ; f is the determinant
+            # lemma's factor 1 + xᵀD(e_c2 − e_c).
+            u = D[:, c2] - D[:, c]
+            D -= np.outer(u, g) / f
+            M[c] -= x
+            M[c2] += x
+            labels[i] = c2
+            moves += 1
+        return moves
+
+    def ascent(self, st: _State, max_passes: int):
+        """Raise ``|det(CᵀX)|`` by single-row moves until none gains a factor
+        ``1 + tol``.
+
+        Each pass screens the rows at once (after a full screen, only the rows
+        that :class:`_Bounds` cannot certify).  Few candidates: apply them one at
+        a time.  Many (far from a local maximum, e.g. after the batch phase
+        cycled or met a singular step): move the best prefix of them at once
+        (exact line search, :meth:`_line_search`).  Every pass raises ``|det|``.
+        """
+        labels, M, D = st.labels.copy(), st.M.copy(), st.D.copy()
+        logabs = st.logabs
+        passes = moves = 0
+        converged = False
+        bounds = _Bounds(self.n)
+        while passes < max_passes:
+            tol = self.tie_tol(D)
+            cand, tgt, F, G = self.screen(D, labels, tol, bounds)
+            if cand.size == 0:
+                converged = True
+                break
+            passes += 1
+            if cand.size <= _SEQUENTIAL_MOVES:
+                moves += self._sequential(cand, labels, M, D, tol)
+            else:
+                m = self._line_search(labels[cand], tgt, G, F)
+                idx, old = cand[:m], labels[cand[:m]]
+                labels[idx] = tgt[:m]
+                M = self.update_sums(M, idx, old, tgt[:m], labels)
+                moves += m
+            # CᵀX from the moved rows, summed afresh every few passes against drift.
+            fresh = self.state(labels, None if passes % 8 == 0 else M)
+            if fresh.D is None:  # cannot happen: every accepted step has |det| > 0
+                raise RuntimeError("k-cofactors: a single-row move made CᵀÃ singular")
+            M, D = fresh.M, fresh.D
+            gained = fresh.logabs > logabs
+            logabs = fresh.logabs
+            if not gained:  # only rounding-level moves were left
+                converged = True
+                break
+        M = self.sums(labels)
+        return self.state(labels, M), passes, moves, converged
+
+    # ---- repair of a singular start --------------------------------------- #
+    def make_nonsingular(self, labels):
+        """Move rows until ``CᵀX`` has full rank.
+
+        With left / right null spaces ``Z``, ``V`` of ``M = CᵀX``, moving row ``i``
+        from ``a`` to ``b`` adds ``(e_b − e_a)xᵢᵀ`` and raises the rank by one exactly
+        when ``Zᵀ(e_b − e_a) ≠ 0`` and ``Vᵀxᵢ ≠ 0``.  We take the move with the
+        largest ``‖Vᵀxᵢ‖·‖Zᵀ(e_b − e_a)‖``; at most ``k`` moves are needed.  Such a
+        move exists: ``X`` has full column rank and ``1`` lies in its span, so no
+        left null vector is constant.
+        """
+        labels = labels.copy()
+        n_moves = 0
+        for _ in range(2 * self.k):
+            M = self.sums(labels)
+            U, s, Vt = np.linalg.svd(M)
+            r = int(np.sum(s > _RCOND * s[0]))
+            if r == self.k:
+                return labels, n_moves
+            Z, V = U[:, r:], Vt[r:].T
+            row_w = np.linalg.norm(V[:-1].T @ self.Wt + V[-1][:, None], axis=0)
+            pair = np.linalg.norm(Z[:, None, :] - Z[None, :, :], axis=2)
+            score = row_w[:, None] * pair[labels]
+            i, b = np.unravel_index(int(np.argmax(score)), score.shape)
+            labels[i] = b
+            n_moves += 1
+        # pragma: no cover -- each move raises the rank by one (see above)
+        raise RuntimeError("k-cofactors: could not make CᵀÃ non-singular")
+
+    def random_init(self, rng) -> np.ndarray:
+        """A random linear partition: ``k`` random rows ``S`` with ``D = X_S⁻¹``, so
+        seed ``c`` is the only sure member of cluster ``c``."""
+        n, k = self.n, self.k
+        for _ in range(10):
+            S = rng.choice(n, size=k, replace=False)
+            XS = self.rows(S)
+            s = np.linalg.svd(XS, compute_uv=False)
+            if s[-1] > 1e-8 * s[0]:
+                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=np.intp), 0.0)[0]
+        return rng.integers(0, k, size=n).astype(np.intp)  # repaired by the caller
+
+    # ---- one run ------------------------------------------------------------ #
+    def batch(self, st: _State, max_iter: int, info: dict) -> _State:
+        """The paper's batch iteration from the non-singular ``st``.
+
+        Stops when the clustering is consistent (``C ∈ idxmax(XD)``), repeats an
+        earlier clustering (a cycle), the next step would be singular, or after
+        ``max_iter`` iterations.  Returns the best state seen (``st`` included).
+        """
+        best = st
+        h = self.label_hash(st.labels)
+        seen = {h: 0}
+        bounds = _Bounds(self.n) if self.n >= _BOUNDS_MIN_ROWS else None
+        it = 0
+        while it < max_iter:
+            tol = self.tie_tol(st.D)
+            new, idx = self.assign(st.D, st.labels, tol, bounds)
+            if idx.size == 0:
+                info["batch_converged"] = True
+                break
+            it += 1
+            old_l, new_l = st.labels[idx], new[idx]
+            nxt = self.state(new, self.update_sums(st.M, idx, old_l, new_l, new))
+            if nxt.D is None:  # the paper's step would empty a cluster: stop here
+                info["singular_step"] = True
+                info["repaired"] = True
+                break
+            h = (h + self.hash_delta(idx, old_l, new_l)) % 2**64
+            st = nxt
+            if st.logabs > best.logabs:
+                best = st
+            if h in seen:  # a clustering repeats: the batch iteration cycles
+                info["cycled"] = True
+                info["cycle_length"] = it - seen[h]
+                break
+            seen[h] = it
+        info["batch_iterations"] = it
+        return best
+
+    def run(self, labels, max_iter: int) -> dict:
+        """Batch phase (the paper's iteration), then the monotone ascent."""
+        info = {"batch_iterations": 0, "single_moves": 0, "single_move_passes": 0,
+                "repaired": False, "repair_moves": 0, "singular_step": False,
+                "cycled": False, "cycle_length": None, "batch_converged": False}
+        st = self.state(labels)
+        if st.D is None:  # an init with an empty cluster or dependent means
+            labels, info["repair_moves"] = self.make_nonsingular(labels)
+            info["repaired"] = True
+            st = self.state(labels)
+        best = self.batch(st, max_iter, info)
+        batch_capped = not (info["batch_converged"] or info["cycled"]
+                            or info["singular_step"])
+        # Resume from the best state seen, with CᵀX summed afresh (no drift).
+        final, passes, moves, conv = self.ascent(self.state(best.labels), max_iter)
+        info["single_move_passes"] = passes
+        info["single_moves"] = moves
+        info["converged"] = conv and not batch_capped
+        info["state"] = final
+        return info
+
+
+def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
+                        init="paper", max_iter: int = 300) -> DMIResult:
+    """k-cofactors on a prepared problem; the entry point of ``dmi_cluster``."""
+    n_init = _check_int(n_init, "n_init", 1)
+    max_iter = _check_int(max_iter, "max_iter", 1)
+    init = _check_init(init, problem.n, problem.k)
+    rng = check_random_state(random_state)
+    runs = []
+    with _workers(problem.n) as (pool, block):
+        eng = _Engine(problem, pool, block)
+        for r in range(n_init):
+            if r == 0 and not isinstance(init, str):
+                name, labels = "labels", init
+            elif r == 0 and init == "paper":
+                name, labels = "paper", _paper_init(problem)
+            elif r == 0 and init == "sp":
+                name, labels = "sp", _sp_init(problem)
+            else:
+                name, labels = "random", eng.random_init(rng)
+            info = eng.run(labels, max_iter)
+            info["init"] = name
+            runs.append(info)
+    best = max(range(n_init), key=lambda r: (runs[r]["state"].logabs, -r))
+    win = runs[best]
+    res = _result(problem, win["state"].labels, "k-cofactors", False,
+                  n_iter=win["batch_iterations"] + win["single_move_passes"],
+                  converged=win["converged"], cycled=win["cycled"])
+    # Log-scores of all restarts in the paper's Ã (X differs by a constant factor).
+    offset = res.log_score - win["state"].logabs
+    keys = ("init", "batch_iterations", "single_moves", "single_move_passes",
+            "repaired", "repair_moves", "singular_step", "cycled", "cycle_length",
+            "batch_converged", "converged")
+    res.info = {**{key: win[key] for key in keys},
+                "best_restart": best,
+                "restart_log_scores": [float(run["state"].logabs + offset)
+                                       for run in runs],
+                "restarts": [{key: run[key] for key in keys} for run in runs]}
+    return res
+
+
+def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
+                max_iter: int = 300, rank_tol: float | None = None) -> DMIResult:
+    """DMI-clustering by k-cofactors, guaranteed to end at a local maximum.
+
+    Runs the paper's k-cofactors iteration (Algorithm 2): start from
+    ``C ← idxmax(Ã − mean(Ã))``, then repeat the assignment ``C ← idxmax(ÃD)`` (a
+    row changes only if its cluster is not among its row's maxima) and the update
+    ``D = (CᵀÃ)⁻¹`` until ``C ∈ idxmax(ÃD)``.  Because that batch iteration can
+    cycle, decrease ``|det(CᵀÃ)|`` or empty a cluster, the batch phase stops on a
+    repeated clustering or a singular step, keeps the best clustering seen, and
+    single-row moves that raise ``|det(CᵀÃ)|`` finish the job.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+        One row per point.
+    init : {"paper", "sp", "random"} or array_like of int, shape (n,)
+        First start.  ``"paper"``: ``idxmax(Ã − mean(Ã))`` (paper, Figure 5).
+        ``"sp"``: surprisingly popular, ``idxmax(Ã / mean(Ã))`` when ``Ã`` is
+        non-negative (answer shares), else ``"paper"``.  ``"random"``: the linear
+        partition through ``k`` random rows.  An array gives the labels; an empty
+        cluster in it is repaired, not an error.
+    n_init : int
+        Number of starts; starts after the first are ``"random"``.  The best final
+        score wins.
+    random_state : None, int or numpy Generator
+        Seeds the random starts.  Same seed, same result.
+    max_iter : int
+        Cap on the batch iterations, and separately on the single-move passes, of
+        each start.
+    rank_tol : float, optional
+        Relative rank tolerance for ``k = rank([A 1])`` (see :func:`dmi_lib.dmi_rank`).
+
+    Returns
+    -------
+    DMIResult
+        ``method="k-cofactors"``, ``exact=False``.  ``n_iter`` counts batch
+        iterations plus single-move passes of the best start; ``converged`` is
+        False only if ``max_iter`` was hit; ``cycled`` tells whether its batch phase
+        cycled.  ``info`` holds ``batch_iterations``, ``single_moves``,
+        ``single_move_passes``, ``repaired`` (an empty cluster / singular ``CᵀÃ``
+        was met and repaired), ``singular_step``, ``cycle_length``,
+        ``restart_log_scores`` (``log|det CᵀÃ|`` of every start), ``best_restart``
+        and per-start details in ``restarts``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``A`` (see :func:`dmi_lib.dmi_cluster`), an unknown ``init`` string,
+        ``init`` labels of the wrong length or outside ``0..k-1``, ``n_init < 1`` or
+        ``max_iter < 1``.
+    TypeError
+        Non-integer ``n_init`` / ``max_iter`` / labels, or a bad ``random_state``.
+
+    Notes
+    -----
+    Each batch iteration costs one ``n × k × k`` product and a row argmax; ``CᵀÃ``
+    is updated from the rows that moved only.  A repeated clustering is recognised
+    by a 64-bit fingerprint of the labels (a false alarm, probability about
+    ``2⁻⁶⁴`` per pair, would only end the batch phase early; the result is a
+    local maximum either way).  Moving row ``i`` from ``c`` to ``c'`` multiplies
+    ``det(CᵀÃ)`` by ``F = 1 + ãᵢ·(d_c' − d_c)`` (matrix determinant lemma).  The
+    finishing moves take ``F > 1 + tol`` only, so the result has ``F <= 1 + tol``
+    for every move: ``C ∈ idxmax(ÃD)`` (Theorem, linearly-partitioned).  And then
+    ``F >= 0`` as well: ``CᵀÃD = I`` gives ``Σ_{i∈c} (ãᵢ·d_c − ãᵢ·d_c') = 1``, a
+    sum of non-negative terms, so each is at most 1.  No move raises ``|det|``:
+    the result is a local maximum of the DMI-score.  Working in other coordinates
+    than ``Ã`` changes neither ``ÃD`` nor these factors (see the module notes).
+
+    Examples
+    --------
+    The paper's batch iteration cycles between scores 18 and 12 here; k-cofactors
+    stops the cycle and climbs to a local maximum, and restarts find the optimum 36:
+
+    >>> A = [[2, -3], [2, 0], [-2, -1], [0, 0], [-1, -2]]
+    >>> res = k_cofactors(A)
+    >>> res.cycled, round(res.score, 6) >= 18
+    (True, True)
+    >>> round(k_cofactors(A, n_init=10, random_state=0).score, 6)
+    36.0
+    """
+    problem = prepare(A, rank_tol)
+    return _k_cofactors_result(problem, n_init=n_init, random_state=random_state,
+                               init=init, max_iter=max_iter)
+
+
+# --------------------------------------------------------------------------- #
+# The paper's plain iteration, step by step
+# --------------------------------------------------------------------------- #
+class KCofactorsStep(NamedTuple):
+    """One state of the paper's k-cofactors iteration (Algorithm 2).
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (n,)
+        ``C``.
+    D : ndarray, shape (k, k), or None
+        ``(CᵀÃ)⁻¹``; None when ``CᵀÃ`` is singular (the paper's algorithm stops).
+    log_score : float
+        ``log|det(CᵀÃ)|`` (``-inf`` if singular).
+    consistent : bool
+        ``C ∈ idxmax(ÃD)``: the loop's stopping condition holds.
+    repeat_of : int or None
+        Index of an earlier, identical state: the iteration has entered a cycle.
+    """
+
+    labels: np.ndarray
+    D: np.ndarray | None
+    log_score: float
+    consistent: bool
+    repeat_of: int | None
+
+
+def k_cofactors_history(A, *, init="paper", max_iter: int = 50,
+                        rank_tol: float | None = None) -> list[KCofactorsStep]:
+    """States of the paper's plain k-cofactors iteration (Algorithm 2), no repair.
+
+    Starts from ``init`` and applies ``C ← idxmax(ÃD)``, ``D = (CᵀÃ)⁻¹``, recording
+    every state, until the clustering is consistent (``C ∈ idxmax(ÃD)``), repeats
+    an earlier state (a cycle; the repeated state is the last entry), becomes
+    singular (an emptied cluster: ``D`` does not exist), or ``max_iter``
+    assignments were made.  Use :func:`k_cofactors` to *solve*; this function shows
+    what the paper's loop does, including what goes wrong.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+    init : {"paper", "sp"} or array_like of int
+        As in :func:`k_cofactors`.
+    max_iter : int
+        Maximum number of assignment steps (``>= 0``).
+    rank_tol : float, optional
+
+    Returns
+    -------
+    list of KCofactorsStep
+        ``D`` is in the paper's coordinates ``Ã = [A 1]_L``.
+
+    Notes
+    -----
+    Ties are decided up to a rounding-error bound (the paper's footnote: a row
+    changes only if its cluster is not among the maxima).  Deciding them exactly in
+    floating point breaks genuine ties at random: on the example below the second
+    step would then empty a cluster instead of returning to the first state.
+
+    Examples
+    --------
+    >>> A = [[2, -3], [2, 0], [-2, -1], [0, 0], [-1, -2]]
+    >>> steps = k_cofactors_history(A)
+    >>> [round(float(np.exp(s.log_score)), 6) for s in steps]
+    [18.0, 12.0, 18.0]
+    >>> steps[-1].repeat_of, any(s.consistent for s in steps)
+    (0, False)
+    """
+    problem = prepare(A, rank_tol)
+    max_iter = _check_int(max_iter, "max_iter", 0)
+    init = _check_init(init, problem.n, problem.k)
+    if isinstance(init, str):
+        if init == "random":
+            raise ValueError("k_cofactors_history replays a deterministic run: init must "
+                             "be 'paper', 'sp' or an array of labels, got 'random'")
+        labels = _paper_init(problem) if init == "paper" else _sp_init(problem)
+    else:
+        labels = init
+    At, k = problem.A_tilde, problem.k
+    row_l1_max = float(np.abs(At).sum(axis=1).max())
+    steps: list[KCofactorsStep] = []
+    seen: dict[bytes, int] = {}
+    while True:
+        M = cluster_sums(At, labels, k)
+        sign, logabs = np.linalg.slogdet(M)
+        if sign == 0 or np.bincount(labels, minlength=k).min() == 0:
+            steps.append(KCofactorsStep(labels, None, -np.inf, False, None))
+            return steps
+        D = np.linalg.inv(M)
+        new = argmax_rows(At @ D, current=labels, tol=_tie_tol(k, row_l1_max, D))
+        consistent = bool(np.array_equal(new, labels))
+        key = labels.tobytes()
+        steps.append(KCofactorsStep(labels, D, float(logabs), consistent, seen.get(key)))
+        if consistent or key in seen or len(steps) > max_iter:
+            return steps
+        seen[key] = len(steps) - 1
+        labels = new
+
+
+# --------------------------------------------------------------------------- #
+# Algorithm 3 and Corollary 2d: the planar picture
+# --------------------------------------------------------------------------- #
+def _planar_defect(A, labels):
+    """Why the rays of Algorithm 3 do not exist for ``labels`` (or None), and the
+    cluster means."""
+    sizes = np.bincount(labels, minlength=3)
+    if sizes.min() == 0:
+        return f"each of the 3 clusters needs a point, got sizes {sizes.tolist()}", None
+    means = cluster_sums(A, labels, 3) / sizes[:, None]
+    area2 = abs(np.linalg.det(np.hstack([means, np.ones((3, 1))])))
+    scale = max(float(np.abs(means - means.mean(axis=0)).max()), 1e-300) ** 2
+    if not area2 > 1e-12 * scale:
+        return ("the 3 cluster means are collinear: the partition of Algorithm 3 "
+                "(and D = (CᵀÃ)⁻¹) does not exist"), None
+    return None, means
+
+
+def _planar(A, labels):
+    A = check_matrix(A)
+    if A.shape[1] != 2:
+        raise ValueError(f"Algorithm 3 is for points in the plane: A must have 2 "
+                         f"columns, got shape {A.shape}")
+    labels = check_labels(labels, A.shape[0], 3)
+    defect, means = _planar_defect(A, labels)
+    if defect:
+        raise ValueError(defect)
+    return A, labels, means
+
+
+def partition_rays_2d(A, labels):
+    """The partition of Algorithm 3: three rays from the global mean ``ā``.
+
+    The ray ``c`` starts at ``ā`` and extends the segment ``[ā_c, ā]`` beyond ``ā``
+    (direction ``ā − ā_c``); by Corollary 2d it separates the two clusters other
+    than ``c``, and cluster ``c`` is the cone spanned by the other two rays.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+    labels : array_like of int, shape (n,)
+        Values in ``{0, 1, 2}``, every cluster non-empty, means not collinear.
+
+    Returns
+    -------
+    mean : ndarray, shape (2,)
+        ``ā``, where the three partition lines meet (Theorem).
+    directions : ndarray, shape (3, 2)
+        Row ``c`` is ``ā − ā_c``.
+
+    Examples
+    --------
+    >>> mean, dirs = partition_rays_2d([[0, 0], [3, 0], [0, 3]], [0, 1, 2])
+    >>> mean.tolist(), dirs.tolist()
+    ([1.0, 1.0], [[1.0, 1.0], [-2.0, 1.0], [1.0, -2.0]])
+    """
+    A, labels, means = _planar(A, labels)
+    mean = A.mean(axis=0)
+    return mean, mean - means
+
+
+def _cone_coefficients(A, mean, dirs):
+    """For each cluster ``c``: ``min(s, t)`` where ``x − ā = s·r_a + t·r_b`` and
+    ``r_a, r_b`` are the two rays other than ``r_c``; the point lies in cone ``c``
+    iff it is ``>= 0``."""
+    out = np.empty((A.shape[0], 3))
+    P = A - mean
+    for c in range(3):
+        a, b = [j for j in range(3) if j != c]
+        st = np.linalg.solve(np.stack([dirs[a], dirs[b]], axis=1), P.T)  # (2, n)
+        out[:, c] = st.min(axis=0)
+    return out
+
+
+def cone_labels_2d(A, labels, *, current: bool = False):
+    """Assignment step of Algorithm 3: the cone of each point.
+
+    Cluster ``c``'s cone is bounded by the rays of the other two clusters (see
+    :func:`partition_rays_2d`).  By Corollary 2d this equals the assignment
+    ``idxmax(ÃD)`` of Algorithm 2 with ``Ã = [A 1]``, ``D = (CᵀÃ)⁻¹``.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+    labels : array_like of int, shape (n,)
+        The clustering whose means define the rays.
+    current : bool
+        Points on a ray lie in two cones.  False: take the cone the point is most
+        inside of (first on exact ties).  True: keep the point's own cluster when
+        its cone contains it (the paper's footnote).
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+
+    Examples
+    --------
+    >>> A = [[0, 0], [3, 0], [0, 3], [2, 0.5]]
+    >>> cone_labels_2d(A, [0, 1, 2, 0]).tolist()
+    [0, 1, 2, 1]
+    """
+    A, labels, _ = _planar(A, labels)
+    mean, dirs = partition_rays_2d(A, labels)
+    coef = _cone_coefficients(A, mean, dirs)
+    new = np.argmax(coef, axis=1)
+    if current:
+        scale = np.abs(coef).max(axis=1)
+        inside = coef[np.arange(A.shape[0]), labels] >= -1e-12 * scale
+        new = np.where(inside, labels, new)
+    return new
+
+
+def k_cofactors_2d(A, *, init="paper", max_iter: int = 50) -> list[np.ndarray]:
+    """Algorithm 3 (k-cofactors for 2-d points), run geometrically.
+
+    Repeats: draw the three rays from ``ā`` through the extensions of
+    ``[ā_c, ā]``; give every point its cone (keeping its cluster when it lies on a
+    ray); stop when the partition is consistent with the clusters.  No
+    determinant is computed.  By Corollary 2d the clusterings equal those of
+    :func:`k_cofactors_history` with ``Ã = [A 1]`` (up to the rounding of ties).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+        ``rank([A 1]) = 3``.
+    init : {"paper", "sp"} or array_like of int
+    max_iter : int
+
+    Returns
+    -------
+    list of ndarray
+        The clusterings visited, the first one being the start.  The run stops at a
+        consistent clustering, at a repeat (which is then the last entry), at
+        ``max_iter`` steps, or when a cluster empties or its means become
+        collinear (the rays no longer exist; the offending clustering is last).
+
+    Examples
+    --------
+    >>> A = [[2, -3], [2, 0], [-2, -1], [0, 0], [-1, -2]]
+    >>> [c.tolist() for c in k_cofactors_2d(A)]
+    [[0, 0, 1, 1, 2], [2, 0, 2, 1, 2], [0, 0, 1, 1, 2]]
+    """
+    problem = prepare(A)
+    if problem.A.shape[1] != 2 or problem.k != 3:
+        raise ValueError(f"Algorithm 3 needs points in the plane that are not collinear "
+                         f"(rank([A 1]) = 3), got shape {problem.A.shape} with "
+                         f"rank([A 1]) = {problem.k}")
+    max_iter = _check_int(max_iter, "max_iter", 0)
+    init = _check_init(init, problem.n, 3)
+    if isinstance(init, str):
+        if init == "random":
+            raise ValueError("k_cofactors_2d replays a deterministic run: init must be "
+                             "'paper', 'sp' or an array of labels, got 'random'")
+        labels = _paper_init(problem) if init == "paper" else _sp_init(problem)
+    else:
+        labels = init
+    out = [labels]
+    seen = {labels.tobytes()}
+    for _ in range(max_iter):
+        if _planar_defect(problem.A, labels)[0]:  # an empty cluster / collinear means
+            break
+        new = cone_labels_2d(problem.A, labels, current=True)
+        if np.array_equal(new, labels):
+            break
+        out.append(new)
+        if new.tobytes() in seen:
+            break
+        seen.add(new.tobytes())
+        labels = new
+    return out

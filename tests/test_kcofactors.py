@@ -1,0 +1,619 @@
+"""Tests for k-cofactors (Algorithm 2), its 2-d picture (Algorithm 3, Corollary 2d)
+and the repairs that make it end at a local maximum of the DMI-score.
+
+References used here are independent of the module under test: exact rational
+arithmetic for the hand-worked cycle, a vectorised brute force over all labelings
+for tiny inputs, the Theorem's closed-form legal case, and numpy's ``argmax`` /
+``inv`` for the linear partition.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dmi_lib import core
+from dmi_lib import kcofactors as kc
+from dmi_lib.kcofactors import (
+    KCofactorsStep,
+    cone_labels_2d,
+    k_cofactors,
+    k_cofactors_2d,
+    k_cofactors_history,
+    partition_rays_2d,
+)
+
+#: The issue's example: from the paper's start, the batch iteration alternates
+#: between scores 18 and 12; the optimum is 36.
+CYCLE_A = [[2, -3], [2, 0], [-2, -1], [0, 0], [-1, -2]]
+
+#: The paper's appendix data for Figure 5 (an empirical run of k-cofactors).
+FIG5_A = np.array([
+    [0.32786192, 0.75198752], [0.24789876, 0.40110656], [0.64860833, 0.05877561],
+    [0.13688932, 0.89837639], [0.51958647, 0.69553312], [0.57106034, 0.39534018],
+    [0.25602628, 0.5299542], [0.66521762, 0.25370157], [0.49647253, 0.51707767],
+    [0.00649304, 0.78141629], [0.93642378, 0.00550147], [0.08014735, 0.94850578],
+    [0.54978178, 0.66296321], [0.57201864, 0.7952191], [0.11499522, 0.59186407],
+    [0.11681198, 0.90701099], [0.01623413, 0.59313684], [0.31841007, 0.43924738],
+    [0.60377183, 0.96489354], [0.48738826, 0.17097179], [0.49460288, 0.81759015],
+    [0.27831212, 0.76869342], [0.22953897, 0.43809347], [0.03654411, 0.6203217],
+    [0.90628651, 0.45924219], [0.92525839, 0.69213278], [0.17723574, 0.12487727],
+    [0.21277346, 0.34931579], [0.84758762, 0.05452689], [0.65204294, 0.82808225]])
+
+FAST = settings(max_examples=150, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+# --------------------------------------------------------------------------- #
+# Independent references
+# --------------------------------------------------------------------------- #
+def brute_force(A):
+    """Largest ``log|det(CᵀÃ)|`` over all labelings (label of row 0 fixed to 0 by
+    symmetry), by one batched determinant."""
+    p = core.prepare(A)
+    n, k = p.n, p.k
+    labs = np.array(list(itertools.product(range(k), repeat=n - 1)), dtype=np.intp)
+    labs = np.hstack([np.zeros((len(labs), 1), dtype=np.intp), labs])
+    onehot = np.eye(k)[labs]                                    # (N, n, k)
+    M = np.einsum("Nic,ij->Ncj", onehot, p.A_tilde)             # (N, k, k)
+    dets = np.abs(np.linalg.det(M))
+    best = int(np.argmax(dets))
+    return float(np.log(dets[best])), labs[best]
+
+
+def det3(M):
+    return (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1])
+            - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0])
+            + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]))
+
+
+def exact_batch_step(rows, labels):
+    """One step of Algorithm 2 in rational arithmetic (the footnote's tie rule)."""
+    M = [[Fraction(0)] * 3 for _ in range(3)]
+    for x, c in zip(rows, labels):
+        for j in range(3):
+            M[c][j] += x[j]
+    d = det3(M)
+    # D = adj(M) / det(M); G_ic = x_i · D[:, c]
+    adj = [[(M[(j + 1) % 3][(i + 1) % 3] * M[(j + 2) % 3][(i + 2) % 3]
+             - M[(j + 1) % 3][(i + 2) % 3] * M[(j + 2) % 3][(i + 1) % 3])
+            for j in range(3)] for i in range(3)]
+    D = [[adj[i][j] / d for j in range(3)] for i in range(3)]
+    new = []
+    for x, c in zip(rows, labels):
+        g = [sum(x[r] * D[r][col] for r in range(3)) for col in range(3)]
+        top = max(g)
+        new.append(c if g[c] == top else g.index(top))
+    return d, new
+
+
+def same_partition(a, b) -> bool:
+    """Equal up to a permutation of the cluster names."""
+    a, b = np.asarray(a), np.asarray(b)
+    pairs = set(zip(a.tolist(), b.tolist()))
+    return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
+def random_data(seed, d, n, kind):
+    rng = np.random.default_rng(seed)
+    if kind == "int":
+        A = rng.integers(-3, 4, size=(n, d)).astype(float)
+    else:
+        A = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d) + rng.normal(size=d)
+    if kind == "dup":
+        A = np.vstack([A, A[: max(1, n // 2)]])
+    return A
+
+
+def check_local_max(A, res):
+    """The Theorem's two characterisations, through core's independent checks, and
+    the move factors against a direct determinant."""
+    assert res.converged
+    assert core.is_linearly_partitioned(A, res.labels)
+    assert core.is_local_maximum(A, res.labels)
+    assert np.isclose(res.log_score, core.log_dmi_score(A, res.labels), atol=1e-9)
+    # Linearly partitioned => every move factor lies in [0, 1] (no sign flip can
+    # raise |det| either); checked with a plain inverse.
+    p = core.prepare(A)
+    D = np.linalg.inv(core.cluster_sums(p.A_tilde, res.labels, p.k))
+    G = p.A_tilde @ D
+    F = 1 + G - G[np.arange(p.n), res.labels][:, None]
+    assert F.min() >= -1e-9 and F.max() <= 1 + 1e-9
+
+
+# --------------------------------------------------------------------------- #
+# The issue's 2-cycle
+# --------------------------------------------------------------------------- #
+def test_cycle_example_in_exact_arithmetic():
+    rows = [[Fraction(a), Fraction(b), Fraction(1)] for a, b in CYCLE_A]
+    At = np.array(CYCLE_A, float)
+    start = np.argmax(np.hstack([At - At.mean(0), np.zeros((5, 1))]), axis=1)
+    labels = start.tolist()
+    assert labels == [0, 0, 1, 1, 2]
+    scores = []
+    for _ in range(4):
+        d, labels = exact_batch_step(rows, labels)
+        scores.append(abs(d))
+    assert scores == [18, 12, 18, 12]
+    assert labels == [0, 0, 1, 1, 2]                # back at the start: a 2-cycle
+    best, _ = brute_force(CYCLE_A)
+    assert np.isclose(np.exp(best), 36.0)
+
+
+def test_history_replays_the_cycle():
+    steps = k_cofactors_history(CYCLE_A)
+    assert [round(float(np.exp(s.log_score)), 9) for s in steps] == [18.0, 12.0, 18.0]
+    assert [s.labels.tolist() for s in steps] == [[0, 0, 1, 1, 2], [2, 0, 2, 1, 2],
+                                                  [0, 0, 1, 1, 2]]
+    assert [s.repeat_of for s in steps] == [None, None, 0]
+    assert not any(s.consistent for s in steps)
+    p = core.prepare(CYCLE_A)
+    for s in steps:
+        assert isinstance(s, KCofactorsStep)
+        M = core.cluster_sums(p.A_tilde, s.labels, 3)
+        np.testing.assert_allclose(s.D @ M, np.eye(3), atol=1e-12)
+
+
+def test_k_cofactors_breaks_the_cycle_and_restarts_reach_the_optimum():
+    res = k_cofactors(CYCLE_A)
+    assert res.cycled and res.info["cycle_length"] == 2
+    assert res.info["batch_iterations"] == 2
+    assert res.score >= 18 - 1e-9
+    check_local_max(CYCLE_A, res)
+    many = k_cofactors(CYCLE_A, n_init=10, random_state=0)
+    assert np.isclose(many.score, 36.0)
+    best, labels = brute_force(CYCLE_A)
+    assert np.isclose(many.log_score, best)
+    assert same_partition(many.labels, labels)
+    scores = many.info["restart_log_scores"]
+    assert len(scores) == 10 and np.isclose(max(scores), many.log_score)
+    assert np.isclose(scores[0], res.log_score)
+
+
+def test_exact_ties_matter():
+    """Deciding the tie of row 4 in state 1 with tolerance 0 (rounding noise
+    decides) and with the rounding bound gives different clusters; the paper's
+    footnote keeps row 4 where it is."""
+    p = core.prepare(CYCLE_A)
+    state1 = np.array([2, 0, 2, 1, 2])
+    _, _, D = core._score_and_D(p, state1)
+    G = p.A_tilde @ D
+    assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)   # a genuine tie
+    tol = kc._tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
+    assert 0 < tol < 1e-10
+    assert core.argmax_rows(G, current=state1, tol=tol)[4] == 2
+
+
+# --------------------------------------------------------------------------- #
+# Local maximum on every input
+# --------------------------------------------------------------------------- #
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 40),
+       kind=st.sampled_from(["int", "float", "dup"]),
+       init=st.sampled_from(["paper", "sp", "random", "labels"]))
+def test_always_a_local_maximum(seed, d, n, kind, init):
+    A = random_data(seed, d, n, kind)
+    try:
+        p = core.prepare(A)
+    except ValueError:  # all rows identical
+        return
+    if init == "labels":
+        init = np.random.default_rng(seed).integers(0, p.k, size=p.n)
+    res = k_cofactors(A, init=init, random_state=seed)
+    check_local_max(A, res)
+    assert res.method == "k-cofactors" and res.exact is False
+    assert res.labels.shape == (p.n,) and set(res.labels.tolist()) == set(range(p.k))
+    # Never worse than its own start (when the start has a score at all).
+    if not isinstance(init, str):
+        assert res.log_score >= core.log_dmi_score(A, init) - 1e-9
+    elif init == "paper":
+        assert res.log_score >= core.log_dmi_score(A, kc._paper_init(p)) - 1e-9
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 40),
+       kind=st.sampled_from(["int", "float", "dup"]))
+def test_line_search_path_is_also_a_local_maximum(seed, d, n, kind):
+    A = random_data(seed, d, n, kind)
+    try:
+        core.prepare(A)
+    except ValueError:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        # Force the vectorised ascent (prefix line search) and the margin-certified
+        # partial screens that large inputs use.
+        mp.setattr(kc, "_SEQUENTIAL_MOVES", 0)
+        mp.setattr(kc, "_BOUNDS_MIN_ROWS", 0)
+        mp.setattr(kc, "_WATCH_MIN", 2)
+        mp.setattr(kc, "_WATCH_FRACTION", 4)
+        res = k_cofactors(A, init="random", random_state=seed)
+    check_local_max(A, res)
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 60),
+       kind=st.sampled_from(["int", "float", "dup"]))
+def test_bounds_do_not_change_the_result(seed, d, n, kind):
+    """Margin bounds only skip work: the batch iteration and the ascent visit the
+    same clusterings with and without them."""
+    A = random_data(seed, d, n, kind)
+    try:
+        core.prepare(A)
+    except ValueError:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kc, "_BOUNDS_MIN_ROWS", 0)
+        mp.setattr(kc, "_WATCH_MIN", 1)
+        mp.setattr(kc, "_WATCH_FRACTION", 3)
+        with_bounds = k_cofactors(A, n_init=2, random_state=seed)
+    without = k_cofactors(A, n_init=2, random_state=seed)
+    assert np.array_equal(with_bounds.labels, without.labels)
+    assert with_bounds.info == without.info
+
+
+def test_never_above_brute_force_and_usually_equal():
+    rng = np.random.default_rng(7)
+    hits = total = 0
+    for trial in range(60):
+        d = int(rng.integers(1, 3))
+        n = int(rng.integers(d + 2, 8))
+        A = (rng.integers(-2, 3, size=(n, d)).astype(float) if trial % 2
+             else rng.normal(size=(n, d)))
+        try:
+            p = core.prepare(A)
+        except ValueError:
+            continue
+        best, _ = brute_force(A)
+        res = k_cofactors(A, n_init=3, random_state=trial)
+        assert res.log_score <= best + 1e-9
+        for r in res.info["restart_log_scores"]:
+            assert r <= best + 1e-9
+        hits += np.isclose(res.log_score, best)
+        total += 1
+    assert total >= 50 and hits >= 0.9 * total
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_legal_case_recovers_the_clusters(seed):
+    """Theorem (legal): rows that are copies of k affinely independent points are
+    clustered by point, from every start."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 6))
+    d = k - 1 + int(rng.integers(0, 2))
+    B = rng.normal(size=(k, d))
+    n = int(rng.integers(k, 50))
+    truth = np.concatenate([np.arange(k), rng.integers(k, size=n - k)])
+    rng.shuffle(truth)
+    A = B[truth]
+    for init in ("paper", "sp", "random"):
+        res = k_cofactors(A, init=init, random_state=seed)
+        assert res.k == k
+        assert same_partition(res.labels, truth)
+    if k ** (n - 1) <= 20_000:
+        best, labels = brute_force(A)
+        assert np.isclose(res.log_score, best) and same_partition(labels, truth)
+
+
+def test_paper_figure5_data():
+    """The appendix run: the paper's iteration ends consistent after 5 steps; the
+    solver's result from the same start is that clustering."""
+    steps = k_cofactors_history(FIG5_A)
+    assert len(steps) == 6 and steps[-1].consistent
+    assert not any(s.consistent for s in steps[:-1])
+    assert core.is_linearly_partitioned(FIG5_A, steps[-1].labels)
+    res = k_cofactors(FIG5_A)
+    assert np.array_equal(res.labels, steps[-1].labels)
+    assert res.info["single_moves"] == 0 and not res.cycled
+    assert np.isclose(res.score, 231.5594087, rtol=1e-7)
+    more = k_cofactors(FIG5_A, n_init=20, random_state=0)
+    assert more.score >= res.score
+    check_local_max(FIG5_A, more)
+
+
+def test_large_input_uses_blocks_and_threads_deterministically(monkeypatch):
+    rng = np.random.default_rng(3)
+    n = kc._PARALLEL_MIN_ROWS + 4321
+    centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    A = centres[rng.integers(3, size=n)] + rng.normal(size=(n, 2))
+    res = k_cofactors(A, max_iter=50)
+    check_local_max(A, res)
+    monkeypatch.setattr(kc, "_PARALLEL_MIN_ROWS", 10**12)   # one thread, one setting
+    monkeypatch.setattr(kc, "_BLOCK", 997)                  # many odd-sized blocks
+    again = k_cofactors(A, max_iter=50)
+    assert np.array_equal(res.labels, again.labels)
+
+
+# --------------------------------------------------------------------------- #
+# Restarts, seeds, info
+# --------------------------------------------------------------------------- #
+def test_same_seed_same_result():
+    A = random_data(11, 3, 60, "float")
+    a = k_cofactors(A, n_init=5, random_state=123)
+    b = k_cofactors(A, n_init=5, random_state=np.random.default_rng(123))
+    assert np.array_equal(a.labels, b.labels)
+    assert a.info == b.info
+    assert a.info["restarts"][0]["init"] == "paper"
+    assert [r["init"] for r in a.info["restarts"][1:]] == ["random"] * 4
+    assert a.log_score == max(a.info["restart_log_scores"])
+    assert a.info["best_restart"] == int(np.argmax(a.info["restart_log_scores"]))
+
+
+@pytest.mark.parametrize("d", [2, 4, 9])
+def test_paper_start_last_cluster_is_the_all_negative_orthant(d):
+    """With Ã = [A 1] the start idxmax(Ã − mean(Ã)) puts a row in the last cluster
+    (the ones column, centred to 0) exactly when all its centred coordinates are
+    negative -- often nobody for larger d, and the start is then singular."""
+    rng = np.random.default_rng(d)
+    A = rng.normal(size=(200, d))
+    p = core.prepare(A)
+    assert p.columns == tuple(range(d + 1))
+    start = kc._paper_init(p)
+    np.testing.assert_array_equal(start == d, np.all(A - A.mean(0) < 0, axis=1))
+    if d == 9:
+        assert not np.any(start == d)
+        res = k_cofactors(A)
+        assert res.info["repaired"] and res.info["repair_moves"] >= 1
+        check_local_max(A, res)
+
+
+def test_sp_init_is_surprisingly_popular_on_answer_shares():
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet([1, 1, 1], size=40)
+    first = k_cofactors_history(P, init="sp", max_iter=0)[0].labels
+    assert np.array_equal(first, np.argmax(P / P.mean(axis=0), axis=1))
+    # With negative data "sp" falls back to the paper's start.
+    A = random_data(1, 2, 30, "float") - 5
+    assert np.array_equal(k_cofactors_history(A, init="sp", max_iter=0)[0].labels,
+                          k_cofactors_history(A, init="paper", max_iter=0)[0].labels)
+
+
+def test_affine_invariance_from_a_fixed_start():
+    """Theorem (affine-invariant): from the same start the whole run, hence the
+    result, is unchanged by an invertible affine map of the points."""
+    rng = np.random.default_rng(9)
+    for _ in range(10):
+        A = rng.normal(size=(40, 3))
+        init = rng.integers(0, 4, size=40)
+        T = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+        b = rng.normal(size=3) * 10
+        r1 = k_cofactors(A, init=init)
+        r2 = k_cofactors(A @ T + b, init=init)
+        assert np.array_equal(r1.labels, r2.labels)
+        assert np.isclose(r2.log_score - r1.log_score,
+                          np.log(abs(np.linalg.det(T))), atol=1e-8)
+
+
+def test_init_with_empty_cluster_is_repaired():
+    A = random_data(4, 3, 25, "float")
+    res = k_cofactors(A, init=np.zeros(25, dtype=int))
+    assert res.info["repaired"] and res.info["repair_moves"] >= 3
+    check_local_max(A, res)
+    # duplicated rows with identical cluster means are repaired as well
+    B = np.vstack([np.eye(2), np.eye(2), [[0, 0], [0, 0]]])
+    init = np.array([0, 1, 1, 0, 2, 2])   # means of clusters 0 and 1 coincide
+    res = k_cofactors(B, init=init)
+    assert res.info["repaired"]
+    check_local_max(B, res)
+
+
+def test_max_iter_cap_reports_not_converged():
+    A = FIG5_A
+    res = k_cofactors(A, max_iter=1)
+    assert not res.converged
+    assert res.info["batch_iterations"] == 1 and res.n_iter <= 2
+    assert np.isfinite(res.log_score)
+
+
+def test_singular_paper_step_is_survived():
+    """Find inputs where the paper's plain iteration empties a cluster; the
+    solver then stops the batch phase and still ends at a local maximum."""
+    found = 0
+    for seed in range(2000):
+        A = random_data(seed, 1 + seed % 4, 6 + seed % 30, "int")
+        try:
+            core.prepare(A)
+        except ValueError:
+            continue
+        steps = k_cofactors_history(A, max_iter=100)
+        if len(steps) > 1 and steps[-1].D is None:
+            assert steps[-1].log_score == -np.inf and not steps[-1].consistent
+            res = k_cofactors(A)
+            assert res.info["singular_step"] and res.info["repaired"]
+            check_local_max(A, res)
+            found += 1
+            if found == 5:
+                break
+    assert found == 5
+
+
+# --------------------------------------------------------------------------- #
+# Errors
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"init": [0, 1, 2]}, ValueError, "init has length 3"),
+    ({"init": [0, 1, 2, 3, 0]}, ValueError, r"0\.\.2"),
+    ({"init": [0, 1, -1, 0, 1]}, ValueError, "non-negative"),
+    ({"init": [0, 1, 0.5, 0, 1]}, TypeError, "whole numbers"),
+    ({"init": "kmeans++"}, ValueError, "kmeans"),
+    ({"n_init": 0}, ValueError, "n_init must be >= 1, got 0"),
+    ({"n_init": 2.0}, TypeError, "n_init must be an integer"),
+    ({"max_iter": 0}, ValueError, "max_iter must be >= 1, got 0"),
+    ({"max_iter": True}, TypeError, "max_iter"),
+    ({"random_state": "seed"}, TypeError, "random_state"),
+])
+def test_bad_arguments(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        k_cofactors(CYCLE_A, **kwargs)
+
+
+def test_bad_data():
+    with pytest.raises(ValueError, match="finite"):
+        k_cofactors([[0.0, 1.0], [np.nan, 2.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="identical"):
+        k_cofactors([[1.0, 2.0]] * 4)
+    with pytest.raises(ValueError, match="'random'"):
+        k_cofactors_history(CYCLE_A, init="random")
+    with pytest.raises(ValueError, match="max_iter must be >= 0"):
+        k_cofactors_history(CYCLE_A, max_iter=-1)
+
+
+def test_history_stops_at_a_singular_start():
+    steps = k_cofactors_history(CYCLE_A, init=[0, 0, 0, 1, 1])
+    assert len(steps) == 1 and steps[0].D is None and steps[0].log_score == -np.inf
+
+
+# --------------------------------------------------------------------------- #
+# Algorithm 3 and Corollary 2d
+# --------------------------------------------------------------------------- #
+def nonsingular_labels(rng, n):
+    while True:
+        labels = rng.integers(0, 3, size=n)
+        if np.bincount(labels, minlength=3).min() > 0:
+            return labels
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_cones_equal_idxmax(seed):
+    """Corollary 2d: the cone assignment of Algorithm 3 is ``idxmax(ÃD)``."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 200))
+    A = rng.normal(size=(n, 2)) @ rng.normal(size=(2, 2)) + rng.normal(size=2)
+    labels = nonsingular_labels(rng, n)
+    Aa = np.hstack([A, np.ones((n, 1))])
+    M = core.cluster_sums(Aa, labels, 3)
+    D = np.linalg.inv(M)
+    assert np.array_equal(cone_labels_2d(A, labels), np.argmax(Aa @ D, axis=1))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_rays_are_the_partition_lines(seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(30, 2))
+    labels = nonsingular_labels(rng, 30)
+    mean, dirs = partition_rays_2d(A, labels)
+    np.testing.assert_allclose(mean, A.mean(axis=0))
+    means = np.array([A[labels == c].mean(axis=0) for c in range(3)])
+    np.testing.assert_allclose(dirs, mean - means)
+    D = np.linalg.inv(core.cluster_sums(np.hstack([A, np.ones((30, 1))]), labels, 3))
+    # Theorem: the global mean lies on every partition line, ā·D ∝ 1.
+    g = np.append(mean, 1.0) @ D
+    np.testing.assert_allclose(g, g[0], rtol=1e-9)
+    # The ray c separates the two other clusters; cluster c itself is below.
+    for c in range(3):
+        a, b = [j for j in range(3) if j != c]
+        for t in (0.5, 2.0, 7.0):
+            g = np.append(mean + t * dirs[c], 1.0) @ D
+            assert np.isclose(g[a], g[b], rtol=1e-9, atol=1e-12) and g[c] < g[a]
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_geometric_algorithm_3_equals_algorithm_2(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 80))
+    A = rng.uniform(size=(n, 2))
+    geo = k_cofactors_2d(A, max_iter=100)
+    alg = k_cofactors_history(A, max_iter=100)
+    assert len(geo) == len(alg)
+    for g, s in zip(geo, alg):
+        assert np.array_equal(g, s.labels)
+
+
+def test_algorithm_3_on_the_papers_data_and_the_cycle():
+    geo = k_cofactors_2d(FIG5_A)
+    assert [g.tolist() for g in geo] == [s.labels.tolist()
+                                         for s in k_cofactors_history(FIG5_A)]
+    assert [g.tolist() for g in k_cofactors_2d(CYCLE_A)] == [
+        [0, 0, 1, 1, 2], [2, 0, 2, 1, 2], [0, 0, 1, 1, 2]]
+
+
+def test_planar_errors():
+    with pytest.raises(ValueError, match="2 columns"):
+        partition_rays_2d(np.zeros((4, 3)), [0, 1, 2, 0])
+    with pytest.raises(ValueError, match="sizes"):
+        partition_rays_2d([[0, 0], [1, 0], [0, 1]], [0, 0, 1])
+    with pytest.raises(ValueError, match="collinear"):
+        partition_rays_2d([[0, 0], [1, 1], [2, 2], [5, 0], [-5, 0]], [0, 1, 2, 0, 0])
+    with pytest.raises(ValueError, match="0..2"):
+        cone_labels_2d([[0, 0], [1, 0], [0, 1]], [0, 1, 3])
+    with pytest.raises(ValueError, match="rank"):
+        k_cofactors_2d([[0, 0], [1, 1], [2, 2]])
+
+
+# --------------------------------------------------------------------------- #
+# Internals that the speed relies on
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("k", [1, 2, 3, 10, 16, 17, 40])
+def test_first_index_is_argmax_with_ties(k):
+    rng = np.random.default_rng(k)
+    G = rng.integers(0, 3, size=(k, 500)).astype(float)   # many ties
+    mask = G >= G.max(axis=0)
+    np.testing.assert_array_equal(kc._first_index(mask), G.argmax(axis=0))
+
+
+def test_incremental_fingerprint_matches_full():
+    p = core.prepare(random_data(2, 3, 200, "float"))
+    eng = kc._Engine(p)
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, p.k, size=p.n)
+    h = eng.label_hash(labels)
+    for _ in range(20):
+        idx = np.unique(rng.integers(0, p.n, size=30))
+        new = labels.copy()
+        new[idx] = rng.integers(0, p.k, size=idx.size)
+        h = (h + eng.hash_delta(idx, labels[idx], new[idx])) % 2**64
+        labels = new
+        assert h == eng.label_hash(labels)
+
+
+def test_dmi_cluster_dispatches_to_k_cofactors():
+    pytest.importorskip("dmi_lib.exact")
+    res = core.dmi_cluster(CYCLE_A, method="k-cofactors", n_init=10, random_state=0)
+    assert res.method == "k-cofactors" and np.isclose(res.score, 36.0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_margin_bound_is_sound(seed):
+    """A row whose margin at D0 exceeds 2·max|D − D0| + tol is not a candidate at
+    D: the bound that lets the ascent skip re-screening it."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(400, 3))
+    p = core.prepare(A)
+    eng = kc._Engine(p)
+    labels = k_cofactors(A).labels          # consistent: all margins >= 0
+    st0 = eng.state(labels)
+    tol = eng.tie_tol(st0.D)
+    *_, margin = eng.scan(st0.D, labels, tol, margins=True)
+    for scale in (1e-4, 1e-3, 1e-2, 1e-1):
+        D = st0.D + scale * np.abs(st0.D).max() * rng.normal(size=st0.D.shape)
+        bound = 2 * np.abs(D - st0.D).max() + eng.tie_tol(D)
+        cand = eng.scan(D, labels, eng.tie_tol(D))[0]
+        assert np.all(margin[cand] <= bound)
+        # and the bound is not vacuous: most rows are certified
+        if scale <= 1e-3:
+            assert np.mean(margin > bound) > 0.5
+    assert margin.min() >= -1e-12
+
+
+def test_batch_phase_returns_the_best_state_it_visited():
+    """The paper's iteration can lower the score; the solver resumes from the best
+    clustering it saw, not from the last one."""
+    for seed in range(500):
+        A = random_data(seed, 1 + seed % 4, 8 + seed % 30, "float")
+        steps = k_cofactors_history(A, max_iter=300)
+        scores = [s.log_score for s in steps]
+        if not (len(steps) > 2 and np.isfinite(scores[-1])
+                and scores[-1] < max(scores) - 1e-6):
+            continue
+        p = core.prepare(A)
+        eng = kc._Engine(p)
+        info = {}
+        best = eng.batch(eng.state(steps[0].labels), 300, info)
+        # X-coordinates differ from Ã by a constant factor: compare via Ã.
+        assert np.isclose(core.log_dmi_score(A, best.labels), max(scores), atol=1e-9)
+        return
+    pytest.fail("no input with a score-lowering batch iteration found")
