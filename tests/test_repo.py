@@ -82,3 +82,14 @@ def test_notebook_has_no_outputs(nb):
 def test_notebook_has_no_absolute_paths(nb):
     text = nb.read_text()
     assert "/work/" not in text and "/root/" not in text and "/home/" not in text
+
+
+@pytest.mark.parametrize("nb", _notebooks(), ids=lambda p: p.name)
+def test_proof_titles_do_not_repeat_their_type(nb):
+    # sphinx-proof prints the type word itself (proof_title_format " %t" in _config.yml)
+    pattern = re.compile(r"^[`:]{3,}\{prf:(\w+)\}\s+(\w+)", re.M)
+    cells = json.loads(nb.read_text())["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    repeats = [m.group(0) for m in pattern.finditer(text)
+               if m.group(1).lower() == m.group(2).lower()]
+    assert not repeats, f"{nb.name}: run tools/fix_proof_titles.py ({repeats})"
