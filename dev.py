@@ -81,6 +81,18 @@ def effective_config(repo_url: str | None) -> Path:
     else:
         cfg.pop("launch_buttons", None)
         print("note: no --repo-url / DMI_BOOK_REPO_URL: building without launch buttons")
+    # MathJax from the pinned django-static-mathjax wheel (it needs no Django), so the
+    # pages render their maths offline too instead of loading it from a CDN.
+    import mathjax  # noqa: F401  (the wheel's package name)
+    import shutil
+
+    es5 = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    static = ROOT / "_build" / "_mathjax"
+    if not (static / "mathjax" / "tex-mml-chtml.js").exists():
+        shutil.copytree(es5, static / "mathjax", dirs_exist_ok=True)
+    sphinx_cfg = cfg.setdefault("sphinx", {}).setdefault("config", {})
+    sphinx_cfg["html_static_path"] = [str(static)]
+    sphinx_cfg["mathjax_path"] = "mathjax/tex-mml-chtml.js"
     out = ROOT / "_build" / "_config.effective.yml"
     out.parent.mkdir(exist_ok=True)
     out.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -96,7 +108,9 @@ def cmd_book(args) -> int:
             print("--repo-url needs a value, e.g. --repo-url https://github.com/OWNER/REPO")
             return 2
         repo_url = args[i + 1]
-    config = effective_config(repo_url)
+    # The config is written by the venv's Python: it needs PyYAML and MathJax from there.
+    run(PY, Path(__file__).name, "_write-config", repo_url or "", env=env_vars())
+    config = ROOT / "_build" / "_config.effective.yml"
     proc = subprocess.run([str(BIN / "jupyter-book"), "build", "-W", "--keep-going",
                            "--config", str(config), "."], cwd=ROOT, env=env_vars())
     index = ROOT / "_build" / "html" / "index.html"
@@ -125,7 +139,8 @@ def cmd_bench(args) -> int:
 
 
 COMMANDS = {"test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_bench,
-            "setup": lambda args: ensure_env() or 0}
+            "setup": lambda args: ensure_env() or 0,
+            "_write-config": lambda args: effective_config(args[0] if args else None) and 0}
 
 
 def main(argv: list[str]) -> int:
