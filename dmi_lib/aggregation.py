@@ -19,6 +19,10 @@ an answer ``c_i`` and a prediction ``p_i`` of the others' answers.
 * :func:`surprisingly_popular_single` — Algorithm 5 (Prelec et al.'s prior
   reconstruction from the predictions).
 * :func:`spectral_truth_serum` — Algorithm 6 (top eigenvector of the second moment).
+
+See the book chapters ``book/02_plurality_and_sp.ipynb`` (plurality and surprisingly
+popular under strategies), ``book/11_dmi_vs_sp.ipynb`` (Corollaries 3.4 and 3.5,
+Figure 8) and ``book/12_single_task.ipynb`` (Algorithms 5 and 6, Figure 9).
 """
 
 from __future__ import annotations
@@ -653,7 +657,11 @@ def spectral_truth_serum(answers, predictions, *, n_options=None,
         order = np.lexsort((-w.imag, -w.real))  # descending real part
     w, V = w[order], V[:, order]
     top = w[0]
-    scale = max(float(np.abs(w).max()), np.finfo(float).tiny)
+    # Compare eigenvalue gaps with the size of M and vᵀv, not of Cov itself: Cov is
+    # their difference, and when it is pure rounding (e.g. x + y = 1 in the binary
+    # case) its own eigenvalues are noise of that size.
+    scale = max(float(np.linalg.norm(M)), float(np.linalg.norm(np.outer(v, v))),
+                np.finfo(float).tiny)
     if abs(complex(top).imag) > _EIG_RTOL * scale:
         raise ValueError(f"the top eigenvalue of Cov is complex ({top:.6g}): Cov is far "
                          "from symmetric; use symmetrize=True")

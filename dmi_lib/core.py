@@ -5,6 +5,10 @@ This module holds what every solver shares: forming ``[A 1]``, detecting its ran
 ``Ã``), the DMI-score ``|det(CᵀÃ)|``, ``D = (CᵀÃ)⁻¹``, the paper's ``idxmax`` and
 the Theorem's *linearly-partitioned* test.  The solvers themselves live in
 :mod:`dmi_lib.exact` and :mod:`dmi_lib.kcofactors`; :func:`dmi_cluster` dispatches.
+
+See the book chapters ``book/04_dmi_clustering.ipynb`` (Algorithm 1, the DMI-score and
+its geometry) and ``book/05_theorem_1.ipynb`` (Theorem 2.2: legal, affine-invariant,
+linearly partitioned).
 """
 
 from __future__ import annotations

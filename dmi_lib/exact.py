@@ -42,7 +42,10 @@ affine image of ``Ã``, so the optimum is the same (Theorem, affine-invariant).
    vertex is the polygon's support vertex in the chord's normal direction, found
    by binary search on the sorted edge angles.
 
-See the book chapter on DMI-clustering for the figures.
+See the book chapters ``book/06_one_dimension.ipynb`` (:func:`mean_split`, Corollary
+2.3), ``book/08_two_dimensions.ipynb`` (:func:`cone_partition`, Corollary 2.4, with
+figures) and ``book/09_polynomial_time.ipynb`` (Corollary 2.5: counting the linear
+partitions).
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ With i.i.d. tasks and a peer (real or virtual) whose labels do not depend on age
 (``|det Sᵢ| <= 1``) and permutations pay as much.  Payments are exact integer
 determinants of count matrices, hence exactly invariant to an agent permuting her
 answers.
+
+See the book chapter ``book/10_kdmi_mechanism.ipynb`` (Definition 3.1, Algorithm 4,
+Theorem 3.2, Figures 6 and 7).
 """
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ task states (:func:`random_states`), strategies (:func:`truthful`, :func:`always
 predictions (:func:`simulate_single_task`, Section "Single-task & Method of
 Moments").  The answers are held in :class:`Reports`, the long-form
 ``(task, worker, label)`` table that :mod:`dmi_lib.mechanisms` consumes.
+
+See the book chapter ``book/10_kdmi_mechanism.ipynb``, which simulates such crowds
+(Theorem 3.2).
 """
 
 from __future__ import annotations

@@ -627,3 +627,13 @@ def test_blum_lemma_two_spherical_gaussians():
     assert cos > .99
     side = (X - X.mean(axis=0)) @ e > 0
     assert max(np.mean(side == z), np.mean(side != z)) > .99
+
+
+def test_spectral_truth_serum_rounding_level_cov_raises():
+    # Binary x + y = 1: Cov is zero in exact arithmetic, ~1e-16 in floats.
+    from dmi_lib.aggregation import spectral_truth_serum
+
+    answers = np.r_[np.zeros(70, int), np.ones(30, int)]
+    predictions = np.tile([0.6, 0.4], (100, 1))
+    with pytest.raises(ValueError, match="not unique"):
+        spectral_truth_serum(answers, predictions)
