@@ -22,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
-REQS = ["requirements.txt", "requirements-dev.txt", "requirements-lock.txt", "pyproject.toml"]
+REQS = ["requirements.txt", "requirements-dev.txt", "requirements-lock.txt",
+        "requirements-study.txt", "pyproject.toml"]
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 
@@ -43,6 +44,10 @@ def ensure_env() -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     run(PY, "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt",
+        "-c", "requirements-lock.txt")
+    # crowd-kit (the real-crowds chapter's reference aggregators) without its heavy
+    # optional stack (transformers, pyarrow): see requirements-study.txt.
+    run(PY, "-m", "pip", "install", "--quiet", "--no-deps", "-r", "requirements-study.txt",
         "-c", "requirements-lock.txt")
     run(PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")
     stamp.write_text(digest)

@@ -48,11 +48,12 @@ from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"
 
-# The tabular interface and the real datasets need pandas, which costs about a second
+# The tabular interface, the real datasets and the practical variant need pandas, which costs about a second
 # to import: load them on first use (PEP 562) so that `import dmi_lib` stays light.
 _LAZY = {
     "crowd_data": ("HOSSEINI_TREATMENTS", "PRELEC_STUDIES", "CrowdDataset", "list_datasets",
                    "load_dataset"),
+    "practical": ("PracticalDMIResult", "name_clusters_bayes", "practical_dmi_aggregate"),
     "tabular": ("METHODS", "AnswerMatrix", "DMIAggregator", "MajorityVote",
                 "SurprisinglyPopular", "aggregate", "answer_matrix"),
 }

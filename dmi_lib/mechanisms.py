@@ -399,8 +399,9 @@ def dmi_mechanism(reports, *, random_state=None, _enumeration: str = "auto",
     pair_pay = det[:, 0] * det[:, 1]
 
     n_peers = np.bincount(I, minlength=m) + np.bincount(J, minlength=m)
-    payments = np.bincount(I, weights=pair_pay, minlength=m) + \
-        np.bincount(J, weights=pair_pay, minlength=m)
+    # float even when no pair is eligible (bincount of an empty array is int64)
+    payments = (np.bincount(I, weights=pair_pay, minlength=m) +
+                np.bincount(J, weights=pair_pay, minlength=m)).astype(float)
     paid = n_peers > 0
     payments[~paid] = np.nan
     reasons = {}

@@ -11,7 +11,9 @@ table into the paper's answer matrix ``A`` (row ``t``: the distribution of task
 * :func:`aggregate` — one label per task, a :class:`pandas.Series` named
   ``"agg_label"`` like crowd-kit's ``fit_predict``; methods ``"plurality"``,
   ``"surprisingly-popular"`` (the multi-task Definition), ``"dmi"`` (DMI-clustering,
-  Algorithm 1, clusters named by gold or the "rotated SP" default), and, per task
+  Algorithm 1, clusters named by gold or the "rotated SP" default),
+  ``"dmi-practical"`` (beyond the paper: :func:`dmi_lib.practical.
+  practical_dmi_aggregate`), and, per task
   with predictions, ``"sp-single"`` (Algorithm 5) and ``"spectral"`` (Algorithm 6).
 * :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
   ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute.
@@ -49,7 +51,8 @@ __all__ = [
 ]
 
 #: Methods accepted by :func:`aggregate`.
-METHODS = ("plurality", "surprisingly-popular", "dmi", "sp-single", "spectral")
+METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical", "sp-single",
+           "spectral")
 _SINGLE_TASK = ("sp-single", "spectral")
 _REQUIRED = ("task", "worker", "label")
 _DUPLICATES = ("error", "keep", "first")
@@ -333,7 +336,9 @@ def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
         if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
             out[t] = present[0]
             continue
-        ans = pd.Index(present).get_indexer(codes_all[rows])
+        pos = np.full(len(am.options), -1, dtype=np.intp)
+        pos[present] = np.arange(present.size)  # option -> column of this task's P
+        ans = pos[codes_all[rows]]
         P = P_all[np.ix_(rows, present)]
         if smoothing:
             P = (1.0 - smoothing) * P + smoothing / present.size
@@ -351,7 +356,9 @@ def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
                 continue
             r = _agg.spectral_truth_serum(ans, P)
         except ValueError as exc:
-            raise ValueError(f"task {_py(am.tasks[t])!r} ({method}): {exc}") from exc
+            hint = ("; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
+                    "uniform distribution") if not smoothing and "= 0" in str(exc) else ""
+            raise ValueError(f"task {_py(am.tasks[t])!r} ({method}): {exc}{hint}") from exc
         # Algorithm 6 outputs only a sign along e*; name the option the answers moved
         # towards: argmax of sign * e* (sign 0: both ends of e* tie).
         score = r.e if r.sign >= 0 else -r.e
@@ -395,6 +402,8 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
     _check_choice(ties, "ties", _TIES)
     _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
     allowed = {"dmi": {"dmi_method", "rank_tol"},
+               "dmi-practical": {"dmi_method", "rank_tol", "gold_error",
+                                 "default_confidence", "refine"},
                "surprisingly-popular": {"prior"}}.get(method, set())
     unknown = sorted(set(kw) - allowed)
     if unknown:
@@ -429,6 +438,17 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
                                      random_state=rng, rank_tol=kw.get("rank_tol"),
                                      return_details=True)
         codes = details.options
+    elif method == "dmi-practical":
+        from .practical import practical_dmi_aggregate
+
+        g = None if gold is None else _gold_codes(gold, am)
+        extra = {k: kw[k] for k in ("gold_error", "default_confidence", "refine")
+                 if k in kw}
+        details = practical_dmi_aggregate(am.counts, gold=g,
+                                          method=kw.get("dmi_method", "auto"),
+                                          random_state=rng, rank_tol=kw.get("rank_tol"),
+                                          return_details=True, **extra)
+        codes = details.options
     else:
         codes = _single_task(answers, am, task_codes, label_codes, method, ties, rng,
                              prediction_type, smoothing)
@@ -449,7 +469,8 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
     answers : pandas.DataFrame
         Columns ``task``, ``worker``, ``label``; ``prediction`` for the single-task
         methods (see ``prediction_type``).
-    method : {"dmi", "plurality", "surprisingly-popular", "sp-single", "spectral"}
+    method : {"dmi", "dmi-practical", "plurality", "surprisingly-popular", "sp-single", \
+"spectral"}
         ``"plurality"``
             Majority vote: the most chosen option of each task
             (:func:`dmi_lib.aggregation.plurality`).
@@ -469,6 +490,14 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
             3`` — binary questions and 3 options (the 2-D three-cone solver) — and
             k-cofactors (Algorithm 2; a local maximum, ``random_state`` seeds its
             restarts) for 4 or more options.  ``rank_tol=`` is passed on.
+        ``"dmi-practical"``
+            *Beyond the paper* (:func:`dmi_lib.practical.practical_dmi_aggregate`):
+            the same DMI-clustering, clusters named by weighing ``gold`` against the
+            rotated-SP default (a few gold tasks cannot invert the answers), then a
+            latent-class refinement on the answer *counts* with gold tasks clamped
+            (accounts for the number of answers per task and for imbalanced
+            classes).  Keywords ``dmi_method``, ``rank_tol``, ``gold_error``,
+            ``default_confidence``, ``refine``.
         ``"sp-single"``, ``"spectral"``
             Single-task methods, run on each task separately with its respondents'
             predictions: surprisingly popular with the prior reconstructed from the
@@ -476,8 +505,9 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
             and the spectral truth serum (Algorithm 6,
             :func:`~dmi_lib.aggregation.spectral_truth_serum`).
     gold : pandas.Series or dict, optional
-        Known labels (index: task).  Used only by ``"dmi"``, to name the clusters;
-        the other methods ignore it.  Gold tasks with no answers are ignored.
+        Known labels (index: task).  Used only by ``"dmi"`` and
+        ``"dmi-practical"``, to name the clusters (and, in ``"dmi-practical"``, as
+        fixed points of the refinement); the other methods ignore it.  Gold tasks with no answers are ignored.
         Accuracy measured on the same gold that named the clusters is optimistic
         (the naming is fitted to it): hold some gold out.
     options : sequence, optional
@@ -487,7 +517,7 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
         by default — crowd-kit's ``MajorityVote`` rule), or a uniformly random one
         (seeded by ``random_state``).  Use ``"random"`` when the label order carries
         information (``hosseini2021_spvoting``: the truth is the smallest id).
-        ``"dmi"`` has no ties to break.
+        ``"dmi"`` and ``"dmi-practical"`` have no ties to break.
     random_state : None, int or numpy Generator
         Seeds random tie-breaking and k-cofactors.
     duplicates : {"error", "keep", "first"}

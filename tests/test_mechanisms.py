@@ -510,3 +510,18 @@ def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
     part = kdmi_mechanism(rep, random_state=5, agents=subset)
     np.testing.assert_array_equal(full.payments[subset], part.payments[subset])
     assert not np.any(np.signbit(full.payments[full.paid]) & (full.payments[full.paid] == 0))
+
+
+def test_dmi_mechanism_without_eligible_pairs_is_unpaid_not_a_crash():
+    from dmi_lib.mechanisms import dmi_mechanism
+    from dmi_lib.simulation import Reports
+
+    # three workers, each on their own tasks: no pair shares >= 2C tasks
+    task = np.array([0, 1, 2, 3, 4, 5])
+    worker = np.array([0, 0, 1, 1, 2, 2])
+    label = np.array([0, 1, 0, 1, 0, 1])
+    res = dmi_mechanism(Reports.from_arrays(task, worker, label, n_options=2),
+                        random_state=0)
+    assert not res.paid.any()
+    assert np.all(np.isnan(res.payments))
+    assert len(res.unpaid_reason) == 3

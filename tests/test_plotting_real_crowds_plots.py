@@ -1,0 +1,116 @@
+"""Smoke tests for dmi_lib.plotting.real_crowds_plots: each function is called on the
+tables of dmi_lib.practical and what it drew is checked (artists, titles, data), never
+pixels."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from dmi_lib.practical import (  # noqa: E402
+    accuracy_study,
+    load_study_datasets,
+    payment_study,
+    strategic_study,
+)
+from dmi_lib.plotting.real_crowds_plots import (  # noqa: E402
+    METHOD_COLORS,
+    plot_accuracy_vs_plurality,
+    plot_gold_curve,
+    plot_payments,
+    plot_single_task,
+    plot_strategic,
+)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load_study_datasets(["temp", "prelec2017_sp/3"])
+
+
+def test_accuracy_dot_plot(small):
+    _, held = accuracy_study(small, gold_size=5, n_draws=3, random_state=0)
+    fig = plot_accuracy_vs_plurality(held, methods=["surprisingly popular",
+                                                     "DMI practical"])
+    ax = fig.axes[0]
+    assert ax.get_title() == "Accuracy relative to plurality (random ties)"
+    pts = ax.collections[-2:]  # one scatter per method
+    assert len(pts) == 2
+    wide = held.pivot_table(index="dataset", columns="method", values="accuracy",
+                            sort=False)
+    expect = 100 * (wide["DMI practical"] - wide["plurality (random ties)"]).to_numpy()
+    assert np.allclose(pts[1].get_offsets()[:, 0], expect)
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(wide.index)
+    with pytest.raises(ValueError, match="baseline 'nope' is not a method"):
+        plot_accuracy_vs_plurality(held, baseline="nope")
+    with pytest.raises(ValueError, match="is missing column"):
+        plot_accuracy_vs_plurality(held.drop(columns="accuracy"))
+
+
+def test_gold_curve_panels():
+    curve = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4,
+                          "gold_size": [0, 5] * 4,
+                          "method": ["DMI (paper)"] * 2 + ["DMI practical"] * 2
+                          + ["DMI (paper)"] * 2 + ["DMI practical"] * 2,
+                          "accuracy": [.6, .5, .6, .65, .7, .7, .7, .72]})
+    fig = plot_gold_curve(curve)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == ["a", "b"]
+    assert len(axes[0].lines) == 2
+    assert np.allclose(axes[0].lines[1].get_ydata(), [.6, .65])
+    assert axes[0].lines[0].get_color() == METHOD_COLORS["DMI (paper)"]
+    with pytest.raises(ValueError, match="data set 'c' is not in the table"):
+        plot_gold_curve(curve, ["c"])
+
+
+def test_strategic_panels(small):
+    table = strategic_study(small, attack="low-effort", shares=(0.0, 0.5), n_reps=1,
+                            gold_size=5, random_state=0)
+    fig = plot_strategic(table)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == list(small)
+    assert fig._suptitle.get_text() == "Strategic crowds: low-effort"
+    assert len(axes[0].lines) == 4  # plurality, SP, DMI (paper), DMI practical
+    for line in axes[0].lines:
+        assert list(line.get_xdata()) == [0.0, 0.5]
+        assert np.all((line.get_ydata() >= 0) & (line.get_ydata() <= 1))
+    with pytest.raises(ValueError, match="attack 'cyclic' is not in the table"):
+        plot_strategic(table, attack="cyclic")
+
+
+def test_single_task_bars():
+    table = pd.DataFrame({"data": ["prelec2017_sp"] * 2 + ["hosseini2021_spvoting"] * 2,
+                          "study": ["1a", "1a", "Top-Top", "Top-Top"],
+                          "method": ["plurality (random ties)",
+                                     "surprisingly popular (Alg. 5)"] * 2,
+                          "accuracy": [.58, .68, .41, .33]})
+    fig = plot_single_task(table)
+    ax = fig.axes[0]
+    assert len(ax.patches) == 4
+    assert sorted(round(p.get_height(), 2) for p in ax.patches) == [.33, .41, .58, .68]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Prelec 1a",
+                                                            "Hosseini Top-Top"]
+
+
+def test_payment_scatter(small):
+    summary, workers = payment_study(small, random_state=0)
+    fig = plot_payments(workers, ["temp"], summary=summary)
+    ax = fig.axes[0]
+    paid = workers[(workers["dataset"] == "temp") & workers["kdmi_paid"]]
+    assert len(ax.collections[0].get_offsets()) == len(paid)
+    rho = summary.set_index("dataset").loc["temp", "kdmi_spearman"]
+    assert ax.get_title() == f"temp  (ρ = {rho:.2f})"
+    with pytest.raises(ValueError, match="no paid worker of data set 'x'"):
+        plot_payments(workers, ["x"])

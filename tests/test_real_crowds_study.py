@@ -1,0 +1,144 @@
+"""The committed tables of scripts/real_crowds_study.py (results/real_crowds/) are what
+the library computes now: the deterministic parts are regenerated here, on a few data
+sets each (every data set has its own random stream, so a subset reproduces the full
+run), and compared with the files.  A stale table fails this test."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dmi_lib.practical import (
+    accuracy_study,
+    gold_curve,
+    load_study_datasets,
+    naming_tradeoff,
+    payment_study,
+    single_task_study,
+    strategic_study,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results" / "real_crowds"
+SUBSET = ["temp", "wsd", "weather_cf", "prelec2017_sp/3"]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "real_crowds_study", ROOT / "scripts" / "real_crowds_study.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def script():
+    return _script()
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_study_datasets(SUBSET)
+
+
+def _read(name):
+    path = RESULTS / f"{name}.csv"
+    assert path.exists(), f"{path} is missing: run scripts/real_crowds_study.py"
+    return pd.read_csv(path)
+
+
+def _same(fresh: pd.DataFrame, stored: pd.DataFrame, keys, values=("accuracy",)):
+    merged = fresh.merge(stored, on=list(keys), suffixes=("", "_stored"), how="left",
+                         validate="one_to_one")
+    for v in values:
+        a, b = merged[v].to_numpy(float), merged[f"{v}_stored"].to_numpy(float)
+        assert np.allclose(a, b, rtol=1e-5, atol=1e-9, equal_nan=True), (
+            merged.loc[~np.isclose(a, b, rtol=1e-5, atol=1e-9, equal_nan=True),
+                       list(keys) + [v, f"{v}_stored"]])
+
+
+def test_every_table_is_committed():
+    for name in ["accuracy_full", "accuracy_heldout", "bar", "gold_curve",
+                 "naming_tradeoff", "strategic", "strategic_summary", "single_task",
+                 "payments", "timings"]:
+        assert (RESULTS / f"{name}.csv").exists() and (RESULTS / f"{name}.md").exists()
+    assert (RESULTS / "payments_workers.csv").exists()
+    assert (RESULTS / "README.md").exists()
+
+
+def test_accuracy_tables_regenerate(script, data):
+    full, held = accuracy_study(data, gold_size=script.GOLD_SIZE,
+                                n_draws=script.N_DRAWS, random_state=0)
+    _same(full, _read("accuracy_full"), ["dataset", "method"])
+    _same(held, _read("accuracy_heldout"), ["dataset", "method"], ["accuracy", "sd"])
+
+
+def test_crowdkit_columns_regenerate(script):
+    pytest.importorskip("crowdkit.aggregation")
+    peers = script.crowdkit_peers()
+    d = load_study_datasets(["temp", "wsd"])
+    stored = _read("accuracy_full").set_index(["dataset", "method"])["accuracy"]
+    for name, ds in d.items():
+        for peer, fn in peers.items():
+            labels = fn(ds.answers)
+            acc = float((labels == ds.gold.reindex(labels.index)).mean())
+            assert np.isclose(acc, stored[(name, peer)], rtol=1e-5), (name, peer)
+
+
+def test_bar_and_note_agree_with_the_held_out_table(script):
+    held = _read("accuracy_heldout")
+    fresh = script.bar_table(held)
+    stored = _read("bar")
+    assert fresh["dataset"].tolist() == stored["dataset"].tolist()
+    assert fresh["within 2 points"].tolist() == stored["within 2 points"].tolist()
+    note = (RESULTS / "README.md").read_text()
+    misses = ", ".join(fresh.loc[~fresh["within 2 points"], "dataset"])
+    assert f"tie rule): {misses}." in note
+    assert "| dataset" in note and "DMI practical" in note
+
+
+def test_gold_curve_and_naming_regenerate(script, data):
+    sub = {k: data[k] for k in ["wsd", "prelec2017_sp/3"]}
+    _same(gold_curve(sub, n_draws=script.N_DRAWS, random_state=0), _read("gold_curve"),
+          ["dataset", "gold_size", "method"])
+    one = {"prelec2017_sp/3": data["prelec2017_sp/3"]}
+    _same(naming_tradeoff(one, n_reps=4, n_draws=min(script.N_DRAWS, 10), random_state=0),
+          _read("naming_tradeoff"), ["dataset", "crowd", "gold_size", "naming"])
+
+
+def test_strategic_regenerates(script, data):
+    stored = _read("strategic")
+    stored = stored[stored["study"] == "main"].drop(columns="study")
+    one = {"prelec2017_sp/3": data["prelec2017_sp/3"]}
+    for attack, top in (("low-effort", 0.91), ("cyclic", 1.01)):
+        fresh = strategic_study(one, attack=attack,
+                                shares=np.round(np.arange(0, top, 0.1), 2), n_reps=5,
+                                gold_size=script.GOLD_SIZE, random_state=0)
+        _same(fresh, stored, ["dataset", "attack", "share", "rep", "method"])
+
+
+def test_single_task_and_payments_regenerate(data):
+    _same(single_task_study(random_state=0), _read("single_task"),
+          ["data", "study", "method"], ["accuracy", "n_tasks"])
+    summary, _ = payment_study(data, random_state=0)
+    _same(summary, _read("payments"), ["dataset"],
+          ["workers", "kdmi_paid", "kdmi_positive", "kdmi_spearman", "dmi_paid",
+           "dmi_spearman", "kdmi_unpaid_did_all"])
+
+
+def test_dawidskene_strategic_rows_regenerate(script):
+    """The chapter reads the DawidSkene strategic runs from the CSV: regenerate the
+    rows of one data set and attack (15 DawidSkene fits) and compare."""
+    pytest.importorskip("crowdkit.aggregation")
+    stored = _read("strategic")
+    stored = stored[stored["study"] == "with crowd-kit DS"].drop(columns="study")
+    one = load_study_datasets(["bluebirds"])
+    shares = np.round(np.arange(0, 0.91, 0.1), 2)[::2]
+    ds = {"crowd-kit DS": script.crowdkit_peers()["crowd-kit DS"]}
+    fresh = strategic_study(one, attack="low-effort", shares=shares, n_reps=3,
+                            gold_size=script.GOLD_SIZE, random_state=1, peers=ds)
+    _same(fresh, stored, ["dataset", "attack", "share", "rep", "method"])
