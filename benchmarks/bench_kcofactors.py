@@ -1,4 +1,5 @@
-"""Per-iteration time of k-cofactors (Algorithm 2) against scikit-learn's Lloyd k-means.
+"""k-cofactors (Algorithm 2) against scikit-learn's Lloyd k-means: time per
+iteration and time to a local optimum.
 
 Run it from the repository root as
 
@@ -7,33 +8,53 @@ Run it from the repository root as
 ``OPENBLAS_CORETYPE`` / ``OPENBLAS_L2_SIZE``, when set, pin OpenBLAS to a generic
 kernel and slow numpy's matrix products; the script prints the kernel threadpoolctl
 reports so that a table can be read with its setting.  The machine may be shared
-and noisy: every repeat times scikit-learn and k-cofactors back to back on the same
-data, and the table reports medians over repeats and the ratio of the medians.
+and noisy: the script prints the load average before and after, every repeat times
+scikit-learn and k-cofactors back to back on the same data, and the table reports
+medians over repeats and the ratio of the medians.
 
-What is timed, on ``n`` points in ``d`` dimensions drawn from a mixture of
-``k = d + 1`` overlapping Gaussians (so both methods have ``k`` clusters):
+Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
+Gaussians (so both methods have ``k`` clusters).  k-cofactors runs on one thread
+(``kcofactors._MAX_WORKERS``), scikit-learn on its OpenMP threads (all CPUs).
 
-* k-cofactors, the paper's batch phase (``_Engine.batch``, as ``k_cofactors`` runs
-  it, from the paper's initialisation): each iteration is the assignment
-  ``C ← idxmax(ÃD)`` with the paper's tie rule, the update of ``CᵀÃ`` from the rows
-  that moved, ``D = (CᵀÃ)⁻¹`` and the cycle check.  ``ms/it`` is the phase's time
-  divided by its iterations; late iterations are cheaper because margin bounds
-  certify most rows (as in Hamerly's / Elkan's k-means).  ``1st it`` is the first
-  iteration alone (every row scanned).
+Per iteration, in ms (columns ``kc full``, ``kc run``, ``sk``, ``ratio``, ``r run``):
+
+* k-cofactors: the paper's batch phase from the paper's start (``_Engine.batch``,
+  as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
+  assignment ``C ← idxmax(ÃD)`` with the paper's tie rule, the change of ``CᵀÃ``
+  from the rows that moved, the cycle fingerprint and the update ``D = (CᵀÃ)⁻¹``.
+  ``kc full``: every row is assigned in every iteration (Lloyd's amount of work);
+  ``kc run``: rows that margin bounds certify are skipped (as ``k_cofactors``
+  does; like the bounds of Elkan's / Hamerly's k-means, which ``lloyd`` does not
+  use).  ``its``: iterations of that phase (it stops at a cycle or a singular step).
 * scikit-learn, one Lloyd iteration: ``KMeans(algorithm="lloyd", n_init=1, tol=0,
   init=<fixed centres>)`` fitted with ``max_iter=M`` and ``max_iter=1``; the time
   difference divided by the difference in ``n_iter_`` (this removes input checks
   and set-up; Lloyd's iterations all cost the same).
 
-Then one full run of each to convergence (``k_cofactors(X)`` with its defaults,
-``KMeans`` with its default ``tol`` from the same centres): iterations, single-row
-moves of k-cofactors' finishing ascent and its passes, whether the batch phase
-cycled or met a singular step, and wall time.
+To a local optimum (medians over ``--e2e-repeats``):
+
+* ``kc s``: ``k_cofactors(X)`` with its defaults (paper's start, ``n_init=1``), until
+  no single-row move raises ``|det(CᵀÃ)|`` -- a local maximum.  It includes
+  ``core.prepare`` (rank, ``Ã``, whitening), shown separately as ``prep s``.
+  ``its`` = batch iterations + finishing passes, ``moves`` = rows moved by the
+  finishing ascent, ``cyc``/``sing`` = the paper's batch phase cycled / met a
+  singular step.
+* ``km s``: ``KMeans(n_clusters=k, n_init=1, random_state=seed)`` (k-means++ start)
+  with its default ``tol=1e-4``; ``km0 s``: the same with ``tol=0`` (Lloyd until no
+  label changes: a fixed point, the analogue of k-cofactors' stopping rule);
+  ``its`` = ``n_iter_``.
+* ``logDMI``: ``log|det(CᵀÃ)|`` of the k-cofactors result and of the k-means labels
+  (higher is better; the same ``Ã``).
+
+``--numba`` (needs numba, which dmi_lib does not depend on) also times a fused
+compiled reference kernel for the same iteration from the paper's start, to show
+what a compiled kernel reaches where numpy cannot.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import time
@@ -48,12 +69,16 @@ def blas_report() -> str:
         return "threadpoolctl not installed"
     rows = []
     for lib in threadpool_info():
-        if lib.get("user_api") == "blas":
+        if lib.get("user_api") in ("blas", "openmp"):
             rows.append(f"{lib.get('internal_api')} {lib.get('version')} "
                         f"kernel={lib.get('architecture')} "
                         f"threads={lib.get('num_threads')} "
                         f"({os.path.basename(lib.get('filepath', ''))})")
     return "; ".join(rows) or "no BLAS found"
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
 def make_data(n: int, d: int, rng) -> np.ndarray:
@@ -72,35 +97,125 @@ def time_sklearn(X, centres, max_iter):
     return time.perf_counter() - t0, km.n_iter_
 
 
-def time_kcofactors_batch(problem, max_iter):
-    """Seconds for the first batch iteration, for the whole batch phase, and its
-    iteration count and flags."""
+def time_kcofactors_batch(problem, bounds):
+    """Seconds per iteration of the paper's batch phase from the paper's start, as
+    ``k_cofactors`` runs it (``bounds=True``: certified rows skipped) or with every
+    row assigned in every iteration (``bounds=False``, Lloyd's amount of work); and
+    the phase's info."""
     from dmi_lib import kcofactors as kc
 
-    with kc._workers(problem.n) as (pool, block):  # as k_cofactors sets it up
-        eng = kc._Engine(problem, pool, block)
-        st = eng.state(kc._paper_init(problem))
-        if st.D is None:  # the paper's start can leave a cluster empty in high d
-            st = eng.state(eng.make_nonsingular(st.labels)[0])
-        eng.label_hash(st.labels)  # build the fingerprint weights outside the timing
+    saved = kc._BOUNDS_MIN_ROWS
+    if not bounds:
+        kc._BOUNDS_MIN_ROWS = float("inf")
+    try:
+        with kc._workers(problem.n) as (pool, block):  # as k_cofactors sets it up
+            eng = kc._Engine(problem, pool, block)
+            st = eng.state(kc._paper_init(problem))
+            if st.D is None:  # the paper's start can leave a cluster empty in high d
+                st = eng.state(eng.make_nonsingular(st.labels)[0])
+            eng.label_hash(st.labels)  # fingerprint weights: outside the timing
+            info = {"batch_converged": False}
+            t0 = time.perf_counter()
+            eng.batch(st, 300, info)
+            elapsed = time.perf_counter() - t0
+    finally:
+        kc._BOUNDS_MIN_ROWS = saved
+    # Every iteration is one sweep over the rows and one update of D; a phase that
+    # converged made one more sweep (which found nothing to move).
+    sweeps = info["batch_iterations"] + int(info["batch_converged"])
+    return elapsed / max(sweeps, 1), info
+
+
+@functools.lru_cache(maxsize=None)
+def _numba_sweep():
+    """A fused compiled reference for one k-cofactors assignment + change of CᵀÃ
+    (the work of ``_Engine.sweep(..., hashes=True, out=out)``), to measure what a
+    compiled kernel reaches.  Needs numba (not a dependency of dmi_lib)."""
+    import numba as nb
+
+    @nb.njit(parallel=True, boundscheck=False)
+    def sweep(XC, D, labels, tol, out, hw, nchunks):
+        n, k = XC.shape
+        Vp = np.zeros((nchunks, k, k))
+        moved = np.zeros(nchunks, np.int64)
+        hd = np.zeros(nchunks, np.uint64)
+        chunk = (n + nchunks - 1) // nchunks
+        for c in nb.prange(nchunks):
+            s, e = c * chunk, min(n, (c + 1) * chunk)
+            V = np.zeros((k, k))
+            m, hh = 0, np.uint64(0)
+            for s0 in range(s, e, 256):  # 256 rows per BLAS product, as sklearn
+                s1 = min(e, s0 + 256)
+                G = np.dot(XC[s0:s1], D)
+                for r in range(s1 - s0):
+                    i, lab = s0 + r, labels[s0 + r]
+                    hi, t = G[r, 0], 0
+                    for a in range(1, k):
+                        if G[r, a] > hi:
+                            hi, t = G[r, a], a
+                    if G[r, lab] < hi - tol:
+                        out[i] = t
+                        m += 1
+                        for j in range(k):
+                            V[t, j] += XC[i, j]
+                            V[lab, j] -= XC[i, j]
+                        hh += hw[i] * np.uint64(t - lab)
+                    else:
+                        out[i] = lab
+            Vp[c], moved[c], hd[c] = V, m, hh
+        return moved.sum(), Vp.sum(axis=0), hd.sum()
+
+    return sweep
+
+
+def time_numba_iteration(problem, repeats):
+    """Median seconds of one iteration (assignment + update) from the paper's
+    start with the compiled reference kernel, its first-call (compile) time, and
+    whether it agrees with ``_Engine.sweep``."""
+    from threadpoolctl import threadpool_limits
+
+    from dmi_lib import kcofactors as kc
+
+    sweep = _numba_sweep()
+    eng = kc._Engine(problem)
+    st = eng.state(kc._paper_init(problem))
+    if st.D is None:
+        st = eng.state(eng.make_nonsingular(st.labels)[0])
+    eng.label_hash(st.labels)
+    XC = np.ascontiguousarray(eng.Xt.T)
+    tol, out, ref = eng.tie_tol(st.D), np.empty_like(st.labels), np.empty_like(st.labels)
+    with threadpool_limits(1, "blas"):
         t0 = time.perf_counter()
-        eng.batch(st, 1, {})
-        first = time.perf_counter() - t0
-        info = {"cycled": False, "singular_step": False, "batch_converged": False}
-        t0 = time.perf_counter()
-        eng.batch(st, max_iter, info)
-        return first, time.perf_counter() - t0, info["batch_iterations"], info
+        moved, V, h = sweep(XC, st.D, st.labels, tol, out, eng._hash_weights, 16)
+        compile_s = time.perf_counter() - t0
+        sw = eng.sweep(st.D, st.labels, tol, hashes=True, out=ref)
+        same = (moved == sw.moved and np.array_equal(out, ref)
+                and np.allclose(V, sw.V) and int(h) == sw.hdelta)
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            moved, V, h = sweep(XC, st.D, st.labels, tol, out, eng._hash_weights, 16)
+            eng.state(out, st.M + V)
+            times.append(time.perf_counter() - t0)
+    return float(np.median(times)), compile_s, same
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--dims", type=int, nargs="+", default=[2, 4, 9])
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7,
+                    help="repeats of the per-iteration comparison")
     ap.add_argument("--iters", type=int, default=11,
                     help="M: scikit-learn iterations per timed run")
+    ap.add_argument("--e2e-repeats", type=int, default=3,
+                    help="repeats of the runs to a local optimum")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--numba", action="store_true",
+                    help="also time a fused compiled reference kernel (needs numba)")
     args = ap.parse_args(argv)
+
+    from sklearn.cluster import KMeans
 
     from dmi_lib import core
     from dmi_lib.kcofactors import k_cofactors
@@ -109,15 +224,15 @@ def main(argv=None):
                                                       "OPENBLAS_L2_SIZE")}
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} CPUs; env {env}")
-    print(f"BLAS: {blas_report()}")
-    print(f"n = {args.n}, repeats = {args.repeats}, scikit-learn M = {args.iters}")
-    head = (f"{'d':>2} {'k':>2} | {'kcof ms/it':>10} {'1st it':>7} {'sk ms/it':>8} "
-            f"{'ratio':>5} | {'its':>4} {'moves':>7} {'passes':>6} {'cycled':>6} "
-            f"{'singular':>8} {'kcof s':>7} | {'km its':>6} {'km s':>6}")
+    print(f"BLAS/OpenMP: {blas_report()}")
+    print(f"n = {args.n}, repeats = {args.repeats}, scikit-learn M = {args.iters}, "
+          f"e2e repeats = {args.e2e_repeats}; start: {load()}")
+    head = (f"{'d':>2} {'k':>2} | {'kc full':>7} {'kc run':>6} {'sk':>6} "
+            f"{'ratio':>5} {'r run':>5} {'its':>3} | {'kc s':>5} {'prep s':>6} "
+            f"{'its':>4} {'moves':>7} {'cyc':>3} {'sing':>4} | {'km s':>5} {'its':>3} "
+            f"{'km0 s':>5} {'its':>4} | {'logDMI kc':>9} {'km':>9} {'km0':>9}")
     print(head)
     print("-" * len(head))
-    from sklearn.cluster import KMeans
-
     for d in args.dims:
         rng = np.random.default_rng(args.seed + d)
         X = make_data(args.n, d, rng)
@@ -125,31 +240,63 @@ def main(argv=None):
         centres = X[rng.choice(args.n, size=k, replace=False)]
         problem = core.prepare(X)
         assert problem.k == k
-        kc_t, kc_first, km_t = [], [], []
+        full_t, run_t, km_t = [], [], []
         for _ in range(args.repeats):
             t_long, it_long = time_sklearn(X, centres, args.iters)
             t_one, it_one = time_sklearn(X, centres, 1)
             if it_long > it_one:
                 km_t.append((t_long - t_one) / (it_long - it_one))
-            first, total, its, _ = time_kcofactors_batch(problem, 300)
-            kc_first.append(first)
-            if its:
-                kc_t.append(total / its)
-        kc_ms = 1e3 * float(np.median(kc_t)) if kc_t else float("nan")
-        first_ms = 1e3 * float(np.median(kc_first))
+            t, batch_info = time_kcofactors_batch(problem, bounds=False)
+            full_t.append(t)
+            t, _ = time_kcofactors_batch(problem, bounds=True)
+            run_t.append(t)
+        full_ms = 1e3 * float(np.median(full_t))
+        run_ms = 1e3 * float(np.median(run_t))
         km_ms = 1e3 * float(np.median(km_t)) if km_t else float("nan")
-        t0 = time.perf_counter()
-        res = k_cofactors(X)
-        kc_total = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        km = KMeans(n_clusters=k, algorithm="lloyd", n_init=1, init=centres).fit(X)
-        km_total = time.perf_counter() - t0
-        print(f"{d:>2} {k:>2} | {kc_ms:>10.1f} {first_ms:>7.1f} {km_ms:>8.1f} "
-              f"{kc_ms / km_ms:>5.2f} | {res.info['batch_iterations']:>4} "
-              f"{res.info['single_moves']:>7} {res.info['single_move_passes']:>6} "
-              f"{str(res.cycled):>6} {str(res.info['singular_step']):>8} "
-              f"{kc_total:>7.2f} | {km.n_iter_:>6} {km_total:>6.2f}", flush=True)
-    print("ratio = kcof ms/it / sk ms/it (medians over repeats; target <= 1.0)")
+
+        e2e = {"kc": [], "prep": [], "km": [], "km0": []}
+        for _ in range(args.e2e_repeats):
+            t0 = time.perf_counter()
+            core.prepare(X)
+            e2e["prep"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            res = k_cofactors(X)
+            e2e["kc"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            km = KMeans(n_clusters=k, n_init=1, random_state=args.seed).fit(X)
+            e2e["km"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            km0 = KMeans(n_clusters=k, n_init=1, random_state=args.seed,
+                         tol=0.0).fit(X)
+            e2e["km0"].append(time.perf_counter() - t0)
+        med = {key: float(np.median(v)) for key, v in e2e.items()}
+        scores = [res.log_score, core.log_dmi_score(X, km.labels_),
+                  core.log_dmi_score(X, km0.labels_)]
+        info = res.info
+        print(f"{d:>2} {k:>2} | {full_ms:>7.1f} {run_ms:>6.1f} {km_ms:>6.1f} "
+              f"{full_ms / km_ms:>5.2f} {run_ms / km_ms:>5.2f} "
+              f"{batch_info['batch_iterations']:>3} | {med['kc']:>5.2f} "
+              f"{med['prep']:>6.2f} {res.n_iter:>4} {info['single_moves']:>7} "
+              f"{'yes' if res.cycled else 'no':>3} "
+              f"{'yes' if info['singular_step'] else 'no':>4} | {med['km']:>5.2f} "
+              f"{km.n_iter_:>3} {med['km0']:>5.2f} {km0.n_iter_:>4} | "
+              f"{scores[0]:>9.3f} {scores[1]:>9.3f} {scores[2]:>9.3f}", flush=True)
+        if args.numba:
+            nb_t, nb_compile, nb_same = time_numba_iteration(problem, args.repeats)
+            print(f"      compiled reference (numba, fused): {1e3 * nb_t:.1f} ms/it "
+                  f"from the paper's start = {1e3 * nb_t / km_ms:.2f} x sk; first "
+                  f"call {nb_compile:.1f} s; agrees with the numpy sweep: {nb_same}",
+                  flush=True)
+        print(f"      k-cofactors: {info['batch_iterations']} batch iterations + "
+              f"{info['single_move_passes']} finishing passes, converged "
+              f"{res.converged}; ms/it repeats: full "
+              f"{[round(1e3 * t, 1) for t in full_t]}, run "
+              f"{[round(1e3 * t, 1) for t in run_t]}, sk "
+              f"{[round(1e3 * t, 1) for t in km_t]}", flush=True)
+    print(f"end: {load()}")
+    print("ms per iteration, medians over repeats.  ratio = kc full / sk (every row "
+          "assigned in every iteration, as Lloyd's); r run = kc run / sk (certified "
+          "rows skipped, as k_cofactors runs).  Target: <= 1.0.")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -178,17 +178,24 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2) -> Problem:
     tol = _rank_tol(rank_tol)
     mean = A.mean(axis=0)
     centred = A - mean
-    U, sv, Vt = np.linalg.svd(centred, full_matrices=False)
+    if n > 2 * d:
+        # Tall data: the SVD of the small triangular factor R has the same singular
+        # values and right vectors, at a fraction of the cost of a thin SVD of n rows.
+        _, sv, Vt = np.linalg.svd(np.linalg.qr(centred, mode="r"), full_matrices=False)
+    else:
+        _, sv, Vt = np.linalg.svd(centred, full_matrices=False)
     r = _count_rank(sv, tol, centred.shape)
     k = r + 1
     if k < min_k:
         raise ValueError(
             f"all {n} rows of A are identical (rank([A 1]) = 1 at rank_tol={tol:g}): "
             "DMI-clustering needs at least two distinct points")
-    Y = U[:, :r] * sv[:r]
+    Y = centred @ Vt[:r].T  # = U_r Σ_r: coordinates on the principal axes
     columns = _choose_columns(Vt[:r], sv[:r], mean, n, tol)
-    A_aug = np.hstack([A, np.ones((n, 1))])
-    return Problem(A=A, k=k, columns=columns, A_tilde=A_aug[:, list(columns)],
+    A_tilde = np.empty((n, k))
+    for j, col in enumerate(columns):  # k column copies; no n × (d+1) temporary
+        A_tilde[:, j] = A[:, col] if col < d else 1.0
+    return Problem(A=A, k=k, columns=columns, A_tilde=A_tilde,
                    Y=Y, singular_values=sv, rank_tol=tol)
 
 

@@ -1,5 +1,8 @@
 """k-cofactors (Algorithm 2 of Kong, *Information Elicitation Meets Clustering*).
 
+See the book chapters ``book/07_k_cofactors.ipynb`` (Algorithm 2, Figures 4 and 5) and
+``book/08_two_dimensions.ipynb`` (Algorithm 3).
+
 k-cofactors is Lloyd's algorithm for DMI-clustering: it alternates the
 *assignment* ``C ← idxmax(ÃD)`` with the *update* ``D = (CᵀÃ)⁻¹`` and stops when
 ``C ∈ idxmax(ÃD)`` -- the Theorem's linearly-partitioned condition.  Algorithm 3
@@ -22,11 +25,18 @@ coordinates ``Ã' = ÃQ`` (``Q`` invertible): ``Ã'D' = ÃQ Q⁻¹D``.  The solv
 therefore works in whitened coordinates ``X = [√n U_r, 1]`` (the centred data's
 principal axes scaled to unit variance, Theorem: affine-invariant), which keeps
 ``CᵀX`` as well conditioned as the clustering allows; scores are reported in the
-paper's ``Ã`` through :func:`dmi_lib.core._result`.  The assignment runs over
-blocks of rows (one small BLAS product each, on one BLAS thread, the blocks spread
-over worker threads for large ``n``, as scikit-learn's Lloyd k-means does),
-updates ``CᵀX`` from the rows that moved, and skips rows whose margin to the next
-cluster certifies that they cannot move (``_Bounds``).
+paper's ``Ã`` through :func:`dmi_lib.core._result`.  One pass over the rows
+(``_Engine.sweep``) runs over blocks of rows: one small BLAS product ``DᵀXᵀ`` per
+block, the row maxima over the short axis, and, while the block is in cache, the
+change of ``CᵀX`` from the rows that move and the change of the cycle fingerprint
+(each block on one BLAS thread; optionally spread over worker threads, combined
+in a fixed order).  Rows whose
+margin to the next cluster certifies that they cannot move are skipped
+(``_Bounds``).  When the paper's iteration fails (a cycle, a singular step), the
+finishing ascent takes damped batch steps: it moves the rows whose gain is above
+the gap threshold that raises ``|det(CᵀX)|`` most, found exactly from per-bucket
+sums of the same pass (``_Engine._line_search``), and single Sherman-Morrison
+moves once few rows remain.
 """
 
 from __future__ import annotations
@@ -61,24 +71,42 @@ _RCOND = 1e-11
 #: Safety factor on the rounding-error bound that decides ties (see ``_tie_tol``).
 _TIE_SAFETY = 64.0
 
-#: Rows per block in the batch assignment; a block of ``k`` float64 columns stays in
-#: the L2 cache.
-_BLOCK = 16384
+#: Rows per block in the batch assignment: large enough to amortise the ~20 numpy
+#: calls per block, small enough that the block's ``k × B`` float64 products stay
+#: in the L3 cache.
+_BLOCK = 1 << 16
 
 #: Block size when BLAS threads cannot be limited (no threadpoolctl): large blocks
 #: amortise OpenBLAS's thread start-up.
 _BLOCK_UNLIMITED_BLAS = 1 << 18
 
 #: Problems with fewer rows run in one thread, in the caller's BLAS setting.
-_PARALLEL_MIN_ROWS = 4 * _BLOCK
+_PARALLEL_MIN_ROWS = 1 << 16
+
+#: Worker threads for the row blocks of a large problem (None: one per CPU).  One by
+#: default: measured on an idle 2-core machine (numpy 2.4, OpenBLAS 0.3.31), a
+#: pass over 10⁶ rows took as long on two threads as on one -- ``take``,
+#: ``bincount`` and fancy indexing hold the GIL and concurrent single-threaded
+#: OpenBLAS calls do not overlap -- so the threads only add hand-over costs.
+_MAX_WORKERS = 1
 
 #: The ascent applies at most this many candidate moves one by one (Sherman-Morrison);
-#: with more it moves the best prefix of them at once (exact line search).
+#: with more it moves the rows above the best gap threshold at once (exact line
+#: search).
 _SEQUENTIAL_MOVES = 256
+
+#: Gap buckets of the line search: ratio √2, from ``2**_BUCKET_EMAX`` down.
+_BUCKET_EMAX = 8
+_N_BUCKETS = 2 * (_BUCKET_EMAX + 60)
+_SQRT_HALF = math.sqrt(0.5)
+
+#: ``CᵀX`` is updated from the moved rows, and summed afresh every ``_REFRESH``
+#: steps (against the drift of the updates).
+_REFRESH = 8
 
 #: The batch phase uses margin bounds (``_Bounds``) from this many rows on; below,
 #: a full scan is cheap.  The ascent always uses them.
-_BOUNDS_MIN_ROWS = 4 * _BLOCK
+_BOUNDS_MIN_ROWS = 1 << 16
 
 #: After a full screen the ascent watches the ``n / _WATCH_FRACTION`` rows (at least
 #: ``_WATCH_MIN``) closest to a boundary, and re-screens only them while that is
@@ -86,8 +114,11 @@ _BOUNDS_MIN_ROWS = 4 * _BLOCK
 _WATCH_FRACTION = 16
 _WATCH_MIN = 1024
 
-#: Up to this many clusters, ``_first_index`` replaces ``argmax(axis=0)``.
+#: Up to this many clusters, ``_first_index`` replaces ``argmax(axis=0)``; up to
+#: ``_LUT_MAX_K`` it uses a table of ``2**k`` entries.
 _FAST_ARGMAX_MAX_K = 16
+_LUT_MAX_K = 12
+_LUTS: dict = {}
 
 _INITS = ("paper", "sp", "random")
 
@@ -149,14 +180,27 @@ def _tie_tol(k: int, row_l1_max: float, D: np.ndarray) -> float:
 def _first_index(mask):
     """Index of the first True in each column of the boolean ``(k, B)`` ``mask``.
 
-    Reads ``Σ_c 2^(k-1-c)·mask[c]`` (exact in float64 for ``k <= 52``) and takes
-    its binary exponent: 4x faster than ``argmax(axis=0)`` for ``k <= 10``.
+    Packs each column into the integer ``Σ_c 2^(k-1-c)·mask[c]`` (``k`` shifts and
+    ors) and looks its highest set bit up in a table: 3x faster than
+    ``argmax(axis=0)`` for ``k <= 10``.  For 13 to 16 rows it reads the same sum
+    in float64 and takes its binary exponent.
     """
     k = mask.shape[0]
     if k > _FAST_ARGMAX_MAX_K:
         return mask.argmax(axis=0)
-    code = np.ldexp(1.0, np.arange(k - 1, -1, -1)) @ mask
-    return k - np.frexp(code)[1]
+    if k > _LUT_MAX_K:
+        code = np.ldexp(1.0, np.arange(k - 1, -1, -1)) @ mask
+        return k - np.frexp(code)[1]
+    lut = _LUTS.get(k)
+    if lut is None:  # lut[code] = k - bit_length(code): the first row with a 1
+        codes = np.arange(1 << k)
+        lut = np.where(codes > 0, k - np.frexp(codes.astype(float))[1], 0)
+        lut = _LUTS[k] = lut.astype(np.intp)
+    code = mask[0].astype(np.uint16)
+    for c in range(1, k):
+        code <<= 1
+        code |= mask[c]
+    return lut.take(code)
 
 
 # --------------------------------------------------------------------------- #
@@ -180,14 +224,19 @@ def _workers(n: int):
     """Worker threads for the row blocks of a large problem.
 
     Like scikit-learn's Lloyd k-means, each block's small product runs on one BLAS
-    thread and the blocks are spread over the cores: OpenBLAS threading a
-    ``k × k`` by ``k × 16384`` product costs more in synchronisation than it saves,
-    and on a loaded machine it can be ten times slower.  Without threadpoolctl the
-    BLAS threads cannot be limited; then the blocks are made large and run in
-    turn.  Yields ``(pool or None, block_size)``.
+    thread and the blocks may be spread over ``_MAX_WORKERS`` threads: OpenBLAS
+    threading a
+    ``k × k`` by ``k × 65536`` product costs more in synchronisation than it saves,
+    and on a loaded machine it can be ten times slower (measured on a loaded
+    2-core machine: a full pass at ``k = 10``, ``n = 10⁶`` took 0.8-1 s with two
+    BLAS threads instead of 0.08 s).  Without threadpoolctl the BLAS threads
+    cannot be limited; then the blocks are made large and run in turn.  Yields
+    ``(pool or None, block_size)``.
     """
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
         os.cpu_count() or 1)
+    if _MAX_WORKERS is not None:
+        cpus = min(cpus, _MAX_WORKERS)
     ctl = _blas_controller() if n >= _PARALLEL_MIN_ROWS else None
     if ctl is None:
         yield None, (_BLOCK if n < _PARALLEL_MIN_ROWS else _BLOCK_UNLIMITED_BLAS)
@@ -236,13 +285,40 @@ class _Bounds:
         self.theta = np.partition(margin, self.n_watch)[self.n_watch]
         self.watch = np.flatnonzero(margin <= self.theta)
 
+    def invalidate(self):
+        """Forget the margins: rows outside the watch set were moved."""
+        self.D0 = None
+
+
+class _Sweep(NamedTuple):
+    """What one pass over the rows found (see :meth:`_Engine.sweep`)."""
+
+    moved: int            # rows whose cluster is more than tol below their maximum
+    V: np.ndarray         # Σ (e_tgt − e_src) xᵢᵀ over them: (k, k), or by gap
+                          # bucket (nb, k, k); with new_sums CᵀX of the new labels
+    counts: np.ndarray | None  # rows per gap bucket
+    idx: np.ndarray | None     # the rows (global indices), their targets, sources,
+    tgt: np.ndarray | None     # gaps and gap buckets, if collected
+    src: np.ndarray | None
+    gap: np.ndarray | None
+    bucket: np.ndarray | None
+    hdelta: int           # change of the label fingerprint if they all move
+    margin: np.ndarray | None
+
+
+def _gap_buckets(gap):
+    """Bucket of each gap on a fixed grid of ratio √2, largest gaps first."""
+    m, e = np.frexp(gap)  # gap = m·2^e, 0.5 <= m < 1
+    b = 2 * (_BUCKET_EMAX - e) + (m < _SQRT_HALF)
+    return np.clip(b, 0, _N_BUCKETS - 1)
+
 
 class _Engine:
     """k-cofactors on one prepared problem, in whitened coordinates ``X = [W 1]``.
 
-    ``W`` is stored transposed (``Wt``, shape ``(k-1, n)``) so that every block of
-    rows is ``k-1`` contiguous runs and ``XD = WD[:-1] + 1·D[-1]`` needs no column of
-    ones.
+    ``X`` is stored transposed (``Xt``, shape ``(k, n)``, the last row all ones) so
+    that a block of rows is ``k`` contiguous runs and ``(XD)ᵀ = DᵀXᵀ`` is one BLAS
+    product per block.
     """
 
     def __init__(self, problem: Problem, pool=None, block: int = _BLOCK):
@@ -253,8 +329,10 @@ class _Engine:
         scale = problem.singular_values[:r] / math.sqrt(n)
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
-        self.Wt = np.ascontiguousarray((problem.Y / scale).T)
-        self.row_l1 = np.abs(self.Wt).sum(axis=0) + 1.0  # ‖xᵢ‖₁
+        self.Xt = np.empty((k, n))
+        np.divide(problem.Y.T, scale[:, None], out=self.Xt[:-1])
+        self.Xt[-1] = 1.0
+        self.row_l1 = np.abs(self.Xt).sum(axis=0)  # ‖xᵢ‖₁
         self.row_l1_max = float(self.row_l1.max())
         self.pool = pool
         self.block = block
@@ -270,29 +348,16 @@ class _Engine:
             return [fn(s, e) for s, e in spans]
         return list(self.pool.map(lambda b: fn(*b), spans))
 
-    def _G(self, DwT, d1, s, e):
-        """Block ``(XD)[s:e]ᵀ``, shape ``(k, e-s)``."""
-        G = DwT @ self.Wt[:, s:e]
-        G += d1
-        return G
-
     def _arange(self, m):
         a = self._aranges.get(m)
         if a is None:
             a = self._aranges[m] = np.arange(m)
         return a
 
-    @staticmethod
-    def _split(D):
-        return np.ascontiguousarray(D[:-1].T), np.ascontiguousarray(D[-1][:, None])
-
     # ---- elementary pieces ------------------------------------------------ #
     def rows(self, idx) -> np.ndarray:
         """Rows ``x_i = [w_i, 1]`` of ``X``; shape ``idx.shape + (k,)``."""
-        idx = np.asarray(idx)
-        out = np.ones(idx.shape + (self.k,))
-        out[..., :-1] = np.moveaxis(self.Wt[:, idx], 0, -1)
-        return out
+        return np.moveaxis(self.Xt[:, np.asarray(idx)], 0, -1)
 
     def sums(self, labels) -> np.ndarray:
         """``CᵀX``: the last column holds the (exact, integer) cluster sizes.
@@ -304,7 +369,7 @@ class _Engine:
             lab = labels[s:e]
             M = np.empty((k, k))
             for j in range(k - 1):
-                M[:, j] = np.bincount(lab, weights=self.Wt[j, s:e], minlength=k)
+                M[:, j] = np.bincount(lab, weights=self.Xt[j, s:e], minlength=k)
             M[:, -1] = np.bincount(lab, minlength=k)
             return M
 
@@ -314,25 +379,11 @@ class _Engine:
             M += P
         return M
 
-    def update_sums(self, M, idx, old, new, labels) -> np.ndarray:
-        """``CᵀX`` after rows ``idx`` moved from ``old`` to ``new`` clusters
-        (``labels`` is the clustering after the move)."""
-        k = self.k
-        if 4 * idx.size > self.n:  # most rows moved: summing afresh is cheaper
-            return self.sums(labels)
-        M = M.copy()
-        Wc = self.Wt[:, idx]
-        for j in range(k - 1):
-            M[:, j] += (np.bincount(new, weights=Wc[j], minlength=k)
-                        - np.bincount(old, weights=Wc[j], minlength=k))
-        M[:, -1] += np.bincount(new, minlength=k) - np.bincount(old, minlength=k)
-        return M
-
     def state(self, labels, M=None) -> _State:
         """Score ``labels``; ``D`` is None when ``CᵀX`` is singular."""
         if M is None:
             M = self.sums(labels)
-        if M[:, -1].min() == 0:  # an empty cluster
+        if M[:, -1].min() < 0.5:  # an empty cluster (sizes are whole numbers)
             return _State(labels, M, None, -np.inf, 0.0)
         s = np.linalg.svd(M, compute_uv=False)
         if not s[-1] > _RCOND * s[0]:
@@ -357,139 +408,170 @@ class _Engine:
         return int((self._hash_weights[idx] * delta).sum(dtype=np.uint64))
 
     # ---- the hot loop: rows not in idxmax(XD) ------------------------------ #
-    def scan(self, D, labels, tol, rows=None, margins=False, rows_of_G=False):
-        """Rows whose cluster is more than ``tol`` below their row's maximum of
-        ``XD`` -- the rows the assignment ``C ← idxmax(XD)`` moves under the
-        footnote's tie rule, and the rows with an improving single move.
+    def sweep(self, D, labels, tol, *, rows=None, margins=False, collect=False,
+              buckets=False, hashes=False, out=None, new_sums=False) -> _Sweep:
+        """One pass over the rows (or over ``rows``) at ``D``.
 
-        Returns ``idx`` (row indices), ``tgt`` (first maximal cluster), ``gap``
-        (``max − current > tol``; a move to ``tgt`` multiplies ``det`` by
-        ``1 + gap``), then ``G`` (the rows ``xᵢD``) if ``rows_of_G``, then, for a
-        full scan with ``margins``, every row's margin
-        ``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁`` (see :class:`_Bounds`).  Only
-        ``rows`` are scanned if given.
+        Finds the rows whose cluster is more than ``tol`` below their row's maximum
+        of ``XD`` -- the rows the assignment ``C ← idxmax(XD)`` moves under the
+        footnote's tie rule, and the rows with an improving single move (a move to
+        the first maximal cluster multiplies ``det`` by ``1 + gap``).  In the same
+        pass, while the block is in cache, it sums ``V = Σ (e_tgt − e_src) xᵢᵀ``
+        (the change of ``CᵀX`` if they all move; with ``buckets``, one ``V`` per
+        gap bucket, for the line search), the fingerprint change (``hashes``), the
+        margins ``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁`` of a full pass
+        (``margins``, see :class:`_Bounds`) and writes the moved labels into
+        ``out`` (which must hold ``labels`` already when ``rows`` is given).  With
+        ``new_sums`` (a full pass with ``out``, when most rows move) ``V`` is
+        instead ``CᵀX`` of the new labels, summed afresh: cheaper than gathering
+        the moved rows.
         """
-        DwT, d1 = self._split(D)
+        k = self.k
+        if new_sums and (out is None or rows is not None or buckets):
+            raise ValueError("new_sums needs a full pass that writes the labels (out)")
+        DT = np.ascontiguousarray(D.T)
+        nb = _N_BUCKETS if buckets else 1
+        hw = self._hash_weights if hashes else None
+        want_margin = margins and rows is None
 
-        def kernel(Wsub, lab, l1):
-            G = DwT @ Wsub
-            G += d1
+        def kernel(Xs, lab, l1, base, ridx):
+            G = DT @ Xs                       # (XD)ᵀ of the block, shape (k, B)
+            width = G.shape[1]
             # Reductions over the short axis 0 of a C-ordered (k, B) block run as k
             # vectorised passes; the argmax is needed only for the rows that move.
-            width = G.shape[1]
             flat = lab * width  # G[lab[i], i] as a flat take: 2x take_along_axis
             flat += self._arange(width)
             Gf = G.reshape(-1)
             cur = Gf.take(flat)
             hi = G.max(axis=0)
             hit = np.flatnonzero(cur < hi - tol)
-            hi_h = hi[hit]
-            if rows_of_G or 4 * hit.size < width:
-                Gh = G[:, hit]
-                tgt = _first_index(Gh >= hi_h)
-            else:  # most rows move (early iterations): skip the gather
-                tgt = _first_index(G >= hi)[hit]
-            out = [hit, tgt, hi_h - cur[hit]]
-            if rows_of_G:
-                out.append(Gh.T)
+            h = hit.size
+            glob = hit + base if ridx is None else ridx.take(hit)
+            V = counts = tgt = src = gap = bkt = None
+            hd = 0
+            if h:
+                # (take: several times faster than fancy indexing)
+                hi_h = hi.take(hit)
+                if 2 * h < width:
+                    tgt = _first_index(G.take(hit, axis=1) >= hi_h)
+                else:  # most rows move (early iterations): skip the gather
+                    tgt = _first_index(G >= hi).take(hit)
+                src = lab.take(hit)
+                if buckets:
+                    gap = hi_h - cur.take(hit)
+                    bkt = _gap_buckets(gap)
+                    kt, ks = bkt * k + tgt, bkt * k + src
+                    xh = Xs.take(hit, axis=1)
+                    V = np.empty((k, nb * k))
+                    for j in range(k - 1):
+                        V[j] = (np.bincount(kt, weights=xh[j], minlength=nb * k)
+                                - np.bincount(ks, weights=xh[j], minlength=nb * k))
+                    V[-1] = (np.bincount(kt, minlength=nb * k)
+                             - np.bincount(ks, minlength=nb * k))
+                    V = V.reshape(k, nb, k).transpose(1, 2, 0)
+                    counts = np.bincount(bkt, minlength=nb)
+                elif not new_sums:
+                    # One pass per column over the (target, source) pairs.
+                    key = tgt * k + src
+                    xh = Xs.take(hit, axis=1)
+                    P = np.empty((k, k, k))  # column, target, source
+                    for j in range(k - 1):
+                        P[j] = np.bincount(key, weights=xh[j],
+                                           minlength=k * k).reshape(k, k)
+                    P[-1] = np.bincount(key, minlength=k * k).reshape(k, k)
+                    V = (P.sum(axis=2) - P.sum(axis=1)).T
+                if collect and gap is None:
+                    gap = hi_h - cur.take(hit)
+                if hw is not None:
+                    delta = (tgt - src).astype(np.uint64)  # wraps modulo 2**64
+                    hd = int((hw.take(glob) * delta).sum(dtype=np.uint64))
+            if out is not None:
+                if ridx is None and out is not labels:
+                    out[base:base + width] = lab
+                if h:
+                    out[glob] = tgt
+            if new_sums:
+                new = out[base:base + width]
+                V = np.empty((k, k))
+                for j in range(k - 1):
+                    V[:, j] = np.bincount(new, weights=Xs[j], minlength=k)
+                V[:, -1] = np.bincount(new, minlength=k)
+            margin = None
             if l1 is not None:
                 # Margin to the best *other* cluster: hide the current entry.
                 Gf[flat] = -np.inf
                 margin = cur - G.max(axis=0)
                 margin /= l1
-                out.append(margin)
-            return out
+            return h, V, counts, glob, tgt, src, gap, bkt, hd, margin
 
         if rows is None:
             def part(s, e):
-                out = kernel(self.Wt[:, s:e], labels[s:e],
-                             self.row_l1[s:e] if margins else None)
-                out[0] = out[0] + s
-                return out
+                return kernel(self.Xt[:, s:e], labels[s:e],
+                              self.row_l1[s:e] if want_margin else None, s, None)
             spans = self.blocks
         else:
             def part(s, e):
                 r = rows[s:e]
-                out = kernel(self.Wt[:, r], labels[r], None)
-                out[0] = r[out[0]]
-                return out
-            # (_Bounds never watches an empty set: it keeps n_watch + 1 rows.)
+                return kernel(self.Xt.take(r, axis=1), labels.take(r), None, 0, r)
             spans = [(s, min(s + self.block, rows.size))
                      for s in range(0, rows.size, self.block)]
         parts = self._map(part, spans)
-        return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+        moved = sum(p[0] for p in parts)
+        shape = (nb, k, k) if buckets else (k, k)
+        V = np.zeros(shape)
+        counts = np.zeros(nb, dtype=np.int64) if buckets else None
+        hd = 0
+        for p in parts:  # in block order: the result does not depend on threads
+            if p[0] or new_sums:
+                V += p[1]
+                if buckets:
+                    counts += p[2]
+                hd += p[8]
+        got = [p for p in parts if p[0]]
 
-    def assign(self, D, labels, tol, bounds=None):
-        """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2).
+        def cat(j):
+            if not collect:
+                return None
+            if not got:
+                return np.empty(0, dtype=np.float64 if j == 6 else np.intp)
+            return np.concatenate([p[j] for p in got])
 
-        Returns the new labels (a fresh array) and the indices of the rows that
-        changed.  With ``bounds``, rows certified by their margins are skipped.
+        margin = np.concatenate([p[9] for p in parts]) if want_margin else None
+        return _Sweep(moved, V, counts, cat(3), cat(4), cat(5), cat(6),
+                      cat(7) if buckets else None, hd % 2**64, margin)
+
+    def assign(self, D, labels, tol) -> np.ndarray:
+        """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2): new labels."""
+        out = np.empty_like(labels)
+        self.sweep(D, labels, tol, out=out)
+        return out
+
+    # ---- the finishing ascent ----------------------------------------------- #
+    def _line_search(self, V, counts, D, tol):
+        """Best threshold on the gaps for moving many rows at once.
+
+        Moving a set ``S`` of rows changes ``CᵀX`` by ``ΔM = Σ_{i∈S} (e_tgt − e_src)
+        xᵢᵀ`` and multiplies ``det`` by ``det(I + D·ΔM)`` -- exact, for every set
+        ``S_b`` = (rows of gap bucket ``<= b``) from the bucket sums ``V``.  Returns
+        the best ``b`` and its ``ΔM``, or None when no ``S_b`` raises ``|det|`` by a
+        factor ``1 + tol`` (the caller then takes the single best move).
         """
-        if bounds is not None and bounds.valid(D, tol):
-            idx, tgt, _ = self.scan(D, labels, tol, rows=bounds.watch)
-        elif bounds is not None and bounds.settling:
-            idx, tgt, _, margin = self.scan(D, labels, tol, margins=True)
-            bounds.reset(D, margin)
-        else:
-            idx, tgt, _ = self.scan(D, labels, tol)
-        if bounds is not None:
-            # Margins pay off once D changes little: when few rows move.
-            bounds.settling = idx.size * _WATCH_FRACTION < self.n
-        new = labels.copy()
-        new[idx] = tgt
-        return new, idx
-
-    def screen(self, D, labels, tol, bounds=None):
-        """The improving single moves, largest factor first: ``idx``, ``tgt``,
-        ``F = 1 + gap`` and the rows ``xᵢD``.
-
-        Moves with ``F < −1`` (a sign flip) need no search: once no row has
-        ``F > 1``, the clustering is linearly partitioned, and then every ``F``
-        lies in ``[0, 1]`` because ``Σ_{i∈c} gᵢ = e_c`` makes
-        ``Σ_{i∈c} (g_ic − g_ic')`` equal to 1 with non-negative terms.
-        """
-        if bounds is not None and bounds.valid(D, tol):
-            idx, tgt, gap, G = self.scan(D, labels, tol, rows=bounds.watch,
-                                         rows_of_G=True)
-        else:
-            idx, tgt, gap, G, margin = self.scan(D, labels, tol, margins=True,
-                                                 rows_of_G=True)
-            if bounds is not None:
-                bounds.reset(D, margin)
-        order = np.argsort(-gap, kind="stable")
-        return idx[order], tgt[order], 1.0 + gap[order], G[order]
-
-    def _line_search(self, src, tgt, G, F) -> int:
-        """Best prefix of the candidate moves (sorted best first).
-
-        Moving the rows of a set ``S`` at once multiplies ``det(CᵀX)`` by
-        ``det(I + Σ_{i∈S} (e_tgt − e_src) gᵢᵀ)``, ``gᵢ = xᵢD`` -- exact, O(|S|k) for
-        all prefixes of sizes 1, 2, 4, ...  The prefix of size 1 is a single move
-        with ``F > 1 + tol``, so the best prefix always raises ``|det|``.
-        """
-        k = self.k
-        U = np.zeros((k, k))
-        best_m, best_r = 1, F[0]
-        lo, m = 0, 1
-        while True:
-            for j in range(k):
-                U[:, j] += (np.bincount(tgt[lo:m], weights=G[lo:m, j], minlength=k)
-                            - np.bincount(src[lo:m], weights=G[lo:m, j], minlength=k))
-            r = abs(np.linalg.det(np.eye(k) + U))
-            if r > best_r:
-                best_m, best_r = m, r
-            if m == src.size:
-                return best_m
-            lo, m = m, min(2 * m, src.size)
+        nonempty = np.flatnonzero(counts)
+        dM = np.cumsum(V, axis=0)[nonempty]
+        ratio = np.abs(np.linalg.det(np.eye(self.k) + D @ dM))
+        j = int(np.argmax(ratio))
+        if not ratio[j] > 1.0 + tol:
+            return None, None
+        return int(nonempty[j]), dM[j]
 
     def _sequential(self, cand, labels, M, D, tol) -> int:
         """Apply the candidate moves one at a time, re-checking each against the
         current ``D`` (Sherman-Morrison, O(k²) per move).  Mutates the arguments."""
         moves = 0
         for i in cand:  # sequential: every move changes D
-            x = self.rows(i)
+            x = self.Xt[:, i]
             c = labels[i]
-            if M[c, -1] == 1:  # moving it would empty cluster c (F = 0)
+            if M[c, -1] < 1.5:  # moving its last row would empty cluster c (F = 0)
                 continue
             g = x @ D
             c2 = int(np.argmax(g))
@@ -507,47 +589,70 @@ class _Engine:
         return moves
 
     def ascent(self, st: _State, max_passes: int):
-        """Raise ``|det(CᵀX)|`` by single-row moves until none gains a factor
+        """Raise ``|det(CᵀX)|`` by moves of rows until no single move gains a factor
         ``1 + tol``.
 
-        Each pass screens the rows at once (after a full screen, only the rows
-        that :class:`_Bounds` cannot certify).  Few candidates: apply them one at
-        a time.  Many (far from a local maximum, e.g. after the batch phase
-        cycled or met a singular step): move the best prefix of them at once
-        (exact line search, :meth:`_line_search`).  Every pass raises ``|det|``.
+        Each pass sweeps the rows (after a full sweep, only the rows that
+        :class:`_Bounds` cannot certify).  Few candidates: apply them one at a
+        time, best first.  Many (far from a local maximum, e.g. after the batch
+        phase cycled or met a singular step): a damped batch step -- move the rows
+        whose gap is above the threshold that raises ``|det|`` most (exact line
+        search, :meth:`_line_search`), else the single best row.  Every pass
+        raises ``|det|``.
         """
         labels, M, D = st.labels.copy(), st.M.copy(), st.D.copy()
         logabs = st.logabs
         passes = moves = 0
         converged = False
+        fresh = True  # M summed afresh (not updated by moves)
         bounds = _Bounds(self.n)
+        settling = True
         while passes < max_passes:
             tol = self.tie_tol(D)
-            cand, tgt, F, G = self.screen(D, labels, tol, bounds)
-            if cand.size == 0:
-                converged = True
-                break
+            if bounds.valid(D, tol):
+                sw = self.sweep(D, labels, tol, rows=bounds.watch, collect=True,
+                                buckets=True)
+            elif settling:
+                sw = self.sweep(D, labels, tol, margins=True, collect=True,
+                                buckets=True)
+                bounds.reset(D, sw.margin)
+            else:  # D still moves a lot: margins would not survive the next step
+                sw = self.sweep(D, labels, tol, collect=True, buckets=True)
+                bounds.invalidate()
+            settling = sw.moved * _WATCH_FRACTION < self.n
+            if sw.moved == 0:
+                if fresh:
+                    converged = True
+                    break
+                st = self.state(labels)  # re-check with CᵀX summed afresh
+                M, D, logabs, fresh = st.M, st.D, st.logabs, True
+                continue
             passes += 1
-            if cand.size <= _SEQUENTIAL_MOVES:
-                moves += self._sequential(cand, labels, M, D, tol)
+            if sw.moved <= _SEQUENTIAL_MOVES:
+                order = np.argsort(-sw.gap, kind="stable")
+                moves += self._sequential(sw.idx[order], labels, M, D, tol)
             else:
-                m = self._line_search(labels[cand], tgt, G, F)
-                idx, old = cand[:m], labels[cand[:m]]
-                labels[idx] = tgt[:m]
-                M = self.update_sums(M, idx, old, tgt[:m], labels)
-                moves += m
-            # CᵀX from the moved rows, summed afresh every few passes against drift.
-            fresh = self.state(labels, None if passes % 8 == 0 else M)
-            if fresh.D is None:  # cannot happen: every accepted step has |det| > 0
-                raise RuntimeError("k-cofactors: a single-row move made CᵀÃ singular")
-            M, D = fresh.M, fresh.D
-            gained = fresh.logabs > logabs
-            logabs = fresh.logabs
+                b, dM = self._line_search(sw.V, sw.counts, D, tol)
+                if b is None:
+                    best = int(np.argmax(sw.gap))
+                    moves += self._sequential(sw.idx[best:best + 1], labels, M, D, tol)
+                else:
+                    sel = sw.bucket <= b
+                    labels[sw.idx[sel]] = sw.tgt[sel]
+                    M = M + dM
+                    moves += int(np.count_nonzero(sel))
+            # CᵀX from the moves, summed afresh every few passes against drift.
+            fresh = passes % _REFRESH == 0
+            st = self.state(labels, None if fresh else M)
+            if st.D is None:  # cannot happen: every accepted step has |det| > 0
+                raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
+            M, D = st.M, st.D
+            gained = st.logabs > logabs
+            logabs = st.logabs
             if not gained:  # only rounding-level moves were left
                 converged = True
                 break
-        M = self.sums(labels)
-        return self.state(labels, M), passes, moves, converged
+        return self.state(labels), passes, moves, converged
 
     # ---- repair of a singular start --------------------------------------- #
     def make_nonsingular(self, labels):
@@ -569,7 +674,7 @@ class _Engine:
             if r == self.k:
                 return labels, n_moves
             Z, V = U[:, r:], Vt[r:].T
-            row_w = np.linalg.norm(V[:-1].T @ self.Wt + V[-1][:, None], axis=0)
+            row_w = np.linalg.norm(V.T @ self.Xt, axis=0)
             pair = np.linalg.norm(Z[:, None, :] - Z[None, :, :], axis=2)
             score = row_w[:, None] * pair[labels]
             i, b = np.unravel_index(int(np.argmax(score)), score.shape)
@@ -587,7 +692,7 @@ class _Engine:
             XS = self.rows(S)
             s = np.linalg.svd(XS, compute_uv=False)
             if s[-1] > 1e-8 * s[0]:
-                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=np.intp), 0.0)[0]
+                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=np.intp), 0.0)
         return rng.integers(0, k, size=n).astype(np.intp)  # repaired by the caller
 
     # ---- one run ------------------------------------------------------------ #
@@ -597,29 +702,64 @@ class _Engine:
         Stops when the clustering is consistent (``C ∈ idxmax(XD)``), repeats an
         earlier clustering (a cycle), the next step would be singular, or after
         ``max_iter`` iterations.  Returns the best state seen (``st`` included).
+        Each iteration is one :meth:`sweep` (assignment, the change of ``CᵀX`` and
+        of the fingerprint) and a ``k × k`` inverse; ``CᵀX`` is updated from the
+        moved rows, or summed afresh after a step that moved most rows and every
+        ``_REFRESH`` iterations.  Margin bounds (:class:`_Bounds`) skip the
+        certified rows once few rows move.
         """
         best = st
         h = self.label_hash(st.labels)
         seen = {h: 0}
         bounds = _Bounds(self.n) if self.n >= _BOUNDS_MIN_ROWS else None
+        bufs = [np.empty_like(st.labels), np.empty_like(st.labels)]
         it = 0
+        # Will most rows move?  Guessed from the last step, at first from every
+        # 64th row (the paper's start moves most rows in high dimension).
+        dense = False
+        if bounds is not None:
+            probe = self.sweep(st.D, st.labels, self.tie_tol(st.D),
+                               rows=self._arange(self.n)[::64])
+            dense = 2 * probe.moved * 64 > self.n
         while it < max_iter:
             tol = self.tie_tol(st.D)
-            new, idx = self.assign(st.D, st.labels, tol, bounds)
-            if idx.size == 0:
+            out = bufs[it % 2]  # never st.labels: that may be the caller's or best's
+            fresh = False
+            if bounds is not None and bounds.valid(st.D, tol):
+                np.copyto(out, st.labels)
+                sw = self.sweep(st.D, st.labels, tol, rows=bounds.watch, hashes=True,
+                                out=out)
+            elif bounds is not None and bounds.settling:
+                sw = self.sweep(st.D, st.labels, tol, margins=True, hashes=True,
+                                out=out)
+                bounds.reset(st.D, sw.margin)
+            else:
+                # When most rows move, summing CᵀX afresh beats gathering the movers.
+                fresh = dense
+                sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out,
+                                new_sums=fresh)
+                if bounds is not None and sw.moved:
+                    bounds.invalidate()
+            dense = 2 * sw.moved > self.n
+            if bounds is not None:
+                # Margins pay off once D changes little: when few rows move.
+                bounds.settling = sw.moved * _WATCH_FRACTION < self.n
+            if sw.moved == 0:
                 info["batch_converged"] = True
                 break
             it += 1
-            old_l, new_l = st.labels[idx], new[idx]
-            nxt = self.state(new, self.update_sums(st.M, idx, old_l, new_l, new))
+            if fresh:
+                nxt = self.state(out, sw.V)
+            else:
+                nxt = self.state(out, None if it % _REFRESH == 0 else st.M + sw.V)
             if nxt.D is None:  # the paper's step would empty a cluster: stop here
                 info["singular_step"] = True
                 info["repaired"] = True
                 break
-            h = (h + self.hash_delta(idx, old_l, new_l)) % 2**64
+            h = (h + sw.hdelta) % 2**64
             st = nxt
             if st.logabs > best.logabs:
-                best = st
+                best = _State(st.labels.copy(), st.M, st.D, st.logabs, st.sign)
             if h in seen:  # a clustering repeats: the batch iteration cycles
                 info["cycled"] = True
                 info["cycle_length"] = it - seen[h]
@@ -747,7 +887,11 @@ def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
     Notes
     -----
     Each batch iteration costs one ``n × k × k`` product and a row argmax; ``CᵀÃ``
-    is updated from the rows that moved only.  A repeated clustering is recognised
+    is updated from the rows that moved only.  The finishing ascent moves, per
+    pass, either the candidates one at a time (few of them) or all candidates
+    whose gain is above the threshold that raises ``|det|`` most (a damped batch
+    step with an exact line search), else the single best one; every pass raises
+    ``|det|``.  A repeated clustering is recognised
     by a 64-bit fingerprint of the labels (a false alarm, probability about
     ``2⁻⁶⁴`` per pair, would only end the batch phase early; the result is a
     local maximum either way).  Moving row ``i`` from ``c`` to ``c'`` multiplies

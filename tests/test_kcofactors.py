@@ -316,6 +316,7 @@ def test_paper_figure5_data():
 
 
 def test_large_input_uses_blocks_and_threads_deterministically(monkeypatch):
+    monkeypatch.setattr(kc, "_MAX_WORKERS", 2)
     rng = np.random.default_rng(3)
     n = kc._PARALLEL_MIN_ROWS + 4321
     centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
@@ -587,11 +588,11 @@ def test_margin_bound_is_sound(seed):
     labels = k_cofactors(A).labels          # consistent: all margins >= 0
     st0 = eng.state(labels)
     tol = eng.tie_tol(st0.D)
-    *_, margin = eng.scan(st0.D, labels, tol, margins=True)
+    margin = eng.sweep(st0.D, labels, tol, margins=True).margin
     for scale in (1e-4, 1e-3, 1e-2, 1e-1):
         D = st0.D + scale * np.abs(st0.D).max() * rng.normal(size=st0.D.shape)
         bound = 2 * np.abs(D - st0.D).max() + eng.tie_tol(D)
-        cand = eng.scan(D, labels, eng.tie_tol(D))[0]
+        cand = eng.sweep(D, labels, eng.tie_tol(D), collect=True).idx
         assert np.all(margin[cand] <= bound)
         # and the bound is not vacuous: most rows are certified
         if scale <= 1e-3:
@@ -617,3 +618,147 @@ def test_batch_phase_returns_the_best_state_it_visited():
         assert np.isclose(core.log_dmi_score(A, best.labels), max(scores), atol=1e-9)
         return
     pytest.fail("no input with a score-lowering batch iteration found")
+
+
+# --------------------------------------------------------------------------- #
+# The fused sweep and the damped (line-search) step, against direct formulas
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(6))
+def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
+    """One sweep = the paper's assignment (footnote tie rule), the change of
+    ``CᵀX``, the fingerprint change and the gap buckets, whatever the blocks."""
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(1, 7))
+    n = int(rng.integers(50, 400))
+    A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
+    if seed % 2:
+        A = np.round(A)  # integer data: exact ties between clusters
+    p = core.prepare(A)
+    k = p.k
+    labels = rng.integers(0, k, size=n)
+    for block in (n + 5, 37):
+        eng = kc._Engine(p, None, block)
+        st = eng.state(labels)
+        if st.D is None:  # a random labelling can leave a cluster empty
+            continue
+        D, tol = st.D, eng.tie_tol(st.D)
+        X = eng.rows(np.arange(n))
+        G = X @ D
+        expected = core.argmax_rows(G, current=labels, tol=tol)
+        out = np.empty_like(labels)
+        eng.label_hash(labels)
+        sw = eng.sweep(D, labels, tol, collect=True, hashes=True, out=out)
+        np.testing.assert_array_equal(out, expected)
+        moved = np.flatnonzero(expected != labels)
+        np.testing.assert_array_equal(sw.idx, moved)
+        assert sw.moved == moved.size
+        np.testing.assert_array_equal(sw.tgt, np.argmax(G[moved], axis=1))
+        np.testing.assert_array_equal(sw.src, labels[moved])
+        gap = G.max(axis=1) - G[np.arange(n), labels]
+        np.testing.assert_allclose(sw.gap, gap[moved])
+        assert np.all(sw.gap > tol)
+        np.testing.assert_allclose(
+            sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k),
+            atol=1e-9)
+        assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
+        # New sums instead of the change.
+        dense = eng.sweep(D, labels, tol, out=np.empty_like(labels), new_sums=True)
+        np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-9)
+        # Per gap bucket: the buckets partition the moved rows, largest gaps first.
+        bk = eng.sweep(D, labels, tol, collect=True, buckets=True)
+        assert bk.counts.sum() == moved.size
+        np.testing.assert_allclose(bk.V.sum(axis=0), sw.V, atol=1e-9)
+        ub = np.unique(bk.bucket)
+        for b1, b2 in zip(ub[:-1], ub[1:]):
+            assert bk.gap[bk.bucket == b1].min() >= bk.gap[bk.bucket == b2].max()
+        for b in ub:
+            rows = bk.idx[bk.bucket == b]
+            after = labels.copy()
+            after[rows] = bk.tgt[bk.bucket == b]
+            change = core.cluster_sums(X, after, k) - core.cluster_sums(X, labels, k)
+            np.testing.assert_allclose(bk.V[b], change, atol=1e-9)
+        # A subset of rows gives the same rows among them.
+        subset = np.sort(rng.choice(n, size=n // 2, replace=False))
+        part = eng.sweep(D, labels, tol, rows=subset, collect=True)
+        np.testing.assert_array_equal(part.idx, np.intersect1d(moved, subset))
+
+
+def test_gap_buckets_are_monotone_with_ratio_sqrt2():
+    gaps = np.geomspace(1e-17, 1e3, 5000)
+    b = kc._gap_buckets(gaps)
+    assert np.all(np.diff(b) <= 0)                    # larger gap, earlier bucket
+    assert b.min() >= 0 and b.max() < kc._N_BUCKETS
+    inside = (gaps > 2.0 ** -50) & (gaps < 2.0 ** (kc._BUCKET_EMAX - 1))
+    lo = {}
+    for g, bb in zip(gaps[inside], b[inside]):
+        lo.setdefault(bb, []).append(g)
+    for vals in lo.values():                          # one bucket spans <= √2
+        assert max(vals) / min(vals) < np.sqrt(2) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_line_search_is_exact_and_picks_the_best_threshold(seed):
+    """The damped step's ratio is det(CᵀX after the move) / det(CᵀX), computed
+    directly, and no other gap threshold does better."""
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 5))
+    n = 300
+    A = rng.normal(size=(n, d))
+    p = core.prepare(A)
+    eng = kc._Engine(p)
+    labels = rng.integers(0, p.k, size=n)        # far from a local maximum
+    st = eng.state(labels)
+    tol = eng.tie_tol(st.D)
+    sw = eng.sweep(st.D, labels, tol, collect=True, buckets=True)
+    b, dM = eng._line_search(sw.V, sw.counts, st.D, tol)
+    det0 = np.linalg.det(st.M)
+    ratios = {}
+    for t in np.unique(sw.bucket):
+        sel = sw.bucket <= t
+        after = labels.copy()
+        after[sw.idx[sel]] = sw.tgt[sel]
+        ratios[t] = abs(np.linalg.det(eng.sums(after)) / det0)
+    if b is None:
+        assert max(ratios.values()) <= 1 + tol + 1e-9
+    else:
+        assert np.isclose(ratios[b], abs(np.linalg.det(st.M + dM) / det0))
+        assert ratios[b] >= max(ratios.values()) * (1 - 1e-9) and ratios[b] > 1
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 40),
+       kind=st.sampled_from(["int", "float", "dup"]))
+def test_single_best_move_fallback_reaches_a_local_maximum(seed, d, n, kind):
+    """When no gap threshold raises |det| the ascent moves the single best row;
+    forcing that path everywhere still ends at a local maximum."""
+    A = random_data(seed, d, n, kind)
+    try:
+        core.prepare(A)
+    except ValueError:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kc, "_SEQUENTIAL_MOVES", 0)
+        mp.setattr(kc._Engine, "_line_search", lambda self, *a: (None, None))
+        res = k_cofactors(A, init="random", random_state=seed)
+    check_local_max(A, res)
+
+
+def test_many_rows_high_dimension_ends_at_a_local_maximum(monkeypatch):
+    """d = 9 (k = 10), where the paper's batch iteration leaves most rows moving
+    and fails: the damped steps, margin bounds and threads on small blocks."""
+    rng = np.random.default_rng(9)
+    n, d = 6000, 9
+    centres = rng.normal(size=(d + 1, d)) * 2.0
+    A = centres[rng.integers(d + 1, size=n)] + rng.normal(size=(n, d))
+    monkeypatch.setattr(kc, "_BLOCK", 512)
+    monkeypatch.setattr(kc, "_PARALLEL_MIN_ROWS", 1024)
+    monkeypatch.setattr(kc, "_BOUNDS_MIN_ROWS", 1024)
+    monkeypatch.setattr(kc, "_WATCH_MIN", 64)
+    monkeypatch.setattr(kc, "_MAX_WORKERS", 2)
+    res = k_cofactors(A)
+    assert res.info["single_move_passes"] > 0
+    check_local_max(A, res)
+    # the same answer single-threaded: blocks are combined in a fixed order
+    monkeypatch.setattr(kc, "_MAX_WORKERS", 1)
+    again = k_cofactors(A)
+    assert np.array_equal(again.labels, res.labels) and again.info == res.info
