@@ -251,6 +251,8 @@ def _load_hosseini(treatment):
     # against the `correct` column in PROVENANCE.md); the list is also sorted, so the
     # truth is the *smallest* id.  Gold is derived here and nowhere else.
     gold = _gold_series(task_options.index, [o[0] for o in task_options])
+    # Option ids are question-specific: tabular.aggregate refuses multi-task methods.
+    answers.attrs["label_space"] = "per-task"
     return answers, gold, task_options
 
 

@@ -54,6 +54,8 @@ __all__ = [
 METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical", "sp-single",
            "spectral")
 _SINGLE_TASK = ("sp-single", "spectral")
+#: Methods that compare tasks with each other (so all tasks must share one label space).
+_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical")
 _REQUIRED = ("task", "worker", "label")
 _DUPLICATES = ("error", "keep", "first")
 _TIES = ("first", "random")
@@ -415,6 +417,13 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
             and "prediction" not in answers.columns:
         raise ValueError(f"method {method!r} needs a 'prediction' column (each "
                          "respondent's prediction of the others' answers)")
+    if method in _SHARED_LABEL_SPACE and isinstance(answers, pd.DataFrame) \
+            and answers.attrs.get("label_space") == "per-task":
+        raise ValueError(
+            f"method {method!r} treats every task's answers as points in one shared "
+            "option space, but these answers mark their labels as per-task (e.g. "
+            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
+            "or a single-task method ('sp-single', 'spectral')")
     am, answers, task_codes, label_codes = _build(answers, options, duplicates)
     rng = check_random_state(random_state)
     details = None

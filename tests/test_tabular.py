@@ -495,3 +495,14 @@ def test_fraction_refers_to_the_larger_label_whatever_the_column_order():
     assert a.equals(b)
     with pytest.raises(ValueError, match="prediction_type must be one of"):
         aggregate(d.answers, "sp-single", prediction_type="share")
+
+
+@pytest.mark.parametrize("method", ["surprisingly-popular", "dmi", "dmi-practical"])
+def test_multi_task_methods_refuse_per_task_label_spaces(method):
+    from dmi_lib import aggregate, load_dataset
+
+    ds = load_dataset("hosseini2021_spvoting", treatment="Top-Top")
+    with pytest.raises(ValueError, match="per-task"):
+        aggregate(ds.answers, method=method)
+    assert aggregate(ds.answers, method="plurality", ties="random",
+                     random_state=0).index.size == ds.gold.size
