@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One entry point for set-up, tests and the book; needs only Python >= 3.10 and pip.
+"""One entry point for set-up, tests and the book; needs only Python >= 3.11 and pip.
 
     python3 dev.py test            # create .venv, install pinned deps, run every test
     python3 dev.py book [--open]   # same set-up, then build the HTML book (and open it)
@@ -149,6 +149,10 @@ COMMANDS = {"test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_ben
 
 
 def main(argv: list[str]) -> int:
+    if sys.version_info < (3, 11):
+        print(f"dev.py needs Python >= 3.11 (the pinned numpy does); this is "
+              f"{sys.version.split()[0]}")
+        return 2
     if not argv or argv[0] not in COMMANDS:
         print(__doc__)
         return 2
