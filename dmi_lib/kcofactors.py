@@ -947,6 +947,17 @@ class KCofactorsStep(NamedTuple):
     repeat_of: int | None
 
 
+def _replay_init(problem, init, k, who):
+    """Starting labels of a deterministic replay (history / Algorithm 3)."""
+    init = _check_init(init, problem.n, k)
+    if not isinstance(init, str):
+        return init
+    if init == "random":
+        raise ValueError(f"{who} replays a deterministic run: init must be 'paper', "
+                         "'sp' or an array of labels, got 'random'")
+    return _paper_init(problem) if init == "paper" else _sp_init(problem)
+
+
 def k_cofactors_history(A, *, init="paper", max_iter: int = 50,
                         rank_tol: float | None = None) -> list[KCofactorsStep]:
     """States of the paper's plain k-cofactors iteration (Algorithm 2), no repair.
@@ -990,14 +1001,7 @@ def k_cofactors_history(A, *, init="paper", max_iter: int = 50,
     """
     problem = prepare(A, rank_tol)
     max_iter = _check_int(max_iter, "max_iter", 0)
-    init = _check_init(init, problem.n, problem.k)
-    if isinstance(init, str):
-        if init == "random":
-            raise ValueError("k_cofactors_history replays a deterministic run: init must "
-                             "be 'paper', 'sp' or an array of labels, got 'random'")
-        labels = _paper_init(problem) if init == "paper" else _sp_init(problem)
-    else:
-        labels = init
+    labels = _replay_init(problem, init, problem.k, "k_cofactors_history")
     At, k = problem.A_tilde, problem.k
     row_l1_max = float(np.abs(At).sum(axis=1).max())
     steps: list[KCofactorsStep] = []
@@ -1167,14 +1171,7 @@ def k_cofactors_2d(A, *, init="paper", max_iter: int = 50) -> list[np.ndarray]:
                          f"(rank([A 1]) = 3), got shape {problem.A.shape} with "
                          f"rank([A 1]) = {problem.k}")
     max_iter = _check_int(max_iter, "max_iter", 0)
-    init = _check_init(init, problem.n, 3)
-    if isinstance(init, str):
-        if init == "random":
-            raise ValueError("k_cofactors_2d replays a deterministic run: init must be "
-                             "'paper', 'sp' or an array of labels, got 'random'")
-        labels = _paper_init(problem) if init == "paper" else _sp_init(problem)
-    else:
-        labels = init
+    labels = _replay_init(problem, init, 3, "k_cofactors_2d")
     out = [labels]
     seen = {labels.tobytes()}
     for _ in range(max_iter):

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from dmi_lib import core
 from dmi_lib import kcofactors as kc
+from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import (
     KCofactorsStep,
     cone_labels_2d,
@@ -30,20 +31,10 @@ from dmi_lib.kcofactors import (
 
 #: The issue's example: from the paper's start, the batch iteration alternates
 #: between scores 18 and 12; the optimum is 36.
-CYCLE_A = [[2, -3], [2, 0], [-2, -1], [0, 0], [-1, -2]]
+CYCLE_A = load_paper_data("cycle").A
 
 #: The paper's appendix data for Figure 5 (an empirical run of k-cofactors).
-FIG5_A = np.array([
-    [0.32786192, 0.75198752], [0.24789876, 0.40110656], [0.64860833, 0.05877561],
-    [0.13688932, 0.89837639], [0.51958647, 0.69553312], [0.57106034, 0.39534018],
-    [0.25602628, 0.5299542], [0.66521762, 0.25370157], [0.49647253, 0.51707767],
-    [0.00649304, 0.78141629], [0.93642378, 0.00550147], [0.08014735, 0.94850578],
-    [0.54978178, 0.66296321], [0.57201864, 0.7952191], [0.11499522, 0.59186407],
-    [0.11681198, 0.90701099], [0.01623413, 0.59313684], [0.31841007, 0.43924738],
-    [0.60377183, 0.96489354], [0.48738826, 0.17097179], [0.49460288, 0.81759015],
-    [0.27831212, 0.76869342], [0.22953897, 0.43809347], [0.03654411, 0.6203217],
-    [0.90628651, 0.45924219], [0.92525839, 0.69213278], [0.17723574, 0.12487727],
-    [0.21277346, 0.34931579], [0.84758762, 0.05452689], [0.65204294, 0.82808225]])
+FIG5_A = load_paper_data("kcofactors").A
 
 FAST = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
