@@ -13,10 +13,12 @@ scikit-learn and k-cofactors back to back on the same data, and the table report
 medians over repeats and the ratio of the medians.
 
 Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
-Gaussians (so both methods have ``k`` clusters).  k-cofactors runs on one thread
-(``kcofactors._MAX_WORKERS``), scikit-learn on its OpenMP threads (all CPUs).
+Gaussians (so both methods have ``k`` clusters).  k-cofactors' full passes over
+the rows run in the compiled kernel (``dmi_lib._compiled``, numba, on all CPUs) when
+numba is installed; scikit-learn runs on its OpenMP threads (all CPUs).
 
-Per iteration, in ms (columns ``kc full``, ``kc run``, ``sk``, ``ratio``, ``r run``):
+Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
+``ratio``, ``r run``, ``r np``):
 
 * k-cofactors: the paper's batch phase from the paper's start (``_Engine.batch``,
   as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
@@ -25,7 +27,9 @@ Per iteration, in ms (columns ``kc full``, ``kc run``, ``sk``, ``ratio``, ``r ru
   ``kc full``: every row is assigned in every iteration (Lloyd's amount of work);
   ``kc run``: rows that margin bounds certify are skipped (as ``k_cofactors``
   does; like the bounds of Elkan's / Hamerly's k-means, which ``lloyd`` does not
-  use).  ``its``: iterations of that phase (it stops at a cycle or a singular step).
+  use); ``np full``: as ``kc full`` with the numpy pass instead of the compiled
+  one (what dmi_lib does without numba).  ``its``: iterations of that phase (it
+  stops at a cycle or a singular step).
 * scikit-learn, one Lloyd iteration: ``KMeans(algorithm="lloyd", n_init=1, tol=0,
   init=<fixed centres>)`` fitted with ``max_iter=M`` and ``max_iter=1``; the time
   difference divided by the difference in ``n_iter_`` (this removes input checks
@@ -45,16 +49,11 @@ To a local optimum (medians over ``--e2e-repeats``):
   ``its`` = ``n_iter_``.
 * ``logDMI``: ``log|det(CᵀÃ)|`` of the k-cofactors result and of the k-means labels
   (higher is better; the same ``Ã``).
-
-``--numba`` (needs numba, which dmi_lib does not depend on) also times a fused
-compiled reference kernel for the same iteration from the paper's start, to show
-what a compiled kernel reaches where numpy cannot.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import platform
 import time
@@ -97,16 +96,18 @@ def time_sklearn(X, centres, max_iter):
     return time.perf_counter() - t0, km.n_iter_
 
 
-def time_kcofactors_batch(problem, bounds):
+def time_kcofactors_batch(problem, bounds, compiled=True):
     """Seconds per iteration of the paper's batch phase from the paper's start, as
     ``k_cofactors`` runs it (``bounds=True``: certified rows skipped) or with every
     row assigned in every iteration (``bounds=False``, Lloyd's amount of work); and
     the phase's info."""
     from dmi_lib import kcofactors as kc
 
-    saved = kc._BOUNDS_MIN_ROWS
+    saved = kc._BOUNDS_MIN_ROWS, kc._COMPILED_MIN_ROWS
     if not bounds:
         kc._BOUNDS_MIN_ROWS = float("inf")
+    if not compiled:
+        kc._COMPILED_MIN_ROWS = float("inf")
     try:
         with kc._workers(problem.n) as (pool, block):  # as k_cofactors sets it up
             eng = kc._Engine(problem, pool, block)
@@ -119,85 +120,11 @@ def time_kcofactors_batch(problem, bounds):
             eng.batch(st, 300, info)
             elapsed = time.perf_counter() - t0
     finally:
-        kc._BOUNDS_MIN_ROWS = saved
+        kc._BOUNDS_MIN_ROWS, kc._COMPILED_MIN_ROWS = saved
     # Every iteration is one sweep over the rows and one update of D; a phase that
     # converged made one more sweep (which found nothing to move).
     sweeps = info["batch_iterations"] + int(info["batch_converged"])
     return elapsed / max(sweeps, 1), info
-
-
-@functools.lru_cache(maxsize=None)
-def _numba_sweep():
-    """A fused compiled reference for one k-cofactors assignment + change of CᵀÃ
-    (the work of ``_Engine.sweep(..., hashes=True, out=out)``), to measure what a
-    compiled kernel reaches.  Needs numba (not a dependency of dmi_lib)."""
-    import numba as nb
-
-    @nb.njit(parallel=True, boundscheck=False)
-    def sweep(XC, D, labels, tol, out, hw, nchunks):
-        n, k = XC.shape
-        Vp = np.zeros((nchunks, k, k))
-        moved = np.zeros(nchunks, np.int64)
-        hd = np.zeros(nchunks, np.uint64)
-        chunk = (n + nchunks - 1) // nchunks
-        for c in nb.prange(nchunks):
-            s, e = c * chunk, min(n, (c + 1) * chunk)
-            V = np.zeros((k, k))
-            m, hh = 0, np.uint64(0)
-            for s0 in range(s, e, 256):  # 256 rows per BLAS product, as sklearn
-                s1 = min(e, s0 + 256)
-                G = np.dot(XC[s0:s1], D)
-                for r in range(s1 - s0):
-                    i, lab = s0 + r, labels[s0 + r]
-                    hi, t = G[r, 0], 0
-                    for a in range(1, k):
-                        if G[r, a] > hi:
-                            hi, t = G[r, a], a
-                    if G[r, lab] < hi - tol:
-                        out[i] = t
-                        m += 1
-                        for j in range(k):
-                            V[t, j] += XC[i, j]
-                            V[lab, j] -= XC[i, j]
-                        hh += hw[i] * np.uint64(t - lab)
-                    else:
-                        out[i] = lab
-            Vp[c], moved[c], hd[c] = V, m, hh
-        return moved.sum(), Vp.sum(axis=0), hd.sum()
-
-    return sweep
-
-
-def time_numba_iteration(problem, repeats):
-    """Median seconds of one iteration (assignment + update) from the paper's
-    start with the compiled reference kernel, its first-call (compile) time, and
-    whether it agrees with ``_Engine.sweep``."""
-    from threadpoolctl import threadpool_limits
-
-    from dmi_lib import kcofactors as kc
-
-    sweep = _numba_sweep()
-    eng = kc._Engine(problem)
-    st = eng.state(kc._paper_init(problem))
-    if st.D is None:
-        st = eng.state(eng.make_nonsingular(st.labels)[0])
-    eng.label_hash(st.labels)
-    XC = np.ascontiguousarray(eng.Xt.T)
-    tol, out, ref = eng.tie_tol(st.D), np.empty_like(st.labels), np.empty_like(st.labels)
-    with threadpool_limits(1, "blas"):
-        t0 = time.perf_counter()
-        moved, V, h = sweep(XC, st.D, st.labels, tol, out, eng._hash_weights, 16)
-        compile_s = time.perf_counter() - t0
-        sw = eng.sweep(st.D, st.labels, tol, hashes=True, out=ref)
-        same = (moved == sw.moved and np.array_equal(out, ref)
-                and np.allclose(V, sw.V) and int(h) == sw.hdelta)
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            moved, V, h = sweep(XC, st.D, st.labels, tol, out, eng._hash_weights, 16)
-            eng.state(out, st.M + V)
-            times.append(time.perf_counter() - t0)
-    return float(np.median(times)), compile_s, same
 
 
 def main(argv=None):
@@ -211,14 +138,22 @@ def main(argv=None):
     ap.add_argument("--e2e-repeats", type=int, default=3,
                     help="repeats of the runs to a local optimum")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--numba", action="store_true",
-                    help="also time a fused compiled reference kernel (needs numba)")
+    ap.add_argument("--no-numpy", action="store_true",
+                    help="skip the numpy-pass column (np full)")
     args = ap.parse_args(argv)
 
     from sklearn.cluster import KMeans
 
-    from dmi_lib import core
+    from dmi_lib import _compiled, core
     from dmi_lib.kcofactors import k_cofactors
+
+    compiled = _compiled.compiled_sweep() is not None
+    if compiled:  # compile (or load from the on-disk cache) outside the timings
+        t0 = time.perf_counter()
+        k_cofactors(make_data(1 << 17, 2, np.random.default_rng(0)), max_iter=2)
+        print(f"compiled pass: numba, first call {time.perf_counter() - t0:.1f} s")
+    else:
+        print("compiled pass: off (numba missing or DMI_LIB_NO_NUMBA set)")
 
     env = {v: os.environ.get(v, "<unset>") for v in ("OPENBLAS_CORETYPE",
                                                       "OPENBLAS_L2_SIZE")}
@@ -227,8 +162,8 @@ def main(argv=None):
     print(f"BLAS/OpenMP: {blas_report()}")
     print(f"n = {args.n}, repeats = {args.repeats}, scikit-learn M = {args.iters}, "
           f"e2e repeats = {args.e2e_repeats}; start: {load()}")
-    head = (f"{'d':>2} {'k':>2} | {'kc full':>7} {'kc run':>6} {'sk':>6} "
-            f"{'ratio':>5} {'r run':>5} {'its':>3} | {'kc s':>5} {'prep s':>6} "
+    head = (f"{'d':>2} {'k':>2} | {'kc full':>7} {'kc run':>6} {'np full':>7} "
+            f"{'sk':>6} {'ratio':>5} {'r run':>5} {'r np':>5} {'its':>3} | {'kc s':>5} {'prep s':>6} "
             f"{'its':>4} {'moves':>7} {'cyc':>3} {'sing':>4} | {'km s':>5} {'its':>3} "
             f"{'km0 s':>5} {'its':>4} | {'logDMI kc':>9} {'km':>9} {'km0':>9}")
     print(head)
@@ -240,7 +175,7 @@ def main(argv=None):
         centres = X[rng.choice(args.n, size=k, replace=False)]
         problem = core.prepare(X)
         assert problem.k == k
-        full_t, run_t, km_t = [], [], []
+        full_t, run_t, np_t, km_t = [], [], [], []
         for _ in range(args.repeats):
             t_long, it_long = time_sklearn(X, centres, args.iters)
             t_one, it_one = time_sklearn(X, centres, 1)
@@ -250,7 +185,11 @@ def main(argv=None):
             full_t.append(t)
             t, _ = time_kcofactors_batch(problem, bounds=True)
             run_t.append(t)
+            if not args.no_numpy:
+                t, _ = time_kcofactors_batch(problem, bounds=False, compiled=False)
+                np_t.append(t)
         full_ms = 1e3 * float(np.median(full_t))
+        np_ms = 1e3 * float(np.median(np_t)) if np_t else float("nan")
         run_ms = 1e3 * float(np.median(run_t))
         km_ms = 1e3 * float(np.median(km_t)) if km_t else float("nan")
 
@@ -273,30 +212,27 @@ def main(argv=None):
         scores = [res.log_score, core.log_dmi_score(X, km.labels_),
                   core.log_dmi_score(X, km0.labels_)]
         info = res.info
-        print(f"{d:>2} {k:>2} | {full_ms:>7.1f} {run_ms:>6.1f} {km_ms:>6.1f} "
-              f"{full_ms / km_ms:>5.2f} {run_ms / km_ms:>5.2f} "
+        print(f"{d:>2} {k:>2} | {full_ms:>7.1f} {run_ms:>6.1f} {np_ms:>7.1f} "
+              f"{km_ms:>6.1f} {full_ms / km_ms:>5.2f} {run_ms / km_ms:>5.2f} "
+              f"{np_ms / km_ms:>5.2f} "
               f"{batch_info['batch_iterations']:>3} | {med['kc']:>5.2f} "
               f"{med['prep']:>6.2f} {res.n_iter:>4} {info['single_moves']:>7} "
               f"{'yes' if res.cycled else 'no':>3} "
               f"{'yes' if info['singular_step'] else 'no':>4} | {med['km']:>5.2f} "
               f"{km.n_iter_:>3} {med['km0']:>5.2f} {km0.n_iter_:>4} | "
               f"{scores[0]:>9.3f} {scores[1]:>9.3f} {scores[2]:>9.3f}", flush=True)
-        if args.numba:
-            nb_t, nb_compile, nb_same = time_numba_iteration(problem, args.repeats)
-            print(f"      compiled reference (numba, fused): {1e3 * nb_t:.1f} ms/it "
-                  f"from the paper's start = {1e3 * nb_t / km_ms:.2f} x sk; first "
-                  f"call {nb_compile:.1f} s; agrees with the numpy sweep: {nb_same}",
-                  flush=True)
         print(f"      k-cofactors: {info['batch_iterations']} batch iterations + "
               f"{info['single_move_passes']} finishing passes, converged "
               f"{res.converged}; ms/it repeats: full "
               f"{[round(1e3 * t, 1) for t in full_t]}, run "
-              f"{[round(1e3 * t, 1) for t in run_t]}, sk "
+              f"{[round(1e3 * t, 1) for t in run_t]}, np full "
+              f"{[round(1e3 * t, 1) for t in np_t]}, sk "
               f"{[round(1e3 * t, 1) for t in km_t]}", flush=True)
     print(f"end: {load()}")
     print("ms per iteration, medians over repeats.  ratio = kc full / sk (every row "
           "assigned in every iteration, as Lloyd's); r run = kc run / sk (certified "
-          "rows skipped, as k_cofactors runs).  Target: <= 1.0.")
+          "rows skipped, as k_cofactors runs); r np = np full / sk (every row, "
+          "numpy pass instead of the compiled one).  Target: <= 1.0.")
 
 
 if __name__ == "__main__":  # pragma: no cover

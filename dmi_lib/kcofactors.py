@@ -30,9 +30,11 @@ paper's ``Ã`` through :func:`dmi_lib.core._result`.  One pass over the rows
 block, the row maxima over the short axis, and, while the block is in cache, the
 change of ``CᵀX`` from the rows that move and the change of the cycle fingerprint
 (each block on one BLAS thread; optionally spread over worker threads, combined
-in a fixed order).  Rows whose
-margin to the next cluster certifies that they cannot move are skipped
-(``_Bounds``).  When the paper's iteration fails (a cycle, a singular step), the
+in a fixed order).  With numba installed, the batch phase's full passes over large
+inputs run in one compiled, multi-threaded kernel instead (:mod:`dmi_lib._compiled`:
+product, row maxima, new ``CᵀX`` and fingerprint fused per block of 128 rows).  Rows
+whose margin to the next cluster certifies that they cannot move are skipped
+(``_Bounds``; numpy pass only).  When the paper's iteration fails (a cycle, a singular step), the
 finishing ascent takes damped batch steps: it moves the rows whose gain is above
 the gap threshold that raises ``|det(CᵀX)|`` most, found exactly from per-bucket
 sums of the same pass (``_Engine._line_search``), and single Sherman-Morrison
@@ -50,6 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _compiled
 from ._validation import check_labels, check_matrix, check_random_state
 from .core import DMIResult, Problem, _result, argmax_rows, cluster_sums, prepare
 
@@ -82,6 +85,11 @@ _BLOCK_UNLIMITED_BLAS = 1 << 18
 
 #: Problems with fewer rows run in one thread, in the caller's BLAS setting.
 _PARALLEL_MIN_ROWS = 1 << 16
+
+#: Full passes over at least this many rows use the compiled kernel
+#: (:mod:`dmi_lib._compiled`) when numba is installed; below, the numpy pass is as
+#: fast and nothing needs compiling.
+_COMPILED_MIN_ROWS = 1 << 16
 
 #: Worker threads for the row blocks of a large problem (None: one per CPU).  One by
 #: default: measured on an idle 2-core machine (numpy 2.4, OpenBLAS 0.3.31), a
@@ -398,8 +406,7 @@ class _Engine:
         """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
         clustering that the batch loop updates from the changed rows only."""
         if self._hash_weights is None:
-            rng = np.random.default_rng(0x6B_C0FA)  # fixed: the hash, not the result
-            self._hash_weights = rng.integers(0, 2**63, size=self.n, dtype=np.uint64)
+            self._hash_weights = _compiled.hash_weights(self.n)
         return int((self._hash_weights * labels.astype(np.uint64)).sum(dtype=np.uint64))
 
     def hash_delta(self, idx, old, new) -> int:
@@ -429,6 +436,17 @@ class _Engine:
         k = self.k
         if new_sums and (out is None or rows is not None or buckets):
             raise ValueError("new_sums needs a full pass that writes the labels (out)")
+        if (rows is None and out is not None and out is not labels
+                and labels.dtype == out.dtype == np.int32
+                and not (collect or buckets) and self.n >= _COMPILED_MIN_ROWS):
+            fused = _compiled.compiled_sweep()
+            if fused is not None:  # the same pass, fused (see dmi_lib._compiled)
+                l1 = self.row_l1 if margins else np.empty(0)
+                margin = np.empty(self.n) if margins else np.empty(0)
+                moved, V, hd = fused(self.Xt, np.ascontiguousarray(D), labels,
+                                     float(tol), out, bool(new_sums), l1, margin)
+                return _Sweep(int(moved), V, None, None, None, None, None, None,
+                              int(hd) if hashes else 0, margin if margins else None)
         DT = np.ascontiguousarray(D.T)
         nb = _N_BUCKETS if buckets else 1
         hw = self._hash_weights if hashes else None
@@ -706,24 +724,37 @@ class _Engine:
         of the fingerprint) and a ``k × k`` inverse; ``CᵀX`` is updated from the
         moved rows, or summed afresh after a step that moved most rows and every
         ``_REFRESH`` iterations.  Margin bounds (:class:`_Bounds`) skip the
-        certified rows once few rows move.
+        certified rows once few rows move.  With the compiled pass (large inputs,
+        numba installed) every iteration is one fused full pass on int32 labels
+        that sums ``CᵀX`` afresh.
         """
+        # With the compiled pass a full pass costs about what scanning the watched
+        # rows with numpy does: the margin bounds would not pay.  It reads and
+        # writes int32 labels (the pass is bound by memory traffic for small k).
+        compiled = (self.n >= _COMPILED_MIN_ROWS
+                    and _compiled.compiled_sweep() is not None)
+        if compiled:
+            st = _State(st.labels.astype(np.int32), st.M, st.D, st.logabs, st.sign)
         best = st
         h = self.label_hash(st.labels)
         seen = {h: 0}
-        bounds = _Bounds(self.n) if self.n >= _BOUNDS_MIN_ROWS else None
-        bufs = [np.empty_like(st.labels), np.empty_like(st.labels)]
+        use_bounds = self.n >= _BOUNDS_MIN_ROWS and not compiled
+        bounds = _Bounds(self.n) if use_bounds else None
+        # Three label buffers: the next labels never overwrite the current or the
+        # best clustering, so keeping the best needs no copy.
+        bufs = [np.empty_like(st.labels) for _ in range(3)]
         it = 0
         # Will most rows move?  Guessed from the last step, at first from every
-        # 64th row (the paper's start moves most rows in high dimension).
-        dense = False
-        if bounds is not None:
+        # 64th row (the paper's start moves most rows in high dimension).  The
+        # compiled pass always sums CᵀX afresh: one more add per row, no drift.
+        dense = compiled
+        if self.n >= _BOUNDS_MIN_ROWS and not compiled:
             probe = self.sweep(st.D, st.labels, self.tie_tol(st.D),
                                rows=self._arange(self.n)[::64])
             dense = 2 * probe.moved * 64 > self.n
         while it < max_iter:
             tol = self.tie_tol(st.D)
-            out = bufs[it % 2]  # never st.labels: that may be the caller's or best's
+            out = next(b for b in bufs if b is not st.labels and b is not best.labels)
             fresh = False
             if bounds is not None and bounds.valid(st.D, tol):
                 np.copyto(out, st.labels)
@@ -740,7 +771,7 @@ class _Engine:
                                 new_sums=fresh)
                 if bounds is not None and sw.moved:
                     bounds.invalidate()
-            dense = 2 * sw.moved > self.n
+            dense = compiled or 2 * sw.moved > self.n
             if bounds is not None:
                 # Margins pay off once D changes little: when few rows move.
                 bounds.settling = sw.moved * _WATCH_FRACTION < self.n
@@ -759,13 +790,16 @@ class _Engine:
             h = (h + sw.hdelta) % 2**64
             st = nxt
             if st.logabs > best.logabs:
-                best = _State(st.labels.copy(), st.M, st.D, st.logabs, st.sign)
+                best = st
             if h in seen:  # a clustering repeats: the batch iteration cycles
                 info["cycled"] = True
                 info["cycle_length"] = it - seen[h]
                 break
             seen[h] = it
         info["batch_iterations"] = it
+        if best.labels.dtype != np.intp:
+            best = _State(best.labels.astype(np.intp), best.M, best.D, best.logabs,
+                          best.sign)
         return best
 
     def run(self, labels, max_iter: int) -> dict:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -672,6 +674,93 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         subset = np.sort(rng.choice(n, size=n // 2, replace=False))
         part = eng.sweep(D, labels, tol, rows=subset, collect=True)
         np.testing.assert_array_equal(part.idx, np.intersect1d(moved, subset))
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """The compiled pass, switched on for every size (numba is a dev dependency;
+    ``DMI_LIB_NO_NUMBA=1`` runs the suite without it)."""
+    from dmi_lib import _compiled
+
+    if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
+        pytest.skip("DMI_LIB_NO_NUMBA is set")
+    sweep = _compiled.compiled_sweep()
+    assert sweep is not None, "numba is missing: install requirements-dev.txt"
+    monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", 0)
+    calls = []
+
+    def counted(*args):
+        calls.append(args[0].shape)
+        return sweep(*args)
+
+    monkeypatch.setattr(_compiled, "_SWEEP", [counted])
+    return calls
+
+
+def test_fingerprint_weights_are_fixed_and_spread():
+    from dmi_lib import _compiled
+
+    w = _compiled.hash_weights(10_000)
+    assert w.dtype == np.uint64 and np.unique(w).size == w.size
+    bits = np.unpackbits(w.view(np.uint8)).mean()
+    assert 0.49 < bits < 0.51
+    np.testing.assert_array_equal(w[:100], _compiled.hash_weights(100))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, seed):
+    """The compiled pass against the same direct formulas as the numpy pass:
+    assignment with the footnote's tie rule, ``ΔCᵀX``, new ``CᵀX``, fingerprint
+    and margins -- on sizes that are not multiples of its chunks and blocks."""
+    rng = np.random.default_rng(100 + seed)
+    d = int(rng.integers(1, 12))
+    n = int(rng.integers(20, 3000))
+    A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
+    if seed % 2:
+        A = np.round(A)  # integer data: exact ties between clusters
+    p = core.prepare(A)
+    k = p.k
+    eng = kc._Engine(p)
+    labels = rng.integers(0, k, size=n)
+    st = eng.state(labels)
+    if st.D is None:
+        labels = eng.make_nonsingular(labels)[0]
+        st = eng.state(labels)
+    labels = labels.astype(np.int32)  # the compiled pass works on int32 labels
+    D, tol = st.D, eng.tie_tol(st.D)
+    X = eng.rows(np.arange(n))
+    expected = core.argmax_rows(X @ D, current=labels, tol=tol)
+    out = np.empty_like(labels)
+    sw = eng.sweep(D, labels, tol, hashes=True, out=out, margins=True)
+    assert len(compiled) == 1  # it ran, not the numpy pass
+    np.testing.assert_array_equal(out, expected)
+    assert sw.moved == np.count_nonzero(expected != labels)
+    np.testing.assert_allclose(
+        sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-8)
+    assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
+    G = X @ D
+    other = np.where(np.arange(k) == labels[:, None], -np.inf, G).max(axis=1)
+    margin = (G[np.arange(n), labels] - other) / np.abs(X).sum(axis=1)
+    np.testing.assert_allclose(sw.margin, margin, rtol=1e-9, atol=1e-12)
+    dense = eng.sweep(D, labels, tol, out=np.empty_like(labels), new_sums=True)
+    np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_and_numpy_k_cofactors_agree(compiled, monkeypatch, seed):
+    """Whole runs with and without the compiled pass reach the same clustering
+    (the passes differ only in summation order)."""
+    rng = np.random.default_rng(seed)
+    d = (2, 4, 6, 9)[seed]
+    A = rng.normal(size=(4000, d)) + 3 * rng.normal(size=(d + 1, d))[
+        rng.integers(d + 1, size=4000)]
+    fast = k_cofactors(A)
+    assert compiled  # the batch phase used the compiled pass
+    monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", np.inf)
+    slow = k_cofactors(A)
+    assert same_partition(fast.labels, slow.labels)
+    assert fast.n_iter == slow.n_iter
+    assert np.isclose(fast.log_score, slow.log_score, rtol=0, atol=1e-9)
 
 
 def test_gap_buckets_are_monotone_with_ratio_sqrt2():

@@ -1,0 +1,71 @@
+"""Optional compiled kernel for the k-cofactors pass over the rows (numba).
+
+numba is an optional dependency (``pip install "dmi-lib[fast]"``; the project's
+development and book environments install it).  Without it, or with the
+environment variable ``DMI_LIB_NO_NUMBA=1``, :mod:`dmi_lib.kcofactors` runs its
+numpy pass, which finds the same rows (up to rounding-level ties) but is slower on
+large inputs: numpy cannot fuse the product, the row maxima and the cluster sums
+into one pass over a block that stays in cache (measured in
+``benchmarks/bench_kcofactors.py``).
+
+The kernel is used only for large problems (``kcofactors._COMPILED_MIN_ROWS``
+rows), so small inputs -- the book, most tests -- never pay the one-off compile
+(about 15 s on a 2-core machine, then cached next to this file).
+
+The pass is split into a fixed number of chunks (``_CHUNKS``) summed in chunk order,
+so its result does not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+
+#: Chunks of rows of one pass, summed in a fixed order (independent of threads).
+_CHUNKS = 16
+
+#: Rows per block inside a chunk: the block's ``k × 128`` products stay in L1.
+_BLOCK = 128
+
+_HASH_SEED = 0x6B_C0FA
+
+
+def hash_weights(n: int) -> np.ndarray:
+    """The fingerprint weight ``w_i`` of row ``i`` (splitmix64 of ``i``), as uint64.
+
+    :mod:`dmi_lib.kcofactors` fingerprints a clustering as ``Σ w_i·label_i mod
+    2⁶⁴``; the compiled kernel computes ``w_i`` on the fly instead of reading a
+    table, with the same arithmetic.
+    """
+    z = np.arange(n, dtype=np.uint64)
+    z *= np.uint64(0x9E3779B97F4A7C15)
+    z += np.uint64(_HASH_SEED)
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def _load():
+    if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
+        return None
+    if importlib.util.find_spec("numba") is None:
+        return None
+    from ._numba_kernels import sweep
+
+    return sweep
+
+
+_SWEEP = []
+
+
+def compiled_sweep():
+    """The compiled pass, or None when numba is missing or disabled.  numba is
+    imported on first use, not with :mod:`dmi_lib`."""
+    if not _SWEEP:
+        _SWEEP.append(_load())
+    return _SWEEP[0]
