@@ -19,6 +19,7 @@ from scipy.integrate import quad
 from dmi_lib.aggregation import name_clusters, surprisingly_popular
 from dmi_lib.core import dmi_cluster
 from dmi_lib.practical import (
+    latent_class_mle,
     PracticalDMIResult,
     _log_gold_evidence,
     _p_correct_plurality_random,
@@ -188,6 +189,47 @@ def test_refinement_weighs_answer_counts():
     small = refine_multinomial(np.vstack([base, [2, 1]]), np.r_[init, 0])[0][-1]
     large = refine_multinomial(np.vstack([base, [20, 10]]), np.r_[init, 0])[0][-1]
     assert small == 0 and large == 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), C=st.integers(2, 4), k=st.integers(2, 4))
+def test_latent_class_mle_climbs_and_stops_at_a_fixed_point(seed, C, k):
+    rng = np.random.default_rng(seed)
+    n = 50
+    N = rng.integers(0, 5, size=(n, C))
+    N[:, 0] += 1
+    init = np.r_[np.arange(k), rng.integers(0, k, n - k)]
+    lab, post, mu, pi, ll, ok = latent_class_mle(N, init, max_iter=5000)
+    assert ok
+    assert np.all(np.diff(ll) >= -1e-9 * np.abs(ll[:-1]))   # EM never goes down
+    assert np.allclose(post.sum(axis=1), 1) and np.array_equal(lab, post.argmax(1))
+    # the returned parameters are the M-step of the returned posteriors (to tol)
+    assert np.allclose(pi, (post.sum(0) + 1) / (n + k), atol=1e-8)
+    expect = post.T @ N + 0.5
+    assert np.allclose(mu, expect / expect.sum(axis=1, keepdims=True), atol=1e-8)
+    # and the posteriors are Bayes' rule under them, computed directly
+    joint = pi * np.prod(mu[None, :, :] ** N[:, None, :], axis=2)
+    assert np.allclose(post, joint / joint.sum(axis=1, keepdims=True), atol=1e-7)
+
+
+def test_latent_class_mle_recovers_sampled_classes():
+    rng = np.random.default_rng(7)
+    mu = np.array([[.8, .1, .1], [.1, .8, .1], [.2, .2, .6]])
+    z = rng.choice(3, size=400, p=[.5, .3, .2])
+    N = np.stack([rng.multinomial(12, mu[c]) for c in z])
+    start = N.argmax(axis=1)   # a rough start
+    lab, _, mu_hat, pi_hat, _, ok = latent_class_mle(N, start)
+    assert ok and np.mean(lab == z) > 0.97
+    assert np.abs(mu_hat - mu).max() < 0.05 and np.abs(pi_hat - [.5, .3, .2]).max() < 0.05
+
+
+def test_latent_class_mle_errors():
+    with pytest.raises(ValueError, match="labels must be 2 non-negative"):
+        latent_class_mle([[1, 1], [2, 0]], [0, -1])
+    with pytest.raises(ValueError, match="smoothing must be a positive number"):
+        latent_class_mle([[1, 1], [2, 0]], [0, 1], smoothing=0)
+    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+        latent_class_mle([[1, 1], [2, 0]], [0, 1], max_iter=0)
 
 
 def test_refinement_errors():
