@@ -53,7 +53,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "crowd_data": ("HOSSEINI_TREATMENTS", "PRELEC_STUDIES", "CrowdDataset", "list_datasets",
                    "load_dataset"),
-    "practical": ("PracticalDMIResult", "name_clusters_bayes", "practical_dmi_aggregate"),
+    "practical": ("PracticalDMIResult", "ValidatedDMIResult", "name_clusters_bayes",
+                  "practical_dmi_aggregate", "validated_dmi_aggregate"),
     "tabular": ("METHODS", "AnswerMatrix", "DMIAggregator", "MajorityVote",
                 "SurprisinglyPopular", "aggregate", "answer_matrix"),
 }

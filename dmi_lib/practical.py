@@ -38,6 +38,9 @@ follows it, each change labelled:
   paper's clustering has; the chapter measures it.
 * :func:`practical_dmi_aggregate` — the pipeline: DMI-clustering (paper) →
   :func:`name_clusters_bayes` → :func:`refine_multinomial`.
+* :func:`validated_dmi_aggregate` — *beyond the paper*: DMI practical or plurality,
+  whichever answers more gold tasks correctly (DMI practical cross-validated); the
+  robust DMI practical without gold.
 * :func:`latent_class_mle` — *beyond the paper*: the same model's maximum-likelihood
   fit by EM, used by the book to show where the model itself, not its fit, departs
   from plurality.
@@ -70,6 +73,7 @@ __all__ = [
     "ATTACKS",
     "PracticalDMIResult",
     "STUDY_DATASETS",
+    "ValidatedDMIResult",
     "accuracy_study",
     "cyclic_strategy",
     "gold_curve",
@@ -77,16 +81,17 @@ __all__ = [
     "held_out_accuracy",
     "inject_low_effort",
     "inject_strategy",
+    "latent_class_mle",
     "load_study_datasets",
     "name_clusters_bayes",
     "naming_tradeoff",
     "payment_study",
     "practical_dmi_aggregate",
-    "latent_class_mle",
     "refine_multinomial",
     "single_task_study",
     "strategic_study",
     "to_reports",
+    "validated_dmi_aggregate",
     "worker_accuracy",
 ]
 
@@ -539,6 +544,123 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
     return out if return_details else out.options
 
 
+@dataclass
+class ValidatedDMIResult:
+    """Outcome of :func:`validated_dmi_aggregate`.
+
+    Attributes
+    ----------
+    options : ndarray of int, shape (n,)
+        The chosen answers.
+    choice : str
+        ``"DMI practical"`` or ``"plurality"``.
+    dmi_options, plurality_options : ndarray of int, shape (n,)
+        Both candidates (DMI practical with all the gold; plurality with ties broken
+        towards DMI practical's answer).
+    gold_correct : dict {str: int}
+        Gold tasks each candidate answers correctly: plurality on all of them, DMI
+        practical by cross-validation (each gold task predicted by a fit that did not
+        see it).
+    n_gold : int
+    practical : PracticalDMIResult
+    """
+
+    options: np.ndarray
+    choice: str
+    dmi_options: np.ndarray
+    plurality_options: np.ndarray
+    gold_correct: dict
+    n_gold: int
+    practical: PracticalDMIResult = field(repr=False)
+
+
+def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None = None,
+                            folds: int = 10, return_details: bool = False, **kwargs):
+    """DMI practical, kept only where the gold says it beats plurality (*beyond the
+    paper*).
+
+    DMI practical (:func:`practical_dmi_aggregate`) is robust to strategic crowds
+    but, on an honest crowd whose lean is right, can lose to plurality by several
+    points (``book/14_real_crowds.ipynb``: Prelec's study 4a, ``weather_cf``).  The
+    gold tasks tell the two situations apart: when strategic workers push plurality
+    off, plurality fails on the gold too.  So:
+
+    1. ``dmi`` = DMI practical with all the gold; ``plurality`` = each task's most
+       frequent answer, ties broken towards ``dmi``'s answer (else the smallest
+       option);
+    2. score both on the gold tasks -- DMI practical by ``folds``-fold
+       cross-validation (the gold tasks of a fold are predicted by a fit that did
+       not see them; leave-one-out when there are at most ``folds`` gold tasks),
+       plurality directly (it does not use the gold);
+    3. return ``dmi`` if it answered strictly more gold tasks correctly, else
+       ``plurality``.  Without gold there is nothing to validate against: the
+       robust ``dmi`` is returned.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n, C)
+    gold : dict {task: option} or array_like of int (``-1`` = unknown), optional
+    clustering : DMIResult, optional
+        Passed to :func:`practical_dmi_aggregate` (computed once, reused by every
+        fold).
+    folds : int >= 2
+    return_details : bool
+        Return a :class:`ValidatedDMIResult` instead of the options.
+    **kwargs
+        Passed to :func:`practical_dmi_aggregate` (``random_state``,
+        ``default_confidence``, ...).
+
+    Returns
+    -------
+    ndarray of int, shape (n,), or ValidatedDMIResult
+
+    Examples
+    --------
+    The crowd leans to option 0 on every task; the two gold tasks show the lean is
+    wrong, so the DMI answer is kept:
+
+    >>> N = [[9, 1], [8, 2], [7, 3], [6, 4], [5, 5], [8, 2], [6, 4], [9, 1]]
+    >>> res = validated_dmi_aggregate(N, gold=[-1, -1, -1, 1, -1, -1, 1, -1],
+    ...                               return_details=True)
+    >>> res.choice, res.options.tolist()
+    ('DMI practical', [0, 0, 1, 1, 1, 0, 1, 0])
+    """
+    N = _check_counts(counts)
+    n, C = N.shape
+    if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) \
+            or folds < 2:
+        raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
+    g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, C)
+    if clustering is None:
+        clustering = dmi_cluster(N / N.sum(axis=1, keepdims=True),
+                                 method=kwargs.pop("method", "auto"),
+                                 random_state=kwargs.pop("random_state", None),
+                                 rank_tol=kwargs.pop("rank_tol", None))
+    det = practical_dmi_aggregate(N, gold=g, clustering=clustering,
+                                  return_details=True, **kwargs)
+    dmi = det.options
+    tied = N == N.max(axis=1, keepdims=True)
+    plurality = np.where(tied[np.arange(n), dmi], dmi, np.argmax(N, axis=1))
+    known = np.flatnonzero(g >= 0)
+    correct = {"DMI practical": 0, "plurality": int(np.sum(plurality[known] == g[known]))}
+    if known.size:
+        fold_of = np.arange(known.size) % min(folds, known.size)
+        for f in np.unique(fold_of):
+            held = known[fold_of == f]
+            g_minus = g.copy()
+            g_minus[held] = -1
+            pred = practical_dmi_aggregate(N, gold=g_minus, clustering=clustering,
+                                           **kwargs)
+            correct["DMI practical"] += int(np.sum(pred[held] == g[held]))
+    use_dmi = known.size == 0 or correct["DMI practical"] > correct["plurality"]
+    out = ValidatedDMIResult(options=dmi if use_dmi else plurality,
+                             choice="DMI practical" if use_dmi else "plurality",
+                             dmi_options=dmi, plurality_options=plurality,
+                             gold_correct=correct, n_gold=int(known.size),
+                             practical=det)
+    return out if return_details else out.options
+
+
 # --------------------------------------------------------------------------- #
 # Strategic crowds on real data
 # --------------------------------------------------------------------------- #
@@ -785,6 +907,7 @@ SP = "surprisingly popular"
 DMI_PAPER_NOGOLD = "DMI (paper), no gold"
 DMI_PAPER = "DMI (paper)"
 DMI_PRACTICAL = "DMI practical"
+DMI_VALIDATED = "DMI validated"
 
 
 def _study_rng(random_state, name: str) -> np.random.Generator:
@@ -870,8 +993,10 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
     tie-breaking (no seeds); ``plurality (smallest label)`` is crowd-kit's documented
     rule.  ``DMI (paper)`` names clusters by gold agreement
     (:func:`dmi_lib.aggregation.name_clusters`), ``DMI practical`` is
-    :func:`practical_dmi_aggregate`; both reuse one DMI-clustering per data set (it
-    does not depend on the gold).
+    :func:`practical_dmi_aggregate` and ``DMI validated``
+    :func:`validated_dmi_aggregate` (its plurality breaks ties towards DMI
+    practical); they reuse one DMI-clustering per data set (it does not depend on
+    the gold).
     """
     from .aggregation import surprisingly_popular
     from .tabular import answer_matrix
@@ -897,7 +1022,7 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
                            ).astype(float)
         for method, p in fixed.items():
             full_rows.append((name, method, _mean_on(p, scored)))
-        per_draw = {m: [] for m in [*fixed, DMI_PAPER, DMI_PRACTICAL]}
+        per_draw = {m: [] for m in [*fixed, DMI_PAPER, DMI_PRACTICAL, DMI_VALIDATED]}
         for mask in gold_masks(int(scored.sum()), gold_size, n_draws, random_state=rng):
             gold_task = np.zeros(truth.size, dtype=bool)
             gold_task[np.flatnonzero(scored)[mask]] = True
@@ -907,8 +1032,11 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
                 per_draw[method].append(_mean_on(p, keep))
             paper = name_clusters(res.labels, A, gold=g)[res.labels]
             per_draw[DMI_PAPER].append(_mean_on((paper == truth).astype(float), keep))
-            prac = practical_dmi_aggregate(N, gold=g, clustering=res)
-            per_draw[DMI_PRACTICAL].append(_mean_on((prac == truth).astype(float), keep))
+            val = validated_dmi_aggregate(N, gold=g, clustering=res, return_details=True)
+            per_draw[DMI_PRACTICAL].append(
+                _mean_on((val.dmi_options == truth).astype(float), keep))
+            per_draw[DMI_VALIDATED].append(
+                _mean_on((val.options == truth).astype(float), keep))
         for method, accs in per_draw.items():
             held_rows.append((name, method, float(np.mean(accs)), float(np.std(accs)),
                               gold_size, n_draws))
@@ -925,8 +1053,8 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
     Rows ``dataset, gold_size, method, accuracy`` (mean over ``n_draws`` random gold
     subsets), with methods ``DMI (paper)`` (gold agreement, the paper's rule),
     ``DMI + Bayes naming`` (:func:`name_clusters_bayes`, no refinement),
-    ``DMI practical`` and, for reference, ``plurality (random ties)`` on the same
-    held-out tasks.  Sizes larger than half of a data set's tasks are skipped.
+    ``DMI practical``, ``DMI validated`` and, for reference, ``plurality (random
+    ties)`` on the same held-out tasks.  Sizes larger than half of a data set's tasks are skipped.
     """
     from .tabular import answer_matrix
 
@@ -943,7 +1071,7 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
             if size > scored.sum() // 2:
                 continue
             acc = {DMI_PAPER: [], "DMI + Bayes naming": [], DMI_PRACTICAL: [],
-                   PLURALITY_RANDOM: []}
+                   DMI_VALIDATED: [], PLURALITY_RANDOM: []}
             for mask in gold_masks(int(scored.sum()), size, n_draws if size else 1,
                                    random_state=rng):
                 gold_task = np.zeros(truth.size, dtype=bool)
@@ -958,6 +1086,8 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
                     _mean_on((det.paper_options == truth).astype(float), keep))
                 acc[DMI_PRACTICAL].append(_mean_on((det.options == truth).astype(float),
                                                    keep))
+                val = validated_dmi_aggregate(N, gold=g, clustering=res)
+                acc[DMI_VALIDATED].append(_mean_on((val == truth).astype(float), keep))
                 acc[PLURALITY_RANDOM].append(_mean_on(plur, keep))
             rows += [(name, size, m, float(np.mean(v))) for m, v in acc.items()]
     return pd.DataFrame(rows, columns=["dataset", "gold_size", "method", "accuracy"])
@@ -988,7 +1118,7 @@ def strategic_study(datasets: dict, *, attack: str = "low-effort",
     pandas.DataFrame
         ``dataset, attack, share, rep, method, accuracy``; methods
         ``plurality (random ties)``, ``surprisingly popular``, ``DMI (paper)``,
-        ``DMI practical`` and the ``peers``.
+        ``DMI practical``, ``DMI validated`` and the ``peers``.
     """
     from .aggregation import surprisingly_popular
     from .tabular import answer_matrix
@@ -1022,8 +1152,10 @@ def strategic_study(datasets: dict, *, attack: str = "low-effort",
                 res = dmi_cluster(A, random_state=rng)
                 p[DMI_PAPER] = (name_clusters(res.labels, A, gold=g)[res.labels] == truth
                                 ).astype(float)
-                p[DMI_PRACTICAL] = (practical_dmi_aggregate(N, gold=g, clustering=res)
-                                    == truth).astype(float)
+                val = validated_dmi_aggregate(N, gold=g, clustering=res,
+                                              return_details=True)
+                p[DMI_PRACTICAL] = (val.dmi_options == truth).astype(float)
+                p[DMI_VALIDATED] = (val.options == truth).astype(float)
                 for peer, fn in (peers or {}).items():
                     labels = fn(ans).reindex(am.tasks)
                     p[peer] = (am.options.get_indexer(labels.to_numpy()) == truth

@@ -13,7 +13,8 @@ table into the paper's answer matrix ``A`` (row ``t``: the distribution of task
   ``"surprisingly-popular"`` (the multi-task Definition), ``"dmi"`` (DMI-clustering,
   Algorithm 1, clusters named by gold or the "rotated SP" default),
   ``"dmi-practical"`` (beyond the paper: :func:`dmi_lib.practical.
-  practical_dmi_aggregate`), and, per task
+  practical_dmi_aggregate`), ``"dmi-validated"`` (beyond the paper:
+  :func:`dmi_lib.practical.validated_dmi_aggregate`), and, per task
   with predictions, ``"sp-single"`` (Algorithm 5) and ``"spectral"`` (Algorithm 6).
 * :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
   ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute.
@@ -51,11 +52,11 @@ __all__ = [
 ]
 
 #: Methods accepted by :func:`aggregate`.
-METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical", "sp-single",
-           "spectral")
+METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical", "dmi-validated",
+           "sp-single", "spectral")
 _SINGLE_TASK = ("sp-single", "spectral")
 #: Methods that compare tasks with each other (so all tasks must share one label space).
-_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical")
+_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical", "dmi-validated")
 _REQUIRED = ("task", "worker", "label")
 _DUPLICATES = ("error", "keep", "first")
 _TIES = ("first", "random")
@@ -406,6 +407,8 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
     allowed = {"dmi": {"dmi_method", "rank_tol"},
                "dmi-practical": {"dmi_method", "rank_tol", "gold_error",
                                  "default_confidence", "refine"},
+               "dmi-validated": {"dmi_method", "rank_tol", "gold_error",
+                                 "default_confidence", "refine", "folds"},
                "surprisingly-popular": {"prior"}}.get(method, set())
     unknown = sorted(set(kw) - allowed)
     if unknown:
@@ -447,16 +450,17 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
                                      random_state=rng, rank_tol=kw.get("rank_tol"),
                                      return_details=True)
         codes = details.options
-    elif method == "dmi-practical":
-        from .practical import practical_dmi_aggregate
+    elif method in ("dmi-practical", "dmi-validated"):
+        from .practical import practical_dmi_aggregate, validated_dmi_aggregate
 
         g = None if gold is None else _gold_codes(gold, am)
-        extra = {k: kw[k] for k in ("gold_error", "default_confidence", "refine")
-                 if k in kw}
-        details = practical_dmi_aggregate(am.counts, gold=g,
-                                          method=kw.get("dmi_method", "auto"),
-                                          random_state=rng, rank_tol=kw.get("rank_tol"),
-                                          return_details=True, **extra)
+        extra = {k: kw[k] for k in ("gold_error", "default_confidence", "refine",
+                                    "folds") if k in kw}
+        fn = (practical_dmi_aggregate if method == "dmi-practical"
+              else validated_dmi_aggregate)
+        details = fn(am.counts, gold=g, method=kw.get("dmi_method", "auto"),
+                     random_state=rng, rank_tol=kw.get("rank_tol"),
+                     return_details=True, **extra)
         codes = details.options
     else:
         codes = _single_task(answers, am, task_codes, label_codes, method, ties, rng,
@@ -478,8 +482,8 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
     answers : pandas.DataFrame
         Columns ``task``, ``worker``, ``label``; ``prediction`` for the single-task
         methods (see ``prediction_type``).
-    method : {"dmi", "dmi-practical", "plurality", "surprisingly-popular", "sp-single", \
-"spectral"}
+    method : {"dmi", "dmi-practical", "dmi-validated", "plurality", \
+"surprisingly-popular", "sp-single", "spectral"}
         ``"plurality"``
             Majority vote: the most chosen option of each task
             (:func:`dmi_lib.aggregation.plurality`).
@@ -507,6 +511,14 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
             (accounts for the number of answers per task and for imbalanced
             classes).  Keywords ``dmi_method``, ``rank_tol``, ``gold_error``,
             ``default_confidence``, ``refine``.
+        ``"dmi-validated"``
+            *Beyond the paper* (:func:`dmi_lib.practical.validated_dmi_aggregate`):
+            ``"dmi-practical"`` or plurality, whichever answers more ``gold`` tasks
+            correctly (``"dmi-practical"`` cross-validated over ``folds=10`` folds;
+            ties keep plurality); ``"dmi-practical"`` when there is no gold.
+            Within 2 points of plurality on every shipped data set with 10 gold
+            tasks (book chapter 14).  Same keywords as ``"dmi-practical"``, plus
+            ``folds``.
         ``"sp-single"``, ``"spectral"``
             Single-task methods, run on each task separately with its respondents'
             predictions: surprisingly popular with the prior reconstructed from the
@@ -514,9 +526,11 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
             and the spectral truth serum (Algorithm 6,
             :func:`~dmi_lib.aggregation.spectral_truth_serum`).
     gold : pandas.Series or dict, optional
-        Known labels (index: task).  Used only by ``"dmi"`` and
-        ``"dmi-practical"``, to name the clusters (and, in ``"dmi-practical"``, as
-        fixed points of the refinement); the other methods ignore it.  Gold tasks with no answers are ignored.
+        Known labels (index: task).  Used only by ``"dmi"``, ``"dmi-practical"``
+        and ``"dmi-validated"``: to name the clusters, as fixed points of the
+        refinement (``"dmi-practical"``) and to check both candidates
+        (``"dmi-validated"``); the other methods ignore it.  Gold tasks with no
+        answers are ignored.
         Accuracy measured on the same gold that named the clusters is optimistic
         (the naming is fitted to it): hold some gold out.
     options : sequence, optional
@@ -526,7 +540,8 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
         by default — crowd-kit's ``MajorityVote`` rule), or a uniformly random one
         (seeded by ``random_state``).  Use ``"random"`` when the label order carries
         information (``hosseini2021_spvoting``: the truth is the smallest id).
-        ``"dmi"`` and ``"dmi-practical"`` have no ties to break.
+        ``"dmi"``, ``"dmi-practical"`` and ``"dmi-validated"`` have no ties to
+        break (``"dmi-validated"``'s plurality breaks ties towards DMI practical).
     random_state : None, int or numpy Generator
         Seeds random tie-breaking and k-cofactors.
     duplicates : {"error", "keep", "first"}

@@ -19,6 +19,8 @@ from scipy.integrate import quad
 from dmi_lib.aggregation import name_clusters, surprisingly_popular
 from dmi_lib.core import dmi_cluster
 from dmi_lib.practical import (
+    ValidatedDMIResult,
+    validated_dmi_aggregate,
     latent_class_mle,
     PracticalDMIResult,
     _log_gold_evidence,
@@ -280,6 +282,77 @@ def test_pipeline_pieces_agree():
     assert np.array_equal(am.options.get_indexer(s.to_numpy()), det.options)
 
 
+# --------------------------------------------------------------------------- #
+# validated_dmi_aggregate
+# --------------------------------------------------------------------------- #
+def _validated_reference(N, gold, res, folds=10):
+    """The rule written out directly: leave-one-out / k-fold DMI practical vs
+    plurality (ties towards DMI practical's answer) on the gold tasks."""
+    dmi = practical_dmi_aggregate(N, gold=gold, clustering=res)
+    plur = np.array([d if row[d] == row.max() else int(np.argmax(row))
+                     for row, d in zip(N, dmi)])
+    known = np.flatnonzero(gold >= 0)
+    if known.size == 0:
+        return dmi
+    right_dmi = 0
+    for f in range(min(folds, known.size)):
+        held = known[f::min(folds, known.size)]
+        g = gold.copy()
+        g[held] = -1
+        right_dmi += np.sum(practical_dmi_aggregate(N, gold=g, clustering=res)[held]
+                            == gold[held])
+    right_plur = np.sum(plur[known] == gold[known])
+    return dmi if right_dmi > right_plur else plur
+
+
+@pytest.mark.parametrize("name", ["bluebirds", "weather_cf", "prelec2017_sp/4a",
+                                  "prelec2017_sp/1c", "wsd"])
+@pytest.mark.parametrize("m", [0, 1, 3, 10, 25])
+def test_validated_matches_the_rule_written_out(name, m):
+    d = load_study_datasets([name])[name]
+    am = answer_matrix(d.answers, options=d.options)
+    truth = am.options.get_indexer(d.gold.reindex(am.tasks).to_numpy())
+    gold = np.where(gold_masks(truth.size, m, 1, random_state=m)[0], truth, -1) \
+        if m else np.full(truth.size, -1)
+    res = dmi_cluster(am.A, random_state=0)
+    det = validated_dmi_aggregate(am.counts, gold=gold, clustering=res,
+                                  return_details=True)
+    assert isinstance(det, ValidatedDMIResult) and det.n_gold == m
+    np.testing.assert_array_equal(det.options, _validated_reference(am.counts, gold, res))
+    assert det.choice in ("DMI practical", "plurality")
+    if m == 0:
+        assert det.choice == "DMI practical"
+    else:  # the choice follows the gold counts
+        c = det.gold_correct
+        assert (det.choice == "DMI practical") == (c["DMI practical"] > c["plurality"])
+    np.testing.assert_array_equal(
+        det.options, det.dmi_options if det.choice == "DMI practical"
+        else det.plurality_options)
+
+
+def test_validated_keeps_dmi_when_the_crowd_is_pushed_off():
+    """Every worker reports through a near-permutation: plurality is wrong on most
+    tasks, the gold shows it, and the robust DMI answer is kept."""
+    rng = np.random.default_rng(0)
+    n, C = 120, 3
+    z = rng.integers(0, C, n)
+    mu = np.full((C, C), 0.1) + 0.7 * np.eye(C)
+    S = 0.1 * np.eye(C) + 0.9 * np.roll(np.eye(C), 1, axis=1)   # relabel c -> c+1
+    N = np.stack([rng.multinomial(15, mu[c] @ S) for c in z])
+    gold = np.full(n, -1)
+    gold[:10] = z[:10]
+    det = validated_dmi_aggregate(N, gold=gold, random_state=0, return_details=True)
+    assert np.mean(det.plurality_options == z) < 0.3
+    assert det.choice == "DMI practical" and np.mean(det.options[10:] == z[10:]) > 0.9
+
+
+def test_validated_errors():
+    with pytest.raises(ValueError, match="folds must be an integer >= 2"):
+        validated_dmi_aggregate([[1, 2], [2, 1]], folds=1)
+    with pytest.raises(ValueError, match="counts must be non-negative"):
+        validated_dmi_aggregate([[1, -2], [2, 1]])
+
+
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), C=st.integers(2, 4))
 def test_recovers_truth_under_a_common_strategy(seed, C):
@@ -445,7 +518,8 @@ def _every_dataset():
 
 
 @pytest.mark.parametrize("method", ["plurality", "surprisingly-popular", "dmi",
-                                    "dmi-practical", "sp-single", "spectral"])
+                                    "dmi-practical", "dmi-validated", "sp-single",
+                                    "spectral"])
 def test_aggregate_works_on_every_dataset(method):
     """Every method on every shipped data set it applies to: multi-task methods on
     the multi-task data (not Hosseini: option ids differ between its questions),

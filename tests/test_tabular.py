@@ -497,7 +497,8 @@ def test_fraction_refers_to_the_larger_label_whatever_the_column_order():
         aggregate(d.answers, "sp-single", prediction_type="share")
 
 
-@pytest.mark.parametrize("method", ["surprisingly-popular", "dmi", "dmi-practical"])
+@pytest.mark.parametrize("method", ["surprisingly-popular", "dmi", "dmi-practical",
+                                    "dmi-validated"])
 def test_multi_task_methods_refuse_per_task_label_spaces(method):
     from dmi_lib import aggregate, load_dataset
 

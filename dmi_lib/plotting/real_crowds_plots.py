@@ -35,6 +35,7 @@ METHOD_COLORS = {
     "DMI (paper)": CLUSTER_COLORS[0],
     "DMI + Bayes naming": CLUSTER_COLORS[3],
     "DMI practical": CLUSTER_COLORS[2],
+    "DMI validated": CLUSTER_COLORS[7],
     "crowd-kit MV": "0.75",
     "crowd-kit DS": CLUSTER_COLORS[5],
     "surprisingly popular (Alg. 5)": CLUSTER_COLORS[1],
