@@ -82,7 +82,9 @@ def test_strategic_panels(small):
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == list(small)
     assert fig._suptitle.get_text() == "Strategic crowds: low-effort"
-    assert len(axes[0].lines) == 4  # plurality, SP, DMI (paper), DMI practical
+    # plurality, SP, DMI (paper), DMI practical, DMI validated
+    assert len(axes[0].lines) == 5
+    assert axes[0].lines[4].get_color() == METHOD_COLORS["DMI validated"]
     for line in axes[0].lines:
         assert list(line.get_xdata()) == [0.0, 0.5]
         assert np.all((line.get_ydata() >= 0) & (line.get_ydata() <= 1))
