@@ -83,6 +83,7 @@ __all__ = [
     "inject_strategy",
     "latent_class_mle",
     "load_study_datasets",
+    "margin_study",
     "name_clusters_bayes",
     "naming_tradeoff",
     "payment_study",
@@ -1044,6 +1045,46 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
     held = pd.DataFrame(held_rows, columns=["dataset", "method", "accuracy", "sd",
                                             "gold_size", "n_draws"])
     return full, held
+
+
+def margin_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 200,
+                 random_state=7) -> pd.DataFrame:
+    """DMI validated minus plurality, held out, with its standard error.
+
+    For each data set, ``n_draws`` random gold subsets of ``gold_size`` tasks;
+    :func:`validated_dmi_aggregate` gets the subset, and its accuracy on the other
+    tasks is compared with plurality's on the same tasks under both tie rules.
+    Returns rows ``dataset, plurality, difference, se`` (``plurality`` is
+    :data:`PLURALITY_RANDOM` or :data:`PLURALITY_FIRST`; ``difference`` is the mean
+    over draws in accuracy units, ``se`` its standard error) -- the expected gap, not
+    one sample of it.
+    """
+    from .tabular import answer_matrix
+
+    rows = []
+    for name, d in datasets.items():
+        rng = _study_rng(random_state, f"margin/{name}")
+        am = answer_matrix(d.answers, options=d.options)
+        truth = _truth_codes(am, d.gold)
+        scored = truth >= 0
+        N = am.counts
+        res = dmi_cluster(am.A, random_state=0)
+        ref = {PLURALITY_RANDOM: _p_correct_plurality_random(N, truth),
+               PLURALITY_FIRST: (np.argmax(N, axis=1) == truth).astype(float)}
+        diff = {k: [] for k in ref}
+        for mask in gold_masks(int(scored.sum()), gold_size, n_draws, random_state=rng):
+            gold_task = np.zeros(truth.size, dtype=bool)
+            gold_task[np.flatnonzero(scored)[mask]] = True
+            keep = scored & ~gold_task
+            val = validated_dmi_aggregate(N, gold=np.where(gold_task, truth, -1),
+                                          clustering=res)
+            acc = _mean_on((val == truth).astype(float), keep)
+            for k, p in ref.items():
+                diff[k].append(acc - _mean_on(p, keep))
+        for k, v in diff.items():
+            v = np.asarray(v)
+            rows.append((name, k, float(v.mean()), float(v.std() / np.sqrt(v.size))))
+    return pd.DataFrame(rows, columns=["dataset", "plurality", "difference", "se"])
 
 
 def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: int = 50,

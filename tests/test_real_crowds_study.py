@@ -16,6 +16,7 @@ from dmi_lib.practical import (
     accuracy_study,
     gold_curve,
     load_study_datasets,
+    margin_study,
     naming_tradeoff,
     payment_study,
     single_task_study,
@@ -62,7 +63,7 @@ def _same(fresh: pd.DataFrame, stored: pd.DataFrame, keys, values=("accuracy",))
 
 
 def test_every_table_is_committed():
-    for name in ["accuracy_full", "accuracy_heldout", "bar", "gold_curve",
+    for name in ["accuracy_full", "accuracy_heldout", "bar", "margin", "gold_curve",
                  "naming_tradeoff", "strategic", "strategic_summary", "single_task",
                  "payments", "timings"]:
         assert (RESULTS / f"{name}.csv").exists() and (RESULTS / f"{name}.md").exists()
@@ -101,6 +102,15 @@ def test_bar_and_note_agree_with_the_held_out_table(script):
         assert f"{method} falls more than 2 points below plurality (either tie " \
                f"rule): {misses}." in note
     assert "| dataset" in note and "DMI practical" in note and "DMI validated" in note
+
+
+def test_margin_regenerates(script, data):
+    sub = {k: data[k] for k in ["wsd", "prelec2017_sp/3"]}
+    fresh = margin_study(sub, gold_size=script.GOLD_SIZE, n_draws=script.MARGIN_DRAWS,
+                         random_state=7)
+    _same(fresh, _read("margin"), ["dataset", "plurality"], ["difference", "se"])
+    note = (RESULTS / "README.md").read_text()
+    assert f"DMI validated with {script.MARGIN_DRAWS} fresh gold draws" in note
 
 
 def test_gold_curve_and_naming_regenerate(script, data):
