@@ -601,7 +601,14 @@ def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
     """
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    problem = prepare(A, rank_tol)
+    return _solve(prepare(A, rank_tol), method=method, n_init=n_init,
+                  random_state=random_state, init=init, max_iter=max_iter)
+
+
+def _solve(problem: Problem, *, method: str = "auto", n_init: int = 10,
+           random_state=None, init="paper", max_iter: int = 300) -> DMIResult:
+    """:func:`dmi_cluster` on a prepared problem (callers that already prepared
+    ``A`` -- the K-DMI mechanism -- skip a second rank decomposition)."""
     from . import exact as _exact
 
     k, n = problem.k, problem.n

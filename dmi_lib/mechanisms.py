@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_distribution, check_random_state
-from .core import cluster_sums, dmi_cluster, prepare
+from .core import _solve, cluster_sums, dmi_cluster, prepare
 from .simulation import Reports
 
 __all__ = [
@@ -719,7 +719,7 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
             "have a determinant.  This happens when an option is never chosen or the "
             "answer distributions of the tasks do not span the simplex (e.g. too few "
             "tasks, or all tasks alike)")
-    full = dmi_cluster(A, method="auto", rank_tol=rank_tol, random_state=rng)
+    full = _solve(problem, method="auto", random_state=rng)  # A is prepared once
     k, L = full.k, tuple(full.columns)
     labels = np.full(n, -1, dtype=np.intp)
     labels[answered] = full.labels
