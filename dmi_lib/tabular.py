@@ -516,9 +516,9 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
             ``"dmi-practical"`` or plurality, whichever answers more ``gold`` tasks
             correctly (``"dmi-practical"`` cross-validated over ``folds=10`` folds;
             ties keep plurality); ``"dmi-practical"`` when there is no gold.
-            Within 2 points of plurality on every shipped data set with 10 gold
-            tasks (book chapter 14).  Same keywords as ``"dmi-practical"``, plus
-            ``folds``.
+            With 10 gold tasks, within 2 points of plurality (random tie-breaking)
+            on every shipped data set (book chapter 14).  Same keywords as
+            ``"dmi-practical"``, plus ``folds``.
         ``"sp-single"``, ``"spectral"``
             Single-task methods, run on each task separately with its respondents'
             predictions: surprisingly popular with the prior reconstructed from the
