@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_distribution, check_labels, check_matrix
-from .core import DMIResult, dmi_cluster
+from .core import DMIResult, cluster_sums, dmi_cluster
 
 __all__ = [
     "DMIAggregation",
@@ -236,8 +236,7 @@ def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int):
     ``-inf``, including options nobody chose), where ``finite`` holds 0.
     """
     sizes = np.bincount(labels, minlength=k)
-    sums = np.stack([np.bincount(labels, weights=A[:, o], minlength=k)
-                     for o in range(A.shape[1])], axis=1)
+    sums = cluster_sums(A, labels, k)
     means = sums / sizes[:, None]
     abar = A.mean(axis=0)
     zero = means <= 0
@@ -466,9 +465,8 @@ def _single_task_moments(answers, predictions, n_options):
             "Pr[.|c] (the mean prediction of those who answered c) is undefined.  "
             "Drop those options from the question (and from the predictions, "
             "renormalised) if they are genuinely impossible")
-    # sums[c, c'] = Σ_{i: c_i = c} p_i(c'); one bincount per column (7x np.add.at)
-    sums = np.stack([np.bincount(ans, weights=P[:, j], minlength=C) for j in range(C)],
-                    axis=1)
+    # sums[c, c'] = Σ_{i: c_i = c} p_i(c')
+    sums = cluster_sums(P, ans, C)
     cond = sums / counts[:, None]
     if np.any(cond <= 0):
         c, c2 = (int(i) for i in np.argwhere(cond <= 0)[0])

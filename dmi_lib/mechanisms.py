@@ -531,7 +531,6 @@ def _batched_ascent(A_tilde: np.ndarray, labels: np.ndarray, M: np.ndarray,
     Returns ``(D, moves)``: ``(CᵀÃ)⁻¹`` at the end and the number of moves per agent.
     """
     b, n = gone.shape
-    k = A_tilde.shape[1]
     labels = np.broadcast_to(labels, (b, n)).copy()
     moved_b = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     moved_r = np.zeros(0, dtype=np.intp)

@@ -67,7 +67,7 @@ from scipy.special import betaincc, betaln
 
 from ._validation import check_matrix, check_random_state
 from .aggregation import _check_gold, name_clusters
-from .core import DMIResult, dmi_cluster
+from .core import DMIResult, cluster_sums, dmi_cluster
 
 __all__ = [
     "ATTACKS",
@@ -87,6 +87,7 @@ __all__ = [
     "name_clusters_bayes",
     "naming_tradeoff",
     "payment_study",
+    "plurality_random_ties_correct",
     "practical_dmi_aggregate",
     "refine_multinomial",
     "single_task_study",
@@ -330,9 +331,7 @@ def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
     for it in range(1, max_iter + 1):
         sizes = np.bincount(lab, minlength=k)
         pi = (sizes + 1.0) / (n + k)
-        # μ_c from one bincount per option column (no one-hot n × k matrix)
-        sums = np.stack([np.bincount(lab, weights=N[:, o], minlength=k)
-                         for o in range(C)], axis=1)
+        sums = cluster_sums(N, lab, k)  # μ_c before smoothing
         mu = sums + smoothing
         mu /= mu.sum(axis=1, keepdims=True)
         new = np.argmax(np.log(pi) + N @ np.log(mu).T, axis=1)
@@ -950,12 +949,41 @@ def _truth_codes(am, gold: pd.Series) -> np.ndarray:
     return codes
 
 
-def _p_correct_plurality_random(counts: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Probability that plurality with uniformly random tie-breaking is right, per task
-    (exact: ``1/|ties|`` if the truth is among the tied options)."""
+def plurality_random_ties_correct(counts, truth) -> np.ndarray:
+    """Probability that plurality with uniformly random tie-breaking is right, per task.
+
+    Exact, without seeds: ``1/|ties|`` if the truth is among the tied most frequent
+    options, else 0 (and 0 where ``truth`` is ``-1``, unknown).
+
+    Examples
+    --------
+    >>> plurality_random_ties_correct([[3, 1], [2, 2], [0, 4]], [0, 1, 0]).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    counts = np.asarray(counts)
+    truth = np.asarray(truth)
     top = counts == counts.max(axis=1, keepdims=True)
     hit = top[np.arange(truth.size), np.maximum(truth, 0)] & (truth >= 0)
     return hit / top.sum(axis=1)
+
+
+def _split_gold(truth, scored, mask):
+    """One gold draw: ``mask`` picks gold tasks among the ``scored`` ones.  Returns
+    ``(gold_task, keep, g)``: the gold tasks, the held-out scored tasks, and the gold
+    codes (``-1`` off the gold)."""
+    gold_task = np.zeros(truth.size, dtype=bool)
+    gold_task[np.flatnonzero(scored)[mask]] = True
+    return gold_task, scored & ~gold_task, np.where(gold_task, truth, -1)
+
+
+def _study_matrix(d, answers=None):
+    """Answer matrix of a data set (or of ``answers`` over its options), the gold
+    code of each row and which rows have gold."""
+    from .tabular import answer_matrix
+
+    am = answer_matrix(d.answers if answers is None else answers, options=d.options)
+    truth = _truth_codes(am, d.gold)
+    return am, truth, truth >= 0
 
 
 def _mean_on(p_correct: np.ndarray, keep: np.ndarray) -> float:
@@ -1000,18 +1028,15 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
     the gold).
     """
     from .aggregation import surprisingly_popular
-    from .tabular import answer_matrix
 
     full_rows, held_rows = [], []
     for name, d in datasets.items():
         rng = _study_rng(random_state, name)
-        am = answer_matrix(d.answers, options=d.options)
-        truth = _truth_codes(am, d.gold)
-        scored = truth >= 0
+        am, truth, scored = _study_matrix(d)
         A, N = am.A, am.counts
         fixed = {
             PLURALITY_FIRST: (np.argmax(N, axis=1) == truth).astype(float),
-            PLURALITY_RANDOM: _p_correct_plurality_random(N, truth),
+            PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
             SP: (surprisingly_popular(A) == truth).astype(float),
         }
         res = dmi_cluster(A, random_state=rng)
@@ -1025,10 +1050,7 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
             full_rows.append((name, method, _mean_on(p, scored)))
         per_draw = {m: [] for m in [*fixed, DMI_PAPER, DMI_PRACTICAL, DMI_VALIDATED]}
         for mask in gold_masks(int(scored.sum()), gold_size, n_draws, random_state=rng):
-            gold_task = np.zeros(truth.size, dtype=bool)
-            gold_task[np.flatnonzero(scored)[mask]] = True
-            keep = scored & ~gold_task
-            g = np.where(gold_task, truth, -1)
+            _, keep, g = _split_gold(truth, scored, mask)
             for method, p in fixed.items():
                 per_draw[method].append(_mean_on(p, keep))
             paper = name_clusters(res.labels, A, gold=g)[res.labels]
@@ -1059,25 +1081,19 @@ def margin_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 200,
     over draws in accuracy units, ``se`` its standard error) -- the expected gap, not
     one sample of it.
     """
-    from .tabular import answer_matrix
 
     rows = []
     for name, d in datasets.items():
         rng = _study_rng(random_state, f"margin/{name}")
-        am = answer_matrix(d.answers, options=d.options)
-        truth = _truth_codes(am, d.gold)
-        scored = truth >= 0
+        am, truth, scored = _study_matrix(d)
         N = am.counts
         res = dmi_cluster(am.A, random_state=0)
-        ref = {PLURALITY_RANDOM: _p_correct_plurality_random(N, truth),
+        ref = {PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
                PLURALITY_FIRST: (np.argmax(N, axis=1) == truth).astype(float)}
         diff = {k: [] for k in ref}
         for mask in gold_masks(int(scored.sum()), gold_size, n_draws, random_state=rng):
-            gold_task = np.zeros(truth.size, dtype=bool)
-            gold_task[np.flatnonzero(scored)[mask]] = True
-            keep = scored & ~gold_task
-            val = validated_dmi_aggregate(N, gold=np.where(gold_task, truth, -1),
-                                          clustering=res)
+            _, keep, g = _split_gold(truth, scored, mask)
+            val = validated_dmi_aggregate(N, gold=g, clustering=res)
             acc = _mean_on((val == truth).astype(float), keep)
             for k, p in ref.items():
                 diff[k].append(acc - _mean_on(p, keep))
@@ -1097,17 +1113,14 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
     ``DMI practical``, ``DMI validated`` and, for reference, ``plurality (random
     ties)`` on the same held-out tasks.  Sizes larger than half of a data set's tasks are skipped.
     """
-    from .tabular import answer_matrix
 
     rows = []
     for name, d in datasets.items():
         rng = _study_rng(random_state, name)
-        am = answer_matrix(d.answers, options=d.options)
-        truth = _truth_codes(am, d.gold)
-        scored = truth >= 0
+        am, truth, scored = _study_matrix(d)
         A, N = am.A, am.counts
         res = dmi_cluster(A, random_state=rng)
-        plur = _p_correct_plurality_random(N, truth)
+        plur = plurality_random_ties_correct(N, truth)
         for size in sizes:
             if size > scored.sum() // 2:
                 continue
@@ -1115,20 +1128,18 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
                    DMI_VALIDATED: [], PLURALITY_RANDOM: []}
             for mask in gold_masks(int(scored.sum()), size, n_draws if size else 1,
                                    random_state=rng):
-                gold_task = np.zeros(truth.size, dtype=bool)
-                gold_task[np.flatnonzero(scored)[mask]] = True
-                keep = scored & ~gold_task
-                g = np.where(gold_task, truth, -1)
+                _, keep, g = _split_gold(truth, scored, mask)
                 paper = name_clusters(res.labels, A, gold=g)[res.labels]
-                det = practical_dmi_aggregate(N, gold=g, clustering=res,
+                val = validated_dmi_aggregate(N, gold=g, clustering=res,
                                               return_details=True)
+                det = val.practical  # DMI practical with all the gold, computed once
                 acc[DMI_PAPER].append(_mean_on((paper == truth).astype(float), keep))
                 acc["DMI + Bayes naming"].append(
                     _mean_on((det.paper_options == truth).astype(float), keep))
                 acc[DMI_PRACTICAL].append(_mean_on((det.options == truth).astype(float),
                                                    keep))
-                val = validated_dmi_aggregate(N, gold=g, clustering=res)
-                acc[DMI_VALIDATED].append(_mean_on((val == truth).astype(float), keep))
+                acc[DMI_VALIDATED].append(_mean_on((val.options == truth).astype(float),
+                                                   keep))
                 acc[PLURALITY_RANDOM].append(_mean_on(plur, keep))
             rows += [(name, size, m, float(np.mean(v))) for m, v in acc.items()]
     return pd.DataFrame(rows, columns=["dataset", "gold_size", "method", "accuracy"])
@@ -1162,7 +1173,6 @@ def strategic_study(datasets: dict, *, attack: str = "low-effort",
         ``DMI practical``, ``DMI validated`` and the ``peers``.
     """
     from .aggregation import surprisingly_popular
-    from .tabular import answer_matrix
 
     if attack not in ATTACKS:
         raise ValueError(f"attack must be one of {ATTACKS}, got {attack!r}")
@@ -1179,16 +1189,11 @@ def strategic_study(datasets: dict, *, attack: str = "low-effort",
                 else:
                     ans = inject_strategy(base, S, share, options=d.options,
                                           random_state=rng)
-                am = answer_matrix(ans, options=d.options)
-                truth = _truth_codes(am, d.gold)
-                scored = truth >= 0
+                am, truth, scored = _study_matrix(d, ans)
                 mask = gold_masks(int(scored.sum()), gold_size, 1, random_state=rng)[0]
-                gold_task = np.zeros(truth.size, dtype=bool)
-                gold_task[np.flatnonzero(scored)[mask]] = True
-                keep = scored & ~gold_task
-                g = np.where(gold_task, truth, -1)
+                _, keep, g = _split_gold(truth, scored, mask)
                 A, N = am.A, am.counts
-                p = {PLURALITY_RANDOM: _p_correct_plurality_random(N, truth),
+                p = {PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
                      SP: (surprisingly_popular(A) == truth).astype(float)}
                 res = dmi_cluster(A, random_state=rng)
                 p[DMI_PAPER] = (name_clusters(res.labels, A, gold=g)[res.labels] == truth
@@ -1227,7 +1232,6 @@ def naming_tradeoff(datasets: dict, *, confidences=(0.6, 0.8, 0.9),
         ``dataset, crowd, gold_size, naming, accuracy`` (held-out, mean over draws
         and repetitions).
     """
-    from .tabular import answer_matrix
 
     rows = []
     for name, d in datasets.items():
@@ -1238,17 +1242,12 @@ def naming_tradeoff(datasets: dict, *, confidences=(0.6, 0.8, 0.9),
                                                 random_state=rng))
             for _ in range(n_reps)]
         for crowd, ans in crowds:
-            am = answer_matrix(ans, options=d.options)
-            truth = _truth_codes(am, d.gold)
-            scored = truth >= 0
+            am, truth, scored = _study_matrix(d, ans)
             res = dmi_cluster(am.A, random_state=rng)
             for size in gold_sizes:
                 masks = gold_masks(int(scored.sum()), size, n_draws, random_state=rng)
                 for mask in masks:
-                    gold_task = np.zeros(truth.size, dtype=bool)
-                    gold_task[np.flatnonzero(scored)[mask]] = True
-                    keep = scored & ~gold_task
-                    g = np.where(gold_task, truth, -1)
+                    _, keep, g = _split_gold(truth, scored, mask)
                     namings = {NAMING_GOLD_ONLY: name_clusters(res.labels, am.A, gold=g)}
                     for q in confidences:
                         namings[f"Bayes, q = {q:g}"] = name_clusters_bayes(
@@ -1297,7 +1296,7 @@ def single_task_study(*, smoothing: float = 0.01, n_tie_seeds: int = 20,
         truth = _truth_codes(am, d.gold)
         n = int((truth >= 0).sum())
         rows.append((data, study, PLURALITY_RANDOM,
-                     _mean_on(_p_correct_plurality_random(am.counts, truth), truth >= 0),
+                     _mean_on(plurality_random_ties_correct(am.counts, truth), truth >= 0),
                      n))
         if ties == "first":
             rows.append((data, study, PLURALITY_FIRST,

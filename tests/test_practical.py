@@ -24,7 +24,7 @@ from dmi_lib.practical import (
     latent_class_mle,
     PracticalDMIResult,
     _log_gold_evidence,
-    _p_correct_plurality_random,
+    plurality_random_ties_correct,
     cyclic_strategy,
     gold_masks,
     held_out_accuracy,
@@ -468,11 +468,11 @@ def test_gold_masks_are_uniform_subsets():
 def test_plurality_random_ties_expectation():
     N = np.array([[2, 2, 1], [3, 0, 0], [1, 1, 1], [0, 4, 4]])
     truth = np.array([0, 1, 2, 2])
-    assert np.allclose(_p_correct_plurality_random(N, truth), [.5, 0, 1 / 3, .5])
+    assert np.allclose(plurality_random_ties_correct(N, truth), [.5, 0, 1 / 3, .5])
     d = _data("rte")
     am = answer_matrix(d.answers)
     t = am.options.get_indexer(d.gold.reindex(am.tasks).to_numpy())
-    exact = _p_correct_plurality_random(am.counts, t).mean()
+    exact = plurality_random_ties_correct(am.counts, t).mean()
     sims = []
     for s in range(40):
         out = aggregate(d.answers, "plurality", ties="random", random_state=s)

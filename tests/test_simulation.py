@@ -213,7 +213,6 @@ def test_simulation_is_reproducible_and_seeded():
 
 def test_signals_and_strategies_are_applied():
     states = random_states(40, 3, random_state=3)
-    m = 300
     S = np.stack([truthful(3)] * 100 + [always(3, 1)] * 100
                  + [permutation_strategy([1, 2, 0])] * 100)
     rep, sig = simulate_crowd(states, S, tasks_per_agent=np.r_[[40] * 150, [10] * 150],

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_labels, check_matrix
-from ..core import assign, cluster_sums, dmi_cluster, dmi_score, prepare
+from ..core import _solve, assign, cluster_sums, dmi_cluster, dmi_score, prepare
 from ..kcofactors import cone_labels_2d, partition_rays_2d
 from ._base import (
     CLUSTER_COLORS,
@@ -541,7 +541,7 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160,
     if problem.k != 3:
         raise ValueError(f"the points must span the plane (k = 3), got k = {problem.k}")
     if labels is None:
-        res = dmi_cluster(A)
+        res = _solve(problem)  # the problem is already prepared
         labels, D = res.labels, res.D
     else:
         labels = _three_clusters(A, labels)

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validation import check_labels, check_matrix
-from ..core import prepare
+from ..core import cluster_sums, prepare
 from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
 
 __all__ = [
@@ -104,8 +104,7 @@ def inconsistent_points(A, labels) -> np.ndarray:
     """
     problem = prepare(A)
     labels = check_labels(labels, problem.n, problem.k, "labels")
-    M = np.stack([np.bincount(labels, weights=problem.A_tilde[:, j], minlength=problem.k)
-                  for j in range(problem.k)], axis=1)
+    M = cluster_sums(problem.A_tilde, labels, problem.k)
     scale = max(1.0, float(np.abs(M).max())) ** problem.k
     if (np.bincount(labels, minlength=problem.k).min() == 0
             or abs(np.linalg.det(M)) <= 1e-12 * scale):

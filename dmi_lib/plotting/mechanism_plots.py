@@ -34,8 +34,7 @@ from ..simulation import (
     simulate_crowd,
     truthful,
 )
-from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, new_axes, scatter_clusters, \
-    simplex_xy
+from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
 
 __all__ = [
     "payment_matrices",
