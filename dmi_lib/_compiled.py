@@ -8,9 +8,11 @@ large inputs: numpy cannot fuse the product, the row maxima and the cluster sums
 into one pass over a block that stays in cache (measured in
 ``benchmarks/bench_kcofactors.py``).
 
-The kernel is used only for large problems (``kcofactors._COMPILED_MIN_ROWS``
-rows), so small inputs -- the book, most tests -- never pay the one-off compile
-(about 15 s on a 2-core machine, then cached next to this file).
+The kernel is generated and compiled per number of clusters ``k``
+(:mod:`dmi_lib._numba_kernels`) and used only for large problems
+(``kcofactors._COMPILED_MIN_ROWS`` rows), so small inputs -- the book, most tests
+-- never pay the one-off compile (10-30 s per ``k`` on a 2-core machine, then
+cached on disk: ``__pycache__`` beside this file, or ``DMI_LIB_CACHE_DIR``).
 
 The pass is split into a fixed number of chunks (``_CHUNKS``) summed in chunk order,
 so its result does not depend on the number of threads.
@@ -26,8 +28,9 @@ import numpy as np
 #: Chunks of rows of one pass, summed in a fixed order (independent of threads).
 _CHUNKS = 16
 
-#: Rows per block inside a chunk: the block's ``k × 128`` products stay in L1.
-_BLOCK = 128
+#: Rows per block inside a chunk: the block's rows stay in L1 between the
+#: assignment and the cluster sums.
+_BLOCK = 256
 
 _HASH_SEED = 0x6B_C0FA
 
@@ -50,22 +53,30 @@ def hash_weights(n: int) -> np.ndarray:
     return z
 
 
-def _load():
+#: Largest ``k`` with a compiled kernel: beyond it a row's ``k²`` coefficients no
+#: longer fit the registers and the numpy pass is used.
+_MAX_K = 16
+
+
+def available() -> bool:
+    """Whether the compiled pass can be used (numba installed and not disabled)."""
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
-        return None
-    if importlib.util.find_spec("numba") is None:
-        return None
-    from ._numba_kernels import sweep
-
-    return sweep
+        return False
+    return importlib.util.find_spec("numba") is not None
 
 
-_SWEEP = []
+_KERNELS: dict = {}
 
 
-def compiled_sweep():
-    """The compiled pass, or None when numba is missing or disabled.  numba is
-    imported on first use, not with :mod:`dmi_lib`."""
-    if not _SWEEP:
-        _SWEEP.append(_load())
-    return _SWEEP[0]
+def compiled_sweep(k: int):
+    """The compiled pass for ``k`` clusters, or None when numba is missing or
+    disabled or ``k`` is outside ``2 ≤ k ≤ _MAX_K``.  numba is imported, and the
+    kernel compiled (or loaded from its on-disk cache), on first use."""
+    if k not in _KERNELS:
+        fn = None
+        if 2 <= k <= _MAX_K and available():
+            from ._numba_kernels import load_sweep
+
+            fn = load_sweep(k)
+        _KERNELS[k] = fn
+    return _KERNELS[k]

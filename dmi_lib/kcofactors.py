@@ -438,15 +438,14 @@ class _Engine:
             raise ValueError("new_sums needs a full pass that writes the labels (out)")
         if (rows is None and out is not None and out is not labels
                 and labels.dtype == out.dtype == np.int32
-                and not (collect or buckets) and self.n >= _COMPILED_MIN_ROWS):
-            fused = _compiled.compiled_sweep()
+                and not (collect or buckets or margins)
+                and self.n >= _COMPILED_MIN_ROWS):
+            fused = _compiled.compiled_sweep(k)
             if fused is not None:  # the same pass, fused (see dmi_lib._compiled)
-                l1 = self.row_l1 if margins else np.empty(0)
-                margin = np.empty(self.n) if margins else np.empty(0)
                 moved, V, hd = fused(self.Xt, np.ascontiguousarray(D), labels,
-                                     float(tol), out, bool(new_sums), l1, margin)
+                                     float(tol), out, bool(new_sums))
                 return _Sweep(int(moved), V, None, None, None, None, None, None,
-                              int(hd) if hashes else 0, margin if margins else None)
+                              int(hd) if hashes else 0, None)
         DT = np.ascontiguousarray(D.T)
         nb = _N_BUCKETS if buckets else 1
         hw = self._hash_weights if hashes else None
@@ -726,13 +725,13 @@ class _Engine:
         ``_REFRESH`` iterations.  Margin bounds (:class:`_Bounds`) skip the
         certified rows once few rows move.  With the compiled pass (large inputs,
         numba installed) every iteration is one fused full pass on int32 labels
-        that sums ``CᵀX`` afresh.
+        that updates ``CᵀX`` in the same way.
         """
-        # With the compiled pass a full pass costs about what scanning the watched
+        # With the compiled pass a full pass costs less than scanning the watched
         # rows with numpy does: the margin bounds would not pay.  It reads and
         # writes int32 labels (the pass is bound by memory traffic for small k).
         compiled = (self.n >= _COMPILED_MIN_ROWS
-                    and _compiled.compiled_sweep() is not None)
+                    and _compiled.compiled_sweep(self.k) is not None)
         if compiled:
             st = _State(st.labels.astype(np.int32), st.M, st.D, st.logabs, st.sign)
         best = st
@@ -745,8 +744,8 @@ class _Engine:
         bufs = [np.empty_like(st.labels) for _ in range(3)]
         it = 0
         # Will most rows move?  Guessed from the last step, at first from every
-        # 64th row (the paper's start moves most rows in high dimension).  The
-        # compiled pass always sums CᵀX afresh: one more add per row, no drift.
+        # 64th row (the paper's start moves most rows in high dimension; with the
+        # compiled pass the first step sums afresh, which is as cheap as the probe).
         dense = compiled
         if self.n >= _BOUNDS_MIN_ROWS and not compiled:
             probe = self.sweep(st.D, st.labels, self.tie_tol(st.D),
@@ -765,13 +764,15 @@ class _Engine:
                                 out=out)
                 bounds.reset(st.D, sw.margin)
             else:
-                # When most rows move, summing CᵀX afresh beats gathering the movers.
-                fresh = dense
+                # When most rows move, summing CᵀX afresh beats gathering the
+                # movers; the compiled pass also refreshes it where the numpy
+                # pass would (no drift from many updates), in the same pass.
+                fresh = dense or (compiled and (it + 1) % _REFRESH == 0)
                 sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out,
                                 new_sums=fresh)
                 if bounds is not None and sw.moved:
                     bounds.invalidate()
-            dense = compiled or 2 * sw.moved > self.n
+            dense = 2 * sw.moved > self.n
             if bounds is not None:
                 # Margins pay off once D changes little: when few rows move.
                 bounds.settling = sw.moved * _WATCH_FRACTION < self.n

@@ -690,16 +690,21 @@ def compiled(monkeypatch):
 
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
         pytest.skip("DMI_LIB_NO_NUMBA is set")
-    sweep = _compiled.compiled_sweep()
-    assert sweep is not None, "numba is missing: install requirements-dev.txt"
+    assert _compiled.available(), "numba is missing: install requirements-dev.txt"
+    compiled_sweep = _compiled.compiled_sweep
     monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", 0)
     calls = []
 
-    def counted(*args):
-        calls.append(args[0].shape)
-        return sweep(*args)
+    def counted_sweep(k):
+        sweep = compiled_sweep(k)
+        assert sweep is not None, k
 
-    monkeypatch.setattr(_compiled, "_SWEEP", [counted])
+        def counted(*args):
+            calls.append(args[0].shape)
+            return sweep(*args)
+        return counted
+
+    monkeypatch.setattr(_compiled, "compiled_sweep", counted_sweep)
     return calls
 
 
@@ -713,13 +718,37 @@ def test_fingerprint_weights_are_fixed_and_spread():
     np.testing.assert_array_equal(w[:100], _compiled.hash_weights(100))
 
 
+def test_generated_kernel_source_and_its_cache_directory(tmp_path, monkeypatch):
+    """Every supported ``k`` has valid kernel source (the row loop unrolled over
+    the ``k`` clusters); the generated module goes to ``DMI_LIB_CACHE_DIR`` first,
+    skipping directories that cannot be written; outside ``2 ≤ k ≤ _MAX_K`` there
+    is no kernel (the numpy pass runs)."""
+    pytest.importorskip("numba")
+    from dmi_lib import _compiled, _numba_kernels as gen
+
+    for k in range(2, _compiled._MAX_K + 1):
+        src = gen.sweep_source(k)
+        compile(src, f"sweep_k{k}", "exec")
+        assert f"g{k - 1} = d{k - 1}_{k - 1}" in src and f"g{k} =" not in src
+    monkeypatch.setenv("DMI_LIB_CACHE_DIR", str(tmp_path / "kernels"))
+    assert next(gen._cache_dirs()) == str(tmp_path / "kernels")
+    path = tmp_path / "kernels" / "m.py"
+    assert gen._write(str(path), "x = 1\n") and path.read_text() == "x = 1\n"
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert not gen._write(str(blocker / "m.py"), "x = 1\n")  # not a directory
+    for k in (1, _compiled._MAX_K + 1):
+        assert _compiled.compiled_sweep(k) is None
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, seed):
     """The compiled pass against the same direct formulas as the numpy pass:
-    assignment with the footnote's tie rule, ``ΔCᵀX``, new ``CᵀX``, fingerprint
-    and margins -- on sizes that are not multiples of its chunks and blocks."""
+    assignment with the footnote's tie rule, ``ΔCᵀX``, new ``CᵀX`` and the
+    fingerprint -- on sizes that are not multiples of its chunks and blocks.
+    (A few ``k``: each ``k`` has its own kernel, compiled once.)"""
     rng = np.random.default_rng(100 + seed)
-    d = int(rng.integers(1, 12))
+    d = (1, 2, 4, 9)[seed % 4]
     n = int(rng.integers(20, 3000))
     A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
     if seed % 2:
@@ -737,18 +766,18 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     X = eng.rows(np.arange(n))
     expected = core.argmax_rows(X @ D, current=labels, tol=tol)
     out = np.empty_like(labels)
-    sw = eng.sweep(D, labels, tol, hashes=True, out=out, margins=True)
+    sw = eng.sweep(D, labels, tol, hashes=True, out=out)
     assert len(compiled) == 1  # it ran, not the numpy pass
     np.testing.assert_array_equal(out, expected)
     assert sw.moved == np.count_nonzero(expected != labels)
     np.testing.assert_allclose(
         sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-8)
     assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
-    G = X @ D
-    other = np.where(np.arange(k) == labels[:, None], -np.inf, G).max(axis=1)
-    margin = (G[np.arange(n), labels] - other) / np.abs(X).sum(axis=1)
-    np.testing.assert_allclose(sw.margin, margin, rtol=1e-9, atol=1e-12)
-    dense = eng.sweep(D, labels, tol, out=np.empty_like(labels), new_sums=True)
+    dense_out = np.empty_like(labels)
+    dense = eng.sweep(D, labels, tol, hashes=True, out=dense_out, new_sums=True)
+    assert len(compiled) == 2
+    np.testing.assert_array_equal(dense_out, expected)
+    assert dense.moved == sw.moved and dense.hdelta == sw.hdelta
     np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-8)
 
 
