@@ -11,7 +11,7 @@ into one pass over a block that stays in cache (measured in
 The kernel is generated and compiled per number of clusters ``k``
 (:mod:`dmi_lib._numba_kernels`) and used only for large problems
 (``kcofactors._COMPILED_MIN_ROWS`` rows), so small inputs -- the book, most tests
--- never pay the one-off compile (10-30 s per ``k`` on a 2-core machine, then
+-- never pay the one-off compile (8-26 s per ``k`` on a 2-core machine, then
 cached on disk: ``__pycache__`` beside this file, or ``DMI_LIB_CACHE_DIR``).
 
 The pass is split into a fixed number of chunks (``_CHUNKS``) summed in chunk order,

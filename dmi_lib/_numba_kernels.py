@@ -21,6 +21,7 @@ import sys
 import tempfile
 
 import numba
+import numpy as np
 
 from ._compiled import _BLOCK, _CHUNKS, _HASH_SEED
 
@@ -179,6 +180,10 @@ def load_sweep(k: int):
             except BaseException:
                 del sys.modules[name]  # no half-initialised module for a retry
                 raise
+            # numba compiles (or loads from its cache) at the first call: do it
+            # now, with the argument types of kcofactors._Engine.sweep.
+            one = np.zeros(1, np.int32)
+            module.sweep(np.ones((k, 1)), np.eye(k), one, 0.0, one.copy(), True)
             return module.sweep
     raise OSError("dmi_lib: no writable directory for the compiled kernel; set "
                   "DMI_LIB_CACHE_DIR or DMI_LIB_NO_NUMBA=1")
