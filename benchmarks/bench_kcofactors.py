@@ -22,12 +22,14 @@ Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
 
 * k-cofactors: the paper's batch phase from the paper's start (``_Engine.batch``,
   as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
-  assignment ``C ← idxmax(ÃD)`` with the paper's tie rule, the change of ``CᵀÃ``
-  from the rows that moved, the cycle fingerprint and the update ``D = (CᵀÃ)⁻¹``.
+  assignment ``C ← idxmax(ÃD)`` with the paper's tie rule, ``CᵀÃ`` (updated from
+  the rows that moved, or summed afresh when most rows moved and every 8th
+  iteration), the cycle fingerprint and the update ``D = (CᵀÃ)⁻¹``.
   ``kc full``: every row is assigned in every iteration (Lloyd's amount of work);
-  ``kc run``: rows that margin bounds certify are skipped (as ``k_cofactors``
-  does; like the bounds of Elkan's / Hamerly's k-means, which ``lloyd`` does not
-  use); ``np full``: as ``kc full`` with the numpy pass instead of the compiled
+  ``kc run``: as ``k_cofactors`` runs it -- with the numpy pass, rows that margin
+  bounds certify are skipped (like the bounds of Elkan's / Hamerly's k-means,
+  which ``lloyd`` does not use); the compiled pass makes full passes, so there
+  ``kc run`` repeats ``kc full``; ``np full``: as ``kc full`` with the numpy pass instead of the compiled
   one (what dmi_lib does without numba).  ``its``: iterations of that phase (it
   stops at a cycle or a singular step).
 * scikit-learn, one Lloyd iteration: ``KMeans(algorithm="lloyd", n_init=1, tol=0,
