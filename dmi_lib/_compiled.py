@@ -1,4 +1,4 @@
-"""Optional compiled kernel for the k-cofactors pass over the rows (numba).
+"""Optional compiled kernels for the k-cofactors passes over the rows (numba).
 
 numba is an optional dependency (``pip install "dmi-lib[fast]"``; the project's
 development and book environments install it).  Without it, or with the
@@ -11,7 +11,7 @@ into one pass over a block that stays in cache (measured in
 The kernel is generated and compiled per number of clusters ``k``
 (:mod:`dmi_lib._numba_kernels`) and used only for large problems
 (``kcofactors._COMPILED_MIN_ROWS`` rows), so small inputs -- the book, most tests
--- never pay the one-off compile (8-26 s per ``k`` on a 2-core machine, then
+-- never pay the one-off compile (15-45 s per ``k`` on a 2-core machine, then
 cached on disk: ``__pycache__`` beside this file, or ``DMI_LIB_CACHE_DIR``).
 
 The pass is split into a fixed number of chunks (``_CHUNKS``) summed in chunk order,
@@ -53,9 +53,11 @@ def hash_weights(n: int) -> np.ndarray:
     return z
 
 
-#: Largest ``k`` with a compiled kernel: beyond it a row's ``k²`` coefficients no
-#: longer fit the registers and the numpy pass is used.
-_MAX_K = 16
+#: Largest ``k`` with compiled kernels; beyond it the numpy passes run.  Their
+#: one-off compile grows fast with ``k`` (measured on 2 cores: 15 s at k = 3, 31 s
+#: at k = 10, 43 s at k = 12), and at k = 13 and 16 the batch pass was already
+#: only as fast as scikit-learn's Lloyd iteration (still 3-4x the numpy pass).
+_MAX_K = 12
 
 
 def available() -> bool:
@@ -68,15 +70,16 @@ def available() -> bool:
 _KERNELS: dict = {}
 
 
-def compiled_sweep(k: int):
-    """The compiled pass for ``k`` clusters, or None when numba is missing or
-    disabled or ``k`` is outside ``2 ≤ k ≤ _MAX_K``.  numba is imported, and the
-    kernel compiled (or loaded from its on-disk cache), on first use."""
+def kernels(k: int):
+    """The compiled passes for ``k`` clusters (a module with ``sweep`` and
+    ``screen``, see :mod:`dmi_lib._numba_kernels`), or None when numba is missing
+    or disabled or ``k`` is outside ``2 ≤ k ≤ _MAX_K``.  numba is imported, and the
+    kernels compiled (or loaded from the on-disk cache), on first use."""
     if k not in _KERNELS:
-        fn = None
+        mod = None
         if 2 <= k <= _MAX_K and available():
-            from ._numba_kernels import load_sweep
+            from ._numba_kernels import load_kernels
 
-            fn = load_sweep(k)
-        _KERNELS[k] = fn
+            mod = load_kernels(k)
+        _KERNELS[k] = mod
     return _KERNELS[k]

@@ -440,12 +440,17 @@ class _Engine:
                 and labels.dtype == out.dtype == np.int32
                 and not (collect or buckets or margins)
                 and self.n >= _COMPILED_MIN_ROWS):
-            fused = _compiled.compiled_sweep(k)
+            fused = _compiled.kernels(k)
             if fused is not None:  # the same pass, fused (see dmi_lib._compiled)
-                moved, V, hd = fused(self.Xt, np.ascontiguousarray(D), labels,
-                                     float(tol), out, bool(new_sums))
+                moved, V, hd = fused.sweep(self.Xt, np.ascontiguousarray(D), labels,
+                                           float(tol), out, bool(new_sums))
                 return _Sweep(int(moved), V, None, None, None, None, None, None,
                               int(hd) if hashes else 0, None)
+        if (rows is None and out is None and collect and buckets and not hashes
+                and labels.dtype == np.intp and self.n >= _COMPILED_MIN_ROWS):
+            fused = _compiled.kernels(k)
+            if fused is not None:  # the ascent's full pass, fused
+                return self._screen(fused.screen, D, labels, tol, margins)
         DT = np.ascontiguousarray(D.T)
         nb = _N_BUCKETS if buckets else 1
         hw = self._hash_weights if hashes else None
@@ -556,6 +561,27 @@ class _Engine:
         margin = np.concatenate([p[9] for p in parts]) if want_margin else None
         return _Sweep(moved, V, counts, cat(3), cat(4), cat(5), cat(6),
                       cat(7) if buckets else None, hd % 2**64, margin)
+
+    def _screen(self, screen, D, labels, tol, margins) -> _Sweep:
+        """:meth:`sweep` over all rows with ``collect`` and ``buckets``, by the
+        compiled ``screen``: each chunk writes its moved rows from its first row
+        on; they are gathered here in chunk order (the numpy pass's row order)."""
+        n = self.n
+        idx, tgt, src, bkt = (np.empty(n, np.intp) for _ in range(4))
+        gap = np.empty(n)
+        margin = np.empty(n)  # written in any case (see dmi_lib._numba_kernels)
+        found, V, counts = screen(self.Xt, np.ascontiguousarray(D), labels,
+                                  float(tol), self.row_l1, margin, idx, tgt, src,
+                                  gap, bkt)
+        chunk = -(-n // _compiled._CHUNKS)
+        runs = [slice(c * chunk, c * chunk + f) for c, f in enumerate(found.tolist())]
+
+        def gather(a):
+            return np.concatenate([a[r] for r in runs])
+
+        return _Sweep(int(found.sum()), V.reshape(_N_BUCKETS, self.k, self.k), counts,
+                      gather(idx), gather(tgt), gather(src), gather(gap), gather(bkt), 0,
+                      margin if margins else None)
 
     def assign(self, D, labels, tol) -> np.ndarray:
         """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2): new labels."""
@@ -731,7 +757,7 @@ class _Engine:
         # rows with numpy does: the margin bounds would not pay.  It reads and
         # writes int32 labels (the pass is bound by memory traffic for small k).
         compiled = (self.n >= _COMPILED_MIN_ROWS
-                    and _compiled.compiled_sweep(self.k) is not None)
+                    and _compiled.kernels(self.k) is not None)
         if compiled:
             st = _State(st.labels.astype(np.int32), st.M, st.D, st.logabs, st.sign)
         best = st

@@ -13,6 +13,7 @@ import itertools
 from fractions import Fraction
 
 import os
+import types
 
 import numpy as np
 import pytest
@@ -691,20 +692,22 @@ def compiled(monkeypatch):
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
         pytest.skip("DMI_LIB_NO_NUMBA is set")
     assert _compiled.available(), "numba is missing: install requirements-dev.txt"
-    compiled_sweep = _compiled.compiled_sweep
+    kernels = _compiled.kernels
     monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", 0)
     calls = []
 
-    def counted_sweep(k):
-        sweep = compiled_sweep(k)
-        assert sweep is not None, k
+    def counted_kernels(k):
+        mod = kernels(k)
+        assert mod is not None, k
 
-        def counted(*args):
-            calls.append(args[0].shape)
-            return sweep(*args)
-        return counted
+        def counted(name):
+            def call(*args):
+                calls.append(name)
+                return getattr(mod, name)(*args)
+            return call
+        return types.SimpleNamespace(sweep=counted("sweep"), screen=counted("screen"))
 
-    monkeypatch.setattr(_compiled, "compiled_sweep", counted_sweep)
+    monkeypatch.setattr(_compiled, "kernels", counted_kernels)
     return calls
 
 
@@ -738,7 +741,7 @@ def test_generated_kernel_source_and_its_cache_directory(tmp_path, monkeypatch):
     blocker.write_text("")
     assert not gen._write(str(blocker / "m.py"), "x = 1\n")  # not a directory
     for k in (1, _compiled._MAX_K + 1):
-        assert _compiled.compiled_sweep(k) is None
+        assert _compiled.kernels(k) is None
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -779,6 +782,40 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     np.testing.assert_array_equal(dense_out, expected)
     assert dense.moved == sw.moved and dense.hdelta == sw.hdelta
     np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-8)
+    # The ascent's full pass (intp labels): the moved rows in row order, their
+    # targets, sources and gaps, gap buckets with their sums, and the margins.
+    lab = labels.astype(np.intp)
+    for margins in (True, False):
+        sc = eng.sweep(D, lab, tol, collect=True, buckets=True, margins=margins)
+        assert compiled[-1] == "screen"
+        moved = np.flatnonzero(expected != labels)
+        np.testing.assert_array_equal(sc.idx, moved)
+        assert sc.moved == moved.size
+        np.testing.assert_array_equal(sc.tgt, expected[moved])
+        np.testing.assert_array_equal(sc.src, lab[moved])
+        G = X @ D
+        np.testing.assert_allclose(sc.gap, G.max(axis=1)[moved] - G[moved, lab[moved]],
+                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(sc.bucket, kc._gap_buckets(sc.gap))
+        np.testing.assert_array_equal(sc.counts,
+                                      np.bincount(sc.bucket, minlength=kc._N_BUCKETS))
+        for b in np.unique(sc.bucket):
+            after = lab.copy()
+            after[sc.idx[sc.bucket == b]] = sc.tgt[sc.bucket == b]
+            change = core.cluster_sums(X, after, k) - core.cluster_sums(X, lab, k)
+            np.testing.assert_allclose(sc.V[b], change, atol=1e-8)
+        assert np.count_nonzero(sc.V.any(axis=(1, 2))) <= np.unique(sc.bucket).size
+        if margins:
+            other = np.where(np.arange(k) == lab[:, None], -np.inf, G).max(axis=1)
+            margin = (G[np.arange(n), lab] - other) / np.abs(X).sum(axis=1)
+            np.testing.assert_allclose(sc.margin, margin, rtol=1e-9, atol=1e-12)
+        else:
+            assert sc.margin is None
+    # Over a subset of the rows (the ascent's watched rows) the numpy pass runs.
+    subset = np.sort(rng.choice(n, size=n // 3, replace=False))
+    part = eng.sweep(D, lab, tol, rows=subset, collect=True, buckets=True)
+    assert compiled[-1] == "screen"
+    np.testing.assert_array_equal(part.idx, sc.idx[np.isin(sc.idx, subset)])
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -786,11 +823,12 @@ def test_compiled_and_numpy_k_cofactors_agree(compiled, monkeypatch, seed):
     """Whole runs with and without the compiled pass reach the same clustering
     (the passes differ only in summation order)."""
     rng = np.random.default_rng(seed)
-    d = (2, 4, 6, 9)[seed]
+    d = (2, 4, 9, 1)[seed]
     A = rng.normal(size=(4000, d)) + 3 * rng.normal(size=(d + 1, d))[
         rng.integers(d + 1, size=4000)]
     fast = k_cofactors(A)
-    assert compiled  # the batch phase used the compiled pass
+    # the batch phase and the ascent used the compiled passes
+    assert {"sweep", "screen"} <= set(compiled)
     monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", np.inf)
     slow = k_cofactors(A)
     assert same_partition(fast.labels, slow.labels)
