@@ -1,15 +1,16 @@
-"""Source of the compiled k-cofactors pass, one kernel per number of clusters ``k``.
+"""Source of the compiled k-cofactors passes, generated for each number of clusters.
 
-Imported only when numba is installed (see :mod:`dmi_lib._compiled`).  The kernel
-is generated for each ``k`` because numba vectorises the pass over the rows only
-when the ``k`` products of a row, its maximum and its current cluster's value are
-straight-line code on scalars: with a loop over a run-time ``k`` (the previous,
-generic kernel) the pass ran as scalar code with a ``k × block`` buffer, 2-4x
-slower.  Measured in ``benchmarks/bench_kcofactors.py``.
+Imported only when numba is installed (see :mod:`dmi_lib._compiled`).  For each
+``k`` one module holds ``sweep`` (the batch phase's pass) and ``screen`` (the
+finishing ascent's full pass).  They are generated per ``k`` because numba
+vectorises the loop over the rows only when a row's ``k`` products, its maximum
+and its current cluster's value are straight-line code on scalars: the previous
+kernel, one loop over a run-time ``k`` with a ``k × block`` buffer, was 1.6-2.3x
+slower at k = 3, 5, 10 (n = 10⁶, ``benchmarks/bench_kcofactors.py``).
 
 The generated module is written to a cache directory and imported from there, so
 that numba's on-disk cache (``cache=True``, which needs a source file) keeps the
-compiled kernel for the next process.
+compiled kernels for the next process.
 """
 
 from __future__ import annotations
@@ -53,11 +54,10 @@ def _row_lines(k: int, ind: str, margin: bool = False) -> list:
     return L
 
 
-def _head(k: int, arrays: tuple, extent: str = "Xt.shape[1]") -> list:
-    """Per-call set-up: ``n`` (the rows to pass over), the shapes checked (the
-    kernels index without bounds checks), and the ``k × k`` entries of ``D`` as
-    scalars."""
-    L = [f"    n = {extent}",
+def _head(k: int, arrays: tuple) -> list:
+    """Per-call set-up: ``n``, the shapes checked (the kernels index without
+    bounds checks), and the ``k × k`` entries of ``D`` as scalars."""
+    L = ["    n = Xt.shape[1]",
          f"    if Xt.shape[0] != {k} or D.shape[0] != {k} or D.shape[1] != {k}:",
          f"        raise ValueError('kernel for k = {k}: Xt must be {k} x n, D {k} x {k}')",
          "    if " + " or ".join(f"{a}.shape[0] != n" for a in arrays) + ":",
@@ -289,9 +289,9 @@ def load_kernels(k: int):
             # now, with the argument types of kcofactors._Engine.sweep.
             one = np.zeros(1, np.int32)
             module.sweep(np.ones((k, 1)), np.eye(k), one, 0.0, one.copy(), True)
-            lab, idx, tgt, src, bkt = (np.zeros(1, np.intp) for _ in range(5))
-            module.screen(np.ones((k, 1)), np.eye(k), lab, 0.0, np.ones(1),
-                          np.empty(1), idx, tgt, src, np.empty(1), bkt)
+            ints = [np.zeros(1, np.intp) for _ in range(5)]  # labels, idx, tgt,
+            module.screen(np.ones((k, 1)), np.eye(k), ints[0], 0.0,  # src, bkt
+                          np.ones(1), np.empty(1), *ints[1:4], np.empty(1), ints[4])
             return module
     raise OSError("dmi_lib: no writable directory for the compiled kernel; set "
                   "DMI_LIB_CACHE_DIR or DMI_LIB_NO_NUMBA=1")
