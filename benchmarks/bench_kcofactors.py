@@ -14,8 +14,9 @@ medians over repeats and the ratio of the medians.
 
 Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
 Gaussians (so both methods have ``k`` clusters).  k-cofactors' full passes over
-the rows run in the compiled kernel (``dmi_lib._compiled``, numba, one kernel per ``k``,
-on all CPUs) when numba is installed; scikit-learn runs on its OpenMP threads (all CPUs).
+the rows run in the compiled kernels (``dmi_lib._compiled``, numba, generated per
+``k``, on all CPUs) when numba is installed; scikit-learn runs on its OpenMP threads
+(all CPUs).
 
 Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
 ``ratio``, ``r run``, ``r np``):
@@ -29,8 +30,8 @@ Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
   ``kc run``: as ``k_cofactors`` runs it -- with the numpy pass, rows that margin
   bounds certify are skipped (like the bounds of Elkan's / Hamerly's k-means,
   which ``lloyd`` does not use); the compiled pass makes full passes, so there
-  ``kc run`` repeats ``kc full``; ``np full``: as ``kc full`` with the numpy pass instead of the compiled
-  one (what dmi_lib does without numba).  ``its``: iterations of that phase (it
+  ``kc run`` repeats ``kc full``; ``np full``: as ``kc full`` with the numpy pass
+  instead of the compiled one (what dmi_lib does without numba).  ``its``: iterations of that phase (it
   stops at a cycle or a singular step).
 * scikit-learn, one Lloyd iteration: ``KMeans(algorithm="lloyd", n_init=1, tol=0,
   init=<fixed centres>)`` fitted with ``max_iter=M`` and ``max_iter=1``; the time

@@ -54,6 +54,23 @@ def _row_lines(k: int, ind: str, margin: bool = False) -> list:
     return L
 
 
+def _move_lines(k: int, ind: str, to: str, frm: str) -> list:
+    """``V[to] += xᵢ; V[frm] -= xᵢ`` for row ``i`` (``xᵢ``'s last entry is 1)."""
+    L = []
+    for j in range(k - 1):
+        L += [f"{ind}x = Xt[{j}, i]", f"{ind}V[{to}, {j}] += x", f"{ind}V[{frm}, {j}] -= x"]
+    return L + [f"{ind}V[{to}, {k - 1}] += 1.0", f"{ind}V[{frm}, {k - 1}] -= 1.0"]
+
+
+def _chunk_sum_lines(rows: int, k: int) -> list:
+    """Opens the loop over chunks and adds chunk ``c``'s ``Vp[c]`` into ``Vt``, in
+    chunk order (independent of the threads); the caller adds to the loop body."""
+    return [f"    for c in range({_CHUNKS}):  # in chunk order: independent of threads",
+            f"        for p in range({rows}):",
+            f"            for q in range({k}):",
+            "                Vt[p, q] += Vp[c, p, q]"]
+
+
 def _head(k: int, arrays: tuple) -> list:
     """Per-call set-up: ``n``, the shapes checked (the kernels index without
     bounds checks), and the ``k × k`` entries of ``D`` as scalars."""
@@ -130,12 +147,7 @@ def sweep_source(k: int) -> str:
     a("                    lab = labels[i]")
     a("                    if t != lab:")
     a("                        hh += weight(i) * (u64(t) - u64(lab))")
-    for j in range(d):
-        a(f"                        x = Xt[{j}, i]")
-        a(f"                        V[t, {j}] += x")
-        a(f"                        V[lab, {j}] -= x")
-    a(f"                        V[t, {d}] += 1.0")
-    a(f"                        V[lab, {d}] -= 1.0")
+    L.extend(_move_lines(k, "                        ", "t", "lab"))
     # Explicit loops: an array expression in the prange body (V[0] += V[1]) makes
     # numba compile the row loop above as scalar code (measured: 3.5x slower).
     a(f"        for p in range({k}):")
@@ -147,10 +159,7 @@ def sweep_source(k: int) -> str:
     a(f"    Vt = np.zeros(({k}, {k}))")
     a("    mt = 0")
     a("    ht = u64(0)")
-    a(f"    for c in range({_CHUNKS}):  # in chunk order: independent of threads")
-    a(f"        for p in range({k}):")
-    a(f"            for q in range({k}):")
-    a("                Vt[p, q] += Vp[c, p, q]")
+    L.extend(_chunk_sum_lines(k, k))
     a("        mt += moved[c]")
     a("        ht += hd[c]")
     a("    return mt, Vt, ht")
@@ -168,7 +177,7 @@ def _screen_lines(k: int) -> list:
     the compile time for ~0.15 s per run at n = 10⁶, d = 9.)"""
     from .kcofactors import _BUCKET_EMAX, _N_BUCKETS, _SQRT_HALF
 
-    d, nb = k - 1, _N_BUCKETS
+    nb = _N_BUCKETS
     L = ["", "", "@nb.njit(parallel=True, boundscheck=False, cache=True, nogil=True)",
          "def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):"]
     a = L.append
@@ -214,12 +223,7 @@ def _screen_lines(k: int) -> list:
     a("                    cnt[b] += 1")
     a(f"                    p = b * {k} + t")
     a(f"                    q = b * {k} + lab")
-    for j in range(d):
-        a(f"                    x = Xt[{j}, i]")
-        a(f"                    V[p, {j}] += x")
-        a(f"                    V[q, {j}] -= x")
-    a(f"                    V[p, {d}] += 1.0")
-    a(f"                    V[q, {d}] -= 1.0")
+    L.extend(_move_lines(k, "                    ", "p", "q"))
     a(f"        for p in range({nb * k}):  # explicit loops (see sweep)")
     a(f"            for q in range({k}):")
     a("                Vp[c, p, q] = V[p, q]")
@@ -228,10 +232,7 @@ def _screen_lines(k: int) -> list:
     a("        found[c] = o - s")
     a(f"    Vt = np.zeros(({nb * k}, {k}))")
     a(f"    ct = np.zeros({nb}, np.int64)")
-    a(f"    for c in range({_CHUNKS}):")
-    a(f"        for p in range({nb * k}):")
-    a(f"            for q in range({k}):")
-    a("                Vt[p, q] += Vp[c, p, q]")
+    L.extend(_chunk_sum_lines(nb * k, k))
     a(f"        for p in range({nb}):")
     a("            ct[p] += cp[c, p]")
     a("    return found, Vt, ct")

@@ -791,9 +791,9 @@ class _Engine:
                 bounds.reset(st.D, sw.margin)
             else:
                 # When most rows move, summing CᵀX afresh beats gathering the
-                # movers; the compiled pass also refreshes it where the numpy
-                # pass would (no drift from many updates), in the same pass.
-                fresh = dense or (compiled and (it + 1) % _REFRESH == 0)
+                # movers; the periodic refresh (against drift) is done by the
+                # same pass too.
+                fresh = dense or (it + 1) % _REFRESH == 0
                 sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out,
                                 new_sums=fresh)
                 if bounds is not None and sw.moved:

@@ -623,6 +623,24 @@ def test_batch_phase_returns_the_best_state_it_visited():
 # --------------------------------------------------------------------------- #
 # The fused sweep and the damped (line-search) step, against direct formulas
 # --------------------------------------------------------------------------- #
+def _scaled_problem(rng, n, d, integer):
+    """A prepared ``n × d`` Gaussian problem with unequal scales; ``integer``
+    rounds it (exact ties between clusters)."""
+    A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
+    if integer:
+        A = np.round(A)
+    return core.prepare(A)
+
+
+def _assert_bucket_sums(sw, X, labels, k, atol):
+    """Each gap bucket's ``V`` is the change of ``CᵀX`` when its rows move."""
+    for b in np.unique(sw.bucket):
+        after = labels.copy()
+        after[sw.idx[sw.bucket == b]] = sw.tgt[sw.bucket == b]
+        change = core.cluster_sums(X, after, k) - core.cluster_sums(X, labels, k)
+        np.testing.assert_allclose(sw.V[b], change, atol=atol)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
     """One sweep = the paper's assignment (footnote tie rule), the change of
@@ -630,10 +648,7 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
     rng = np.random.default_rng(seed)
     d = int(rng.integers(1, 7))
     n = int(rng.integers(50, 400))
-    A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
-    if seed % 2:
-        A = np.round(A)  # integer data: exact ties between clusters
-    p = core.prepare(A)
+    p = _scaled_problem(rng, n, d, integer=seed % 2)
     k = p.k
     labels = rng.integers(0, k, size=n)
     for block in (n + 5, 37):
@@ -671,12 +686,7 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         ub = np.unique(bk.bucket)
         for b1, b2 in zip(ub[:-1], ub[1:]):
             assert bk.gap[bk.bucket == b1].min() >= bk.gap[bk.bucket == b2].max()
-        for b in ub:
-            rows = bk.idx[bk.bucket == b]
-            after = labels.copy()
-            after[rows] = bk.tgt[bk.bucket == b]
-            change = core.cluster_sums(X, after, k) - core.cluster_sums(X, labels, k)
-            np.testing.assert_allclose(bk.V[b], change, atol=1e-9)
+        _assert_bucket_sums(bk, X, labels, k, atol=1e-9)
         # A subset of rows gives the same rows among them.
         subset = np.sort(rng.choice(n, size=n // 2, replace=False))
         part = eng.sweep(D, labels, tol, rows=subset, collect=True)
@@ -753,10 +763,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     rng = np.random.default_rng(100 + seed)
     d = (1, 2, 4, 9)[seed % 4]
     n = int(rng.integers(20, 3000))
-    A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
-    if seed % 2:
-        A = np.round(A)  # integer data: exact ties between clusters
-    p = core.prepare(A)
+    p = _scaled_problem(rng, n, d, integer=seed % 2)
     k = p.k
     eng = kc._Engine(p)
     labels = rng.integers(0, k, size=n)
@@ -799,11 +806,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
         np.testing.assert_array_equal(sc.bucket, kc._gap_buckets(sc.gap))
         np.testing.assert_array_equal(sc.counts,
                                       np.bincount(sc.bucket, minlength=kc._N_BUCKETS))
-        for b in np.unique(sc.bucket):
-            after = lab.copy()
-            after[sc.idx[sc.bucket == b]] = sc.tgt[sc.bucket == b]
-            change = core.cluster_sums(X, after, k) - core.cluster_sums(X, lab, k)
-            np.testing.assert_allclose(sc.V[b], change, atol=1e-8)
+        _assert_bucket_sums(sc, X, lab, k, atol=1e-8)
         assert np.count_nonzero(sc.V.any(axis=(1, 2))) <= np.unique(sc.bucket).size
         if margins:
             other = np.where(np.arange(k) == lab[:, None], -np.inf, G).max(axis=1)
