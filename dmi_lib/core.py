@@ -7,7 +7,7 @@ the Theorem's *linearly-partitioned* test.  The solvers themselves live in
 :mod:`dmi_lib.exact` and :mod:`dmi_lib.kcofactors`; :func:`dmi_cluster` dispatches.
 
 See the book chapters ``book/04_dmi_clustering.ipynb`` (Algorithm 1, the DMI-score and
-its geometry) and ``book/05_theorem_1.ipynb`` (Theorem 2.2: legal, affine-invariant,
+its geometry) and ``book/05_theorem_2_2.ipynb`` (Theorem 2.2: legal, affine-invariant,
 linearly partitioned).
 """
 

@@ -13,7 +13,7 @@ and 7, ``fig:svsd`` 8, ``fig:sts`` 9.  The paper's two introductory examples are
 "Example 1" and "Example 2" here; in the compiled paper they read Example 1.1 and 1.2
 (examples share the theorem counter, which is reset in each section).
 
-See the book chapter ``book/13_appendix.ipynb``, which loads and checks every data set.
+See the book chapter ``book/15_appendix.ipynb``, which loads and checks every data set.
 
 Examples
 --------

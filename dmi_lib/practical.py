@@ -5,7 +5,7 @@ with DMI-clustering (Algorithm 1) and names the clusters with "a small set of la
 questions" (Section 3, Discussion).  Its guarantee — the clustering does not move when
 the crowd reports through a common strategy ``S`` (Theorem 3.2) — is about infinitely
 many answers per task.  On real data with about ten answers per task
-(``book/14_real_crowds.ipynb`` measures it) three things go wrong:
+(``book/13_real_crowds.ipynb`` measures it) three things go wrong:
 
 1. **Naming from a handful of gold tasks.**  Matching clusters to options by gold
    agreement alone lets one mislabelled-looking gold task swap two clusters' names —
@@ -581,7 +581,7 @@ def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
 
     DMI practical (:func:`practical_dmi_aggregate`) is robust to strategic crowds
     but, on an honest crowd whose lean is right, can lose to plurality by several
-    points (``book/14_real_crowds.ipynb``: Prelec's study 4a, ``weather_cf``).  The
+    points (``book/13_real_crowds.ipynb``: Prelec's study 4a, ``weather_cf``).  The
     gold tasks tell the two situations apart: when strategic workers push plurality
     off, plurality fails on the gold too.  So:
 
@@ -891,7 +891,7 @@ def to_reports(answers, *, options=None):
 
 
 # --------------------------------------------------------------------------- #
-# The study of book/14_real_crowds.ipynb (also run by scripts/real_crowds_study.py)
+# The study of book/13_real_crowds.ipynb (also run by scripts/real_crowds_study.py)
 # --------------------------------------------------------------------------- #
 #: The multi-task data sets of the study: ``dmi_lib.crowd_data`` names, and the seven
 #: Prelec et al. studies as ``"prelec2017_sp/<study>"``.

@@ -517,7 +517,7 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
             correctly (``"dmi-practical"`` cross-validated over ``folds=10`` folds;
             ties keep plurality); ``"dmi-practical"`` when there is no gold.
             With 10 gold tasks, within 2 points of plurality (random tie-breaking)
-            on every shipped data set (book chapter 14).  Same keywords as
+            on every shipped data set (book chapter 13).  Same keywords as
             ``"dmi-practical"``, plus ``folds``.
         ``"sp-single"``, ``"spectral"``
             Single-task methods, run on each task separately with its respondents'

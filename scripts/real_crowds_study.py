@@ -1,6 +1,6 @@
 """Real crowds: DMI aggregation against the field's standard aggregators.
 
-Runs the study of ``book/14_real_crowds.ipynb`` at full size and writes its tables to
+Runs the study of ``book/13_real_crowds.ipynb`` at full size and writes its tables to
 ``results/real_crowds/`` (one ``.csv`` and one ``.md`` per table, plus ``README.md``,
 the note with the accuracy table and the headline numbers).  The chapter recomputes
 the same tables live with the same functions (:mod:`dmi_lib.practical`), some with
@@ -199,7 +199,7 @@ def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
         "# Real crowds: accuracy of DMI aggregation and its peers",
         "",
         "Written by `scripts/real_crowds_study.py` (do not edit by hand); the chapter",
-        "`book/14_real_crowds.ipynb` recomputes these tables live.",
+        "`book/13_real_crowds.ipynb` recomputes these tables live.",
         f"Python {platform.python_version()}, "
         + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
         "",

@@ -1,7 +1,7 @@
 """Figures of the book's opening chapters: elicitation, strategies, the reduction.
 
 Chapters ``01_introduction``, ``02_plurality_and_sp``, ``03_elicitation_as_clustering``
-and ``13_appendix`` draw their figures here.  Every function is pure and seeded: the
+and ``15_appendix`` draw their figures here.  Every function is pure and seeded: the
 same arguments give the same picture, and a chapter wraps the same function in
 ``ipywidgets.interact`` after showing its canonical static figure.  Functions take
 optional axes and return the matplotlib ``Figure``.

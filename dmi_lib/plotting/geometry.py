@@ -3,7 +3,7 @@
 Every function here is pure: it reads its arguments (and, where data are drawn at
 random, a ``random_state``), computes what it shows with :mod:`dmi_lib`, draws on the
 given axes (or a new figure) and returns the matplotlib ``Figure``.  The chapters
-*DMI-clustering* (``book/04_dmi_clustering``), *Theorem 1* (``book/05_theorem_1``) and
+*DMI-clustering* (``book/04_dmi_clustering``), *Theorem 2.2* (``book/05_theorem_2_2``) and
 *One dimension* (``book/06_one_dimension``) render them and wrap them in widgets.
 
 Figure numbers are the compiled paper's: Figure 2 is the geometric interpretation in

@@ -1,4 +1,4 @@
-"""Figures of ``book/14_real_crowds.ipynb``: DMI aggregation on real crowdsourcing data.
+"""Figures of ``book/13_real_crowds.ipynb``: DMI aggregation on real crowdsourcing data.
 
 Every function is pure: it draws the tables produced by :mod:`dmi_lib.practical`
 (:func:`~dmi_lib.practical.accuracy_study`, :func:`~dmi_lib.practical.gold_curve`,
