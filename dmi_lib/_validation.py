@@ -16,6 +16,7 @@ __all__ = [
     "check_labels",
     "check_distribution",
     "check_random_state",
+    "check_sample_weight",
 ]
 
 
@@ -37,6 +38,15 @@ def check_matrix(A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1,
     """
     if A is None:
         raise TypeError(f"{name} must be an array-like of numbers, got None")
+    if isinstance(A, np.ma.MaskedArray):
+        if np.ma.getmaskarray(A).any():
+            bad = np.argwhere(np.ma.getmaskarray(A))[0]
+            raise ValueError(
+                f"{name} is a masked array with {int(np.ma.count_masked(A))} masked "
+                f"entr{'y' if np.ma.count_masked(A) == 1 else 'ies'} (first at index "
+                f"{tuple(int(i) for i in bad)}): a masked entry has no value to "
+                "cluster; drop those rows (or fill them) first")
+        A = np.ma.getdata(A)
     try:
         arr = np.asarray(A)
     except Exception as exc:  # ragged lists etc.
@@ -125,3 +135,30 @@ def check_random_state(seed) -> np.random.Generator:
         return np.random.default_rng(seed.randint(0, 2**31 - 1))
     raise TypeError(
         f"random_state must be None, an int or a numpy Generator, got {_describe(seed)}")
+
+
+def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> np.ndarray:
+    """Return ``sample_weight`` as a float array of ``n`` finite, non-negative weights
+    with a positive sum (row ``i`` counts as ``sample_weight[i]`` identical rows)."""
+    if sample_weight is None:
+        raise TypeError(f"{name} must be an array-like of n = {n} numbers, got None")
+    if isinstance(sample_weight, np.ma.MaskedArray):
+        raise TypeError(f"{name} must not be a masked array (masked weights are "
+                        "ambiguous: drop the masked rows, or give them weight 0)")
+    arr = np.asarray(sample_weight)
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be numeric (not bool, str or object), got dtype "
+                        f"{arr.dtype}")
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} must have shape ({n},) (one weight per row of A), "
+                         f"got shape {arr.shape}")
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name} must be finite and non-negative, got {float(arr[i])!r} at "
+                         f"index {i}")
+    if not arr.sum() > 0:
+        raise ValueError(f"{name} must have a positive sum (some row must count), got "
+                         "all zeros")
+    return arr

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_distribution, check_labels, check_matrix
-from .core import DMIResult, cluster_sums, dmi_cluster
+from .core import DMIResult, _cluster_distinct, cluster_sums
 
 __all__ = [
     "DMIAggregation",
@@ -354,7 +354,10 @@ def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
 
     Each task's answer distribution is a point; DMI-clustering (Algorithm 1, via
     :func:`dmi_lib.core.dmi_cluster`: exact for ``k <= 3``, k-cofactors otherwise)
-    groups the tasks, and :func:`name_clusters` names each group by an option.
+    groups the tasks -- the distinct rows, each weighted by its number of tasks
+    (exact: identical rows can stay together at an optimum, see
+    :func:`~dmi_lib.core.dmi_cluster`), and :func:`name_clusters` names each group
+    by an option.
 
     Parameters
     ----------
@@ -395,7 +398,10 @@ def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
     A = _check_answer_matrix(A)
     if gold is not None:
         _check_gold(gold, *A.shape)  # fail before the (costly) clustering
-    res = dmi_cluster(A, method=method, random_state=random_state, rank_tol=rank_tol)
+    # The distinct rows, weighted by their counts: exact (identical rows can stay
+    # together at an optimum, see dmi_cluster), and few when each task has few answers.
+    res = _cluster_distinct(A, method=method, random_state=random_state,
+                            rank_tol=rank_tol)
     names = name_clusters(res.labels, A, gold=gold)
     options = names[res.labels]
     if return_details:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_labels, check_matrix
+from ._validation import check_labels, check_matrix, check_sample_weight
 
 __all__ = [
     "DEFAULT_RANK_TOL",
@@ -32,6 +32,7 @@ __all__ = [
     "dmi_cluster",
     "dmi_rank",
     "dmi_score",
+    "distinct_rows",
     "idxmax",
     "in_idxmax",
     "is_linearly_partitioned",
@@ -47,6 +48,13 @@ __all__ = [
 #: printed to 8 decimals (the paper's appendix) carries noise near 1e-8 relative,
 #: well below this; genuine structure weaker than one part in a million is lost.
 DEFAULT_RANK_TOL = 1e-6
+
+#: Spread below this fraction of the rows' magnitude (root mean square of the rows of
+#: ``A``, uncentred) is rounding noise: rows that differ only at this level are
+#: identical.  It is far above float64 rounding (``A + 1e9`` keeps the spread of an
+#: integer matrix: 1e-8 relative) and below the noise that computations leave in
+#: equal rows (shares ``1/3`` computed two ways differ by 1e-16 relative).
+IDENTICAL_RTOL = 1e-10
 
 #: Largest number of labelings (``k ** (n - 1)``) that ``method="auto"`` will
 #: enumerate by brute force when no other exact solver applies.
@@ -97,11 +105,8 @@ def dmi_rank(A, rank_tol: float | None = None):
     >>> dmi_rank([[0.1], [0.2], [0.3]])[0]
     2
     """
-    A = check_matrix(A)
-    tol = _rank_tol(rank_tol)
-    centred = A - A.mean(axis=0)
-    sv = np.linalg.svd(centred, compute_uv=False)
-    return 1 + _count_rank(sv, tol, centred.shape), sv, tol
+    problem = prepare(A, rank_tol, min_k=1)
+    return problem.k, problem.singular_values, problem.rank_tol
 
 
 def _rank_tol(rank_tol):
@@ -116,11 +121,13 @@ def _rank_tol(rank_tol):
     return float(rank_tol)
 
 
-def _count_rank(sv, tol, shape) -> int:
+def _count_rank(sv, tol, shape, magnitude: float = 0.0) -> int:
+    """Singular values above ``tol·σ_max``, numpy's rounding threshold, and
+    ``IDENTICAL_RTOL·magnitude`` (``magnitude``: the norm of the uncentred data)."""
     if sv.size == 0 or sv[0] == 0.0:
         return 0
     floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
-    return int(np.sum(sv > max(tol * sv[0], floor)))
+    return int(np.sum(sv > max(tol * sv[0], floor, IDENTICAL_RTOL * magnitude)))
 
 
 @dataclass(frozen=True)
@@ -139,11 +146,18 @@ class Problem:
         ``Ã = [A 1][:, L]``.
     Y : ndarray (n, k-1)
         Well-conditioned coordinates of the centred data in its own (k-1)-dim affine
-        hull (principal axes).  ``[Y 1]`` is an invertible affine image of ``Ã``, so
-        solvers may work in ``Y`` (the Theorem's affine invariance).
+        hull (principal axes), divided by :attr:`scale`.  ``[Y 1]`` is an invertible
+        affine image of ``Ã``, so solvers may work in ``Y`` (the Theorem's affine
+        invariance); every solver does, so translating or scaling ``A`` cannot
+        change its answer.
     singular_values : ndarray
-        Singular values of ``A - ā``.
+        Singular values of ``A - ā`` (rows weighted by ``√wᵢ`` when weighted).
     rank_tol : float
+    weights : ndarray (n,) or None
+        ``sample_weight``: row ``i`` counts as ``wᵢ`` identical rows.  None: all 1.
+    scale : float
+        The power of two the data were divided by (``max|A| <= scale``) before the
+        decomposition: exact in floating point, and no square over- or underflows.
     """
 
     A: np.ndarray
@@ -153,13 +167,30 @@ class Problem:
     Y: np.ndarray
     singular_values: np.ndarray
     rank_tol: float
+    weights: np.ndarray | None = None
+    scale: float = 1.0
 
     @property
     def n(self) -> int:
         return self.A.shape[0]
 
+    @property
+    def total_weight(self) -> float:
+        """``Σ wᵢ`` (``n`` when unweighted): the number of rows the data stand for."""
+        return float(self.n) if self.weights is None else float(self.weights.sum())
 
-def prepare(A, rank_tol: float | None = None, *, min_k: int = 2) -> Problem:
+
+def _pow2_scale(A: np.ndarray) -> float:
+    """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
+    exact (no rounding), so it changes no answer."""
+    amax = float(np.abs(A).max()) if A.size else 0.0
+    if amax == 0.0:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
+
+
+def prepare(A, rank_tol: float | None = None, *, min_k: int = 2,
+            sample_weight=None) -> Problem:
     """Form ``[A 1]``, find its rank ``k`` and pick ``k`` independent columns.
 
     The columns ``L`` are the first ``k`` columns of ``[A 1]``, in order, that are
@@ -167,36 +198,64 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2) -> Problem:
     (the proof of the Theorem); this one reproduces the paper's: ``Ã = [A 1]`` for
     2-D points and ``Ã = A`` for answer distributions whose rows sum to one.
 
+    The data are divided by a power of two (exact) and centred at their (weighted)
+    mean before any decomposition, so that magnitudes from 1e-300 to 1e300 and
+    large offsets work alike.  Rows with weight 0 do not count for ``k``.
+
     Raises
     ------
     ValueError
         If ``A`` is empty, not 2-D, not finite, or its rows are all identical
-        (``k = 1``: there is only one cluster, so nothing to cluster).
+        (``k = 1``: there is only one cluster, so nothing to cluster; rows that
+        differ by less than ``IDENTICAL_RTOL`` of their magnitude count as
+        identical); bad ``sample_weight`` (see :func:`dmi_cluster`).
     """
     A = check_matrix(A, min_rows=1, min_cols=1)
     n, d = A.shape
     tol = _rank_tol(rank_tol)
-    mean = A.mean(axis=0)
-    centred = A - mean
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    s = _pow2_scale(A)
+    As = A / s
+    if w is None:
+        mean = As.mean(axis=0)
+        centred = As - mean
+        Z = centred
+        magnitude = float(np.sqrt(np.einsum("ij,ij->", As, As)))
+        total = float(n)
+    else:
+        wn = w / w.max()  # the weights' own scale drops out of k and Y
+        total = float(wn.sum())
+        mean = (wn @ As) / total
+        centred = As - mean
+        root = np.sqrt(wn)
+        Z = centred * root[:, None]
+        magnitude = float(np.sqrt(wn @ np.einsum("ij,ij->i", As, As)))
     if n > 2 * d:
         # Tall data: the SVD of the small triangular factor R has the same singular
         # values and right vectors, at a fraction of the cost of a thin SVD of n rows.
-        _, sv, Vt = np.linalg.svd(np.linalg.qr(centred, mode="r"), full_matrices=False)
+        _, sv, Vt = np.linalg.svd(np.linalg.qr(Z, mode="r"), full_matrices=False)
     else:
-        _, sv, Vt = np.linalg.svd(centred, full_matrices=False)
-    r = _count_rank(sv, tol, centred.shape)
+        _, sv, Vt = np.linalg.svd(Z, full_matrices=False)
+    r = _count_rank(sv, tol, Z.shape, magnitude)
     k = r + 1
     if k < min_k:
+        rows = n if w is None else int(np.count_nonzero(w))
         raise ValueError(
-            f"all {n} rows of A are identical (rank([A 1]) = 1 at rank_tol={tol:g}): "
+            f"all {rows} rows of A{' with positive sample_weight' if w is not None else ''}"
+            f" are identical (rank([A 1]) = 1 at rank_tol={tol:g}; rows that differ by "
+            f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
             "DMI-clustering needs at least two distinct points")
-    Y = centred @ Vt[:r].T  # = U_r Σ_r: coordinates on the principal axes
-    columns = _choose_columns(Vt[:r], sv[:r], mean, n, tol)
+    Y = centred @ Vt[:r].T  # = U_r Σ_r (unweighted: coordinates on the principal axes)
+    columns = _choose_columns(Vt[:r], sv[:r], mean, total, tol)
     A_tilde = np.empty((n, k))
     for j, col in enumerate(columns):  # k column copies; no n × (d+1) temporary
         A_tilde[:, j] = A[:, col] if col < d else 1.0
-    return Problem(A=A, k=k, columns=columns, A_tilde=A_tilde,
-                   Y=Y, singular_values=sv, rank_tol=tol)
+    if w is not None:
+        sv = sv * np.sqrt(w.max())
+    with np.errstate(over="ignore"):
+        sv = sv * s
+    return Problem(A=A, k=k, columns=columns, A_tilde=A_tilde, Y=Y,
+                   singular_values=sv, rank_tol=tol, weights=w, scale=s)
 
 
 def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
@@ -238,12 +297,17 @@ def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
 # --------------------------------------------------------------------------- #
 # Scores, D, idxmax
 # --------------------------------------------------------------------------- #
-def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int,
+                 weights=None) -> np.ndarray:
     """``CᵀÃ``: row ``c`` is the sum of the rows of ``Ã`` in cluster ``c``.
 
-    Computed with one ``bincount`` per column (O(nk), no one-hot matrix).
+    With ``weights``, row ``i`` counts ``weights[i]`` times (``CᵀWÃ``).  Computed
+    with one ``bincount`` per column (O(nk), no one-hot matrix).
     """
-    return np.stack([np.bincount(labels, weights=A_tilde[:, j], minlength=k)
+    if weights is None:
+        return np.stack([np.bincount(labels, weights=A_tilde[:, j], minlength=k)
+                         for j in range(A_tilde.shape[1])], axis=1)
+    return np.stack([np.bincount(labels, weights=A_tilde[:, j] * weights, minlength=k)
                      for j in range(A_tilde.shape[1])], axis=1)
 
 
@@ -254,25 +318,28 @@ def _slogdet(M):
 
 def _score_and_D(problem: Problem, labels: np.ndarray):
     """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular."""
-    M = cluster_sums(problem.A_tilde, labels, problem.k)
+    M = cluster_sums(problem.A_tilde, labels, problem.k, problem.weights)
     sign, logabs = _slogdet(M)
     if sign == 0.0 or not np.isfinite(logabs):
         return 0.0, -np.inf, None
     return sign, logabs, np.linalg.inv(M)
 
 
-def log_dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
+def log_dmi_score(A, labels, *, rank_tol: float | None = None,
+                  sample_weight=None) -> float:
     """``log DMI-S(C, A) = log|det(CᵀÃ)|``; ``-inf`` when ``CᵀÃ`` is singular.
 
     Use this rather than :func:`dmi_score` when ``n`` is large: the score grows like
-    ``n**k`` and can exceed the float range.
+    ``n**k`` and can exceed the float range.  ``sample_weight``: see
+    :func:`dmi_cluster` (``CᵀWÃ``: row ``i`` counts ``wᵢ`` times).
     """
-    problem = prepare(A, rank_tol)
+    problem = prepare(A, rank_tol, sample_weight=sample_weight)
     labels = check_labels(labels, problem.n, problem.k)
     return _score_and_D(problem, labels)[1]
 
 
-def dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
+def dmi_score(A, labels, *, rank_tol: float | None = None,
+              sample_weight=None) -> float:
     """DMI-score ``|det(CᵀÃ)|`` of a clustering (Algorithm 1).
 
     Parameters
@@ -280,6 +347,11 @@ def dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
     A : array_like, shape (n, d)
     labels : array_like of int, shape (n,)
         Cluster of each row, values in ``0..k-1`` with ``k = rank([A 1])``.
+    rank_tol : float, optional
+        See :func:`dmi_rank`.
+    sample_weight : array_like, shape (n,), optional
+        Row ``i`` counts as ``sample_weight[i]`` identical rows (see
+        :func:`dmi_cluster`).
 
     Returns
     -------
@@ -296,7 +368,8 @@ def dmi_score(A, labels, *, rank_tol: float | None = None) -> float:
     8.0
     """
     with np.errstate(over="ignore"):  # a score beyond 1e308 is inf; see log_dmi_score
-        return float(np.exp(log_dmi_score(A, labels, rank_tol=rank_tol)))
+        return float(np.exp(log_dmi_score(A, labels, rank_tol=rank_tol,
+                                          sample_weight=sample_weight)))
 
 
 def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
@@ -550,21 +623,29 @@ def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool,
 _METHODS = ("auto", "exact", "k-cofactors", "brute-force")
 
 
+def _check_method(method):
+    if not isinstance(method, str) or method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    return method
+
+
 def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
                 rank_tol: float | None = None, init="paper", max_iter: int = 300,
-                ) -> DMIResult:
+                sample_weight=None) -> DMIResult:
     """DMI-clustering: maximise ``|det(CᵀÃ)|`` over hard clusterings (Algorithm 1).
 
     Parameters
     ----------
     A : array_like, shape (n, d)
         One row per point (in crowdsourcing: one row per task, its answer shares).
+        Masked arrays with masked entries are refused.
     method : {"auto", "exact", "k-cofactors", "brute-force"}
         ``"exact"`` answers only when an exact solver applies and is then globally
-        optimal: ``k = 2`` (points on a line: split at the mean, Corollary 1d),
-        ``k = 3`` (points in a plane: three cones at the mean, Theorem +
-        Corollary 2d, O(n² log n)), or tiny ``n`` (brute force); otherwise it raises.
-        ``"auto"`` uses an exact solver whenever one applies, else k-cofactors.
+        optimal: ``k = 2`` (points on a line: split at the mean, Corollary 2.3),
+        ``k = 3`` (points in a plane: three cones at the mean, Theorem 2.2 +
+        Corollary 2.4, O(n log n)), or tiny ``n`` (brute force); otherwise it
+        raises.  ``"auto"`` uses an exact solver whenever one applies, else
+        k-cofactors.
     n_init : int
         k-cofactors restarts; the best is kept.
     random_state : None, int or numpy Generator
@@ -576,6 +657,11 @@ def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
         First initialisation of k-cofactors.
     max_iter : int
         k-cofactors iteration cap per restart.
+    sample_weight : array_like of shape (n,), optional
+        Non-negative finite weights: row ``i`` counts as ``sample_weight[i]``
+        identical rows, i.e. the score is ``|det(CᵀWÃ)|`` with ``W = diag(w)``.
+        Rows of weight 0 do not count (not for ``k`` either) and are labelled by
+        the partition found, ``idxmax(ÃD)``.
 
     Returns
     -------
@@ -584,31 +670,78 @@ def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
     Raises
     ------
     ValueError
-        Bad ``A`` (NaN, empty, wrong ndim, all rows identical), unknown ``method``,
-        or ``method="exact"`` where no exact solver applies.
+        Bad ``A`` (NaN, empty, wrong ndim, masked entries, all rows identical),
+        bad ``sample_weight`` (wrong shape, negative, NaN, all zero), unknown
+        ``method``, or ``method="exact"`` where no exact solver applies.
 
     Notes
     -----
-    The optimum is unchanged by any invertible affine map of the rows (Theorem,
+    The optimum is unchanged by any invertible affine map of the rows (Theorem 2.2,
     affine-invariant), and every local maximum is linearly partitioned:
     ``labels = idxmax(ÃD)``.
+
+    *Duplicate rows and weights.*  Identical rows can stay together at an optimum,
+    so clustering the distinct rows, each weighted by its count, is exact.  Proof:
+    take an optimal ``C`` that splits a group of identical rows ``x`` between
+    clusters ``a`` and ``b``, and move ``t`` of its copies from ``a`` to ``b``.
+    ``CᵀWÃ`` changes by the rank-one ``t (e_b − e_a) xᵀ``, so (matrix determinant
+    lemma) ``det`` is an affine function of ``t`` and ``|det|`` is largest at an end
+    of the range of ``t``: moving all the group's copies of ``a`` to ``b``, or all
+    of ``b``'s to ``a``, loses nothing.  Each such move reduces the number of
+    clusters that share the group; repeat for every group.  The same argument with
+    real ``t`` makes a weight ``w`` exactly equivalent to ``w`` identical rows.
 
     Examples
     --------
     >>> res = dmi_cluster([[0.], [1.], [2.], [7.]])
     >>> res.k, res.labels.tolist(), res.method
     (2, [0, 0, 0, 1], 'exact-1d')
+
+    A row of weight 2 counts as two identical rows:
+
+    >>> dmi_cluster([[0.], [1.], [7.]], sample_weight=[2, 1, 1]).labels.tolist()
+    [0, 0, 1]
     """
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return _solve(prepare(A, rank_tol), method=method, n_init=n_init,
-                  random_state=random_state, init=init, max_iter=max_iter)
+    _check_method(method)
+    return _solve(prepare(A, rank_tol, sample_weight=sample_weight), method=method,
+                  n_init=n_init, random_state=random_state, init=init,
+                  max_iter=max_iter)
+
+
+def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
+    """The rows ``keep`` of a prepared problem (same ``k``, columns and axes)."""
+    return Problem(A=problem.A[keep], k=problem.k, columns=problem.columns,
+                   A_tilde=problem.A_tilde[keep], Y=problem.Y[keep],
+                   singular_values=problem.singular_values, rank_tol=problem.rank_tol,
+                   weights=None if problem.weights is None else problem.weights[keep],
+                   scale=problem.scale)
+
+
+def _without_zero_weights(problem: Problem, solver) -> DMIResult:
+    """``solver`` on the rows of positive weight; the rows of weight 0 (which do not
+    count) are then labelled by the partition found, ``idxmax(ÃD)``."""
+    keep = problem.weights > 0
+    res = solver(_subproblem(problem, keep))
+    labels = np.empty(problem.n, dtype=np.intp)
+    labels[keep] = res.labels
+    labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
+    out = _result(problem, labels, res.method, res.exact, n_iter=res.n_iter,
+                  converged=res.converged, cycled=res.cycled)
+    out.info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
+    return out
 
 
 def _solve(problem: Problem, *, method: str = "auto", n_init: int = 10,
            random_state=None, init="paper", max_iter: int = 300) -> DMIResult:
     """:func:`dmi_cluster` on a prepared problem (callers that already prepared
     ``A`` -- the K-DMI mechanism -- skip a second rank decomposition)."""
+    _check_method(method)
+    if problem.weights is not None and not np.all(problem.weights > 0):
+        if not isinstance(init, str):
+            init = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
+        return _without_zero_weights(problem, lambda sub: _solve(
+            sub, method=method, n_init=n_init, random_state=random_state, init=init,
+            max_iter=max_iter))
     from . import exact as _exact
 
     k, n = problem.k, problem.n
@@ -616,7 +749,8 @@ def _solve(problem: Problem, *, method: str = "auto", n_init: int = 10,
         if k == 2:
             return _result(problem, _exact._mean_split_labels(problem), "exact-1d", True)
         if k == 3:
-            return _result(problem, _exact._cones_labels(problem), "exact-2d", True)
+            labels, info = _exact._cones(problem)
+            return _result(problem, labels, "exact-2d", True, info=info)
         if k ** (n - 1) <= AUTO_BRUTE_FORCE_LIMIT:
             return _result(problem, _exact._brute_force_labels(problem), "brute-force",
                            True)
@@ -632,6 +766,64 @@ def _solve(problem: Problem, *, method: str = "auto", n_init: int = 10,
 
     return _kc._k_cofactors_result(problem, n_init=n_init, random_state=random_state,
                                    init=init, max_iter=max_iter)
+
+
+def distinct_rows(A):
+    """The distinct rows of ``A`` and where each row went: ``(index, inverse, counts)``.
+
+    ``A[index]`` are the distinct rows (in order of first appearance), ``A[i] ==
+    A[index][inverse[i]]`` and ``counts[j]`` is how many rows equal distinct row
+    ``j``.  Exact equality of the stored values.  Hash-based, O(nd): each column is
+    factorised, then the codes are combined column by column (re-factorising the
+    combined code whenever it could overflow int64).
+
+    Examples
+    --------
+    >>> index, inverse, counts = distinct_rows([[1, 2], [3, 4], [1, 2]])
+    >>> index.tolist(), inverse.tolist(), counts.tolist()
+    ([0, 1], [0, 1, 0], [2, 1])
+    """
+    import pandas as pd
+
+    A = check_matrix(A)
+    n, d = A.shape
+    code, size = pd.factorize(A[:, 0])[0].astype(np.int64), None
+    size = int(code.max()) + 1 if n else 0
+    for j in range(1, d):
+        c, u = pd.factorize(A[:, j])
+        if size * len(u) >= 2 ** 62:  # keep the combined code in int64
+            code, uniq = pd.factorize(code)
+            size = len(uniq)
+        code = code * len(u) + c
+        size *= len(u)
+    inverse, uniq = pd.factorize(code)  # order of first appearance
+    inverse = inverse.astype(np.intp)
+    m = len(uniq)
+    index = np.empty(m, dtype=np.intp)
+    index[inverse[::-1]] = np.arange(n - 1, -1, -1)  # first row of each group
+    counts = np.bincount(inverse, minlength=m)
+    return index, inverse, counts
+
+
+def _cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
+    """:func:`dmi_cluster` of the distinct rows of ``A``, each weighted by its count
+    (times its ``sample_weight``): exact by the argument in :func:`dmi_cluster`'s
+    Notes, and crowd data with ``m`` answers per task over ``C`` options has at most
+    ``C(m+C−1, C−1)`` distinct rows however many tasks.  The result covers every row
+    of ``A`` (``info["n_distinct_rows"]`` says how many were clustered)."""
+    A = check_matrix(A)
+    index, inverse, counts = distinct_rows(A)
+    w = counts.astype(np.float64)
+    if sample_weight is not None:
+        sw = check_sample_weight(sample_weight, A.shape[0])
+        w = np.bincount(inverse, weights=sw, minlength=index.size)
+    res = dmi_cluster(A[index], sample_weight=w, **kw)
+    info = {**res.info, "n_distinct_rows": int(index.size)}
+    return DMIResult(labels=res.labels[inverse], k=res.k, log_score=res.log_score,
+                     D=res.D, columns=res.columns, method=res.method, exact=res.exact,
+                     n_iter=res.n_iter, converged=res.converged, cycled=res.cycled,
+                     rank_tol=res.rank_tol, singular_values=res.singular_values,
+                     sign=res.sign, info=info)
 
 
 class DMIClustering:
@@ -688,10 +880,12 @@ class DMIClustering:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster the rows of ``X`` (``sample_weight``: see :func:`dmi_cluster`)."""
         res = dmi_cluster(X, method=self.method, n_init=self.n_init,
                           random_state=self.random_state, rank_tol=self.rank_tol,
-                          init=self.init, max_iter=self.max_iter)
+                          init=self.init, max_iter=self.max_iter,
+                          sample_weight=sample_weight)
         self.result_ = res
         self.labels_ = res.labels
         self.n_clusters_ = res.k
@@ -701,11 +895,11 @@ class DMIClustering:
         self.columns_ = res.columns
         self.n_iter_ = res.n_iter
         self.converged_ = res.converged
-        self.n_features_in_ = np.asarray(X).shape[1]
+        self.n_features_in_ = np.shape(X)[1]
         return self
 
-    def fit_predict(self, X, y=None) -> np.ndarray:
-        return self.fit(X).labels_
+    def fit_predict(self, X, y=None, sample_weight=None) -> np.ndarray:
+        return self.fit(X, sample_weight=sample_weight).labels_
 
     def predict(self, X) -> np.ndarray:
         """Label new rows with the learned linear partition ``idxmax([X 1]_L D)``."""

@@ -55,7 +55,8 @@ import numbers
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .core import Problem, _result, _score_and_D, argmax_rows, prepare
+from .core import (Problem, _result, _score_and_D, _without_zero_weights,
+                   argmax_rows, prepare)
 
 __all__ = ["brute_force", "cone_partition", "mean_split", "DEFAULT_MAX_LABELINGS"]
 
@@ -91,7 +92,9 @@ def _mean_split_labels(problem: Problem) -> np.ndarray:
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
     y = problem.Y[:, 0]
-    centred = problem.A - problem.A.mean(axis=0)
+    w = problem.weights
+    As = problem.A / problem.scale  # exact (a power of two): no overflow below
+    centred = As - (As.mean(axis=0) if w is None else (w @ As) / w.sum())
     along = y @ centred  # covariance of y with each column of A
     first = np.flatnonzero(np.abs(along) > 1e-6 * np.abs(along).max())[0]
     if along[first] < 0:
@@ -102,7 +105,7 @@ def _mean_split_labels(problem: Problem) -> np.ndarray:
     return labels
 
 
-def mean_split(A, *, rank_tol: float | None = None):
+def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
     """Exact DMI-clustering of points on a line: split at the mean.
 
     Corollary (1d points): for numbers ``a₁, …, aₙ`` (not all equal) DMI-clustering
@@ -117,6 +120,8 @@ def mean_split(A, *, rank_tol: float | None = None):
         Rows on a line (``rank([A 1]) = 2`` at ``rank_tol``).
     rank_tol : float, optional
         Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+    sample_weight : array_like, shape (n,), optional
+        Row ``i`` counts as ``sample_weight[i]`` identical rows (the weighted mean).
 
     Returns
     -------
@@ -145,14 +150,22 @@ def mean_split(A, *, rank_tol: float | None = None):
     >>> mean_split([[0, 0], [1, 2], [2, 4], [3, 6]]).labels.tolist()
     [0, 0, 1, 1]
     """
-    problem = prepare(A, rank_tol)
+    problem = prepare(A, rank_tol, sample_weight=sample_weight)
     if problem.k != 2:
         raise ValueError(
             f"mean_split needs the rows of A on a line (k = rank([A 1]) = 2), got "
             f"k = {problem.k} for A of shape {problem.A.shape} at "
             f"rank_tol={problem.rank_tol:g}; use cone_partition for k = 3 or "
             "dmi_lib.dmi_cluster in general")
-    return _result(problem, _mean_split_labels(problem), "exact-1d", True)
+    return _exact_result(problem, lambda p: _result(p, _mean_split_labels(p),
+                                                    "exact-1d", True))
+
+
+def _exact_result(problem: Problem, solver):
+    """``solver(problem)``, with rows of weight 0 set aside (see ``dmi_cluster``)."""
+    if problem.weights is not None and not np.all(problem.weights > 0):
+        return _without_zero_weights(problem, solver)
+    return solver(problem)
 
 
 # --------------------------------------------------------------------------- #
@@ -233,6 +246,8 @@ def _cones(problem: Problem):
     norms = np.hypot(Y[:, 0], Y[:, 1])
     away = norms > _AT_MEAN_RTOL * norms.max()
     Yv = Y[away]
+    if problem.weights is not None:
+        Yv = Yv * (problem.weights[away] / problem.weights.max())[:, None]
     # One edge per ray from the mean: equal angles merge (rays stay together).
     angle = _pseudo_angle(Yv[:, 0], Yv[:, 1])
     theta, ray = np.unique(angle, return_inverse=True)
@@ -257,7 +272,7 @@ def _cones(problem: Problem):
         labels[~away] = 0
         _, _, D = _score_and_D(problem, labels)
         labels[~away] = argmax_rows(problem.A_tilde[~away] @ D)
-    return _first_appearance(labels, 3), m
+    return _first_appearance(labels, 3), {"n_rays": int(m)}
 
 
 def _first_appearance(labels: np.ndarray, k: int) -> np.ndarray:
@@ -269,7 +284,7 @@ def _first_appearance(labels: np.ndarray, k: int) -> np.ndarray:
     return rename[labels]
 
 
-def cone_partition(A, *, rank_tol: float | None = None):
+def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
     """Exact DMI-clustering of points in a plane (``k = 3``): three cones at the mean.
 
     By the Theorem (linearly-partitioned) and Corollary (2d points), an optimal
@@ -286,6 +301,8 @@ def cone_partition(A, *, rank_tol: float | None = None):
         Rows spanning a plane (``rank([A 1]) = 3`` at ``rank_tol``).
     rank_tol : float, optional
         Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+    sample_weight : array_like, shape (n,), optional
+        Row ``i`` counts as ``sample_weight[i]`` identical rows.
 
     Returns
     -------
@@ -320,15 +337,18 @@ def cone_partition(A, *, rank_tol: float | None = None):
     >>> cone_partition(P).labels.tolist()
     [0, 0, 1, 1, 2]
     """
-    problem = prepare(A, rank_tol)
+    problem = prepare(A, rank_tol, sample_weight=sample_weight)
     if problem.k != 3:
         raise ValueError(
             f"cone_partition needs the rows of A to span a plane (k = rank([A 1]) = 3), "
             f"got k = {problem.k} for A of shape {problem.A.shape} at "
             f"rank_tol={problem.rank_tol:g}; use mean_split for k = 2 or "
             "dmi_lib.dmi_cluster in general")
-    labels, n_rays = _cones(problem)
-    return _result(problem, labels, "exact-2d", True, info={"n_rays": int(n_rays)})
+    def solve(p):
+        labels, info = _cones(p)
+        return _result(p, labels, "exact-2d", True, info=info)
+
+    return _exact_result(problem, solve)
 
 
 # --------------------------------------------------------------------------- #
@@ -390,9 +410,16 @@ def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABEL
             f"brute force would enumerate k**(n-1) = {k}**{n - 1} = {total} labelings "
             f"(n = {n} rows, k = {k} clusters), more than max_labelings = "
             f"{max_labelings}; use an exact solver for k <= 3 or k-cofactors")
-    # Scaling a column of Ã scales every det alike (same argmax) and rules out overflow.
-    At = problem.A_tilde / np.abs(problem.A_tilde).max(axis=0)
-    E = np.einsum("cd,ij->icdj", np.eye(k), At)  # E[i, c]: row i's term in cluster c
+    # Work in X = [Y/s 1]: an invertible affine image of Ã (Theorem 2.2: every det
+    # is multiplied by one constant, same argmax), centred and scaled so that an
+    # offset or the data's magnitude cannot cost precision or overflow.
+    X = np.ones((n, k))
+    if k > 1:
+        Y = problem.Y
+        X[:, :-1] = Y / np.abs(Y).max(axis=0)
+    if problem.weights is not None:
+        X *= (problem.weights / problem.weights.max())[:, None]
+    E = np.einsum("cd,ij->icdj", np.eye(k), X)  # E[i, c]: row i's term in cluster c
     r = min(n - 1, max(1, int(np.log(_BRUTE_CHUNK) / np.log(k)) // 2 + 1))
     low = _sum_table(E, range(n - r, n)) + E[0, 0]   # rows n-r..n-1, plus row 0 in 0
     high = _sum_table(E, range(1, n - r))            # rows 1..n-r-1
@@ -412,7 +439,7 @@ def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABEL
 
 
 def brute_force(A, *, rank_tol: float | None = None,
-                max_labelings: int = DEFAULT_MAX_LABELINGS):
+                max_labelings: int = DEFAULT_MAX_LABELINGS, sample_weight=None):
     """Exact DMI-clustering by enumerating every hard clustering (any ``k``, tiny ``n``).
 
     Algorithm 1 taken literally: try all ``C ∈ 𝒞`` and keep the one with the largest
@@ -424,6 +451,9 @@ def brute_force(A, *, rank_tol: float | None = None,
     A : array_like, shape (n, d)
     rank_tol : float, optional
         Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+    sample_weight : array_like, shape (n,), optional
+        Row ``i`` counts as ``sample_weight[i]`` identical rows (``CᵀWÃ``); rows
+        of weight 0 are not enumerated.
     max_labelings : int
         Refuse (``ValueError``) when ``k**(n-1)`` exceeds this.  The default
         (2·10⁶: ``k = 3, n ≤ 14``; ``k = 4, n ≤ 11``) takes well under a second
@@ -447,7 +477,8 @@ def brute_force(A, *, rank_tol: float | None = None,
     >>> res.labels.tolist(), round(res.score, 6)
     ([0, 0, 0, 1], 18.0)
     """
-    problem = prepare(A, rank_tol)
-    labels = _brute_force_labels(problem, max_labelings)
-    return _result(problem, labels, "brute-force", True,
-                   info={"n_labelings": problem.k ** (problem.n - 1)})
+    max_labelings = _check_max_labelings(max_labelings)
+    problem = prepare(A, rank_tol, sample_weight=sample_weight)
+    return _exact_result(problem, lambda p: _result(
+        p, _brute_force_labels(p, max_labelings), "brute-force", True,
+        info={"n_labelings": p.k ** (p.n - 1)}))

@@ -157,7 +157,8 @@ def _check_init(init, n: int, k: int):
 def _paper_init(problem: Problem) -> np.ndarray:
     """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5)."""
     At = problem.A_tilde
-    return argmax_rows(At - At.mean(axis=0))
+    w = problem.weights
+    return argmax_rows(At - (At.mean(axis=0) if w is None else (w @ At) / w.sum()))
 
 
 def _sp_init(problem: Problem) -> np.ndarray:
@@ -334,12 +335,23 @@ class _Engine:
         n, k = problem.n, problem.k
         self.n, self.k = n, k
         r = k - 1
-        scale = problem.singular_values[:r] / math.sqrt(n)
+        scale = (problem.singular_values[:r] / problem.scale
+                 / math.sqrt(problem.total_weight))
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
         self.Xt = np.empty((k, n))
         np.divide(problem.Y.T, scale[:, None], out=self.Xt[:-1])
         self.Xt[-1] = 1.0
+        # Weights (sample_weight): row i of X is wᵢ·[yᵢ 1], so CᵀX = CᵀW[Y 1] and a
+        # move's determinant factor is 1 + wᵢ·xᵢ·(d_c' − d_c); idxmax(XD) is
+        # unchanged (wᵢ > 0).  The last column of CᵀX then holds the weight of each
+        # cluster instead of its size; the compiled passes assume sizes (unweighted).
+        self.weighted = problem.weights is not None
+        self.wmin = 1.0
+        if self.weighted:
+            w = problem.weights / problem.weights.max()
+            self.Xt *= w
+            self.wmin = float(w.min())
         self.row_l1 = np.abs(self.Xt).sum(axis=0)  # ‖xᵢ‖₁
         self.row_l1_max = float(self.row_l1.max())
         self.pool = pool
@@ -378,7 +390,8 @@ class _Engine:
             M = np.empty((k, k))
             for j in range(k - 1):
                 M[:, j] = np.bincount(lab, weights=self.Xt[j, s:e], minlength=k)
-            M[:, -1] = np.bincount(lab, minlength=k)
+            M[:, -1] = (np.bincount(lab, weights=self.Xt[-1, s:e], minlength=k)
+                        if self.weighted else np.bincount(lab, minlength=k))
             return M
 
         parts = self._map(part)
@@ -391,7 +404,8 @@ class _Engine:
         """Score ``labels``; ``D`` is None when ``CᵀX`` is singular."""
         if M is None:
             M = self.sums(labels)
-        if M[:, -1].min() < 0.5:  # an empty cluster (sizes are whole numbers)
+        if M[:, -1].min() < 0.5 * self.wmin:  # an empty cluster (sizes: whole numbers
+            # of rows, or sums of weights of at least wmin)
             return _State(labels, M, None, -np.inf, 0.0)
         s = np.linalg.svd(M, compute_uv=False)
         if not s[-1] > _RCOND * s[0]:
@@ -439,7 +453,7 @@ class _Engine:
         if (rows is None and out is not None and out is not labels
                 and labels.dtype == out.dtype == np.int32
                 and not (collect or buckets or margins)
-                and self.n >= _COMPILED_MIN_ROWS):
+                and self.n >= _COMPILED_MIN_ROWS and not self.weighted):
             fused = _compiled.kernels(k)
             if fused is not None:  # the same pass, fused (see dmi_lib._compiled)
                 moved, V, hd = fused.sweep(self.Xt, np.ascontiguousarray(D), labels,
@@ -447,7 +461,8 @@ class _Engine:
                 return _Sweep(int(moved), V, None, None, None, None, None, None,
                               int(hd) if hashes else 0, None)
         if (rows is None and out is None and collect and buckets and not hashes
-                and labels.dtype == np.intp and self.n >= _COMPILED_MIN_ROWS):
+                and labels.dtype == np.intp and self.n >= _COMPILED_MIN_ROWS
+                and not self.weighted):
             fused = _compiled.kernels(k)
             if fused is not None:  # the ascent's full pass, fused
                 return self._screen(fused.screen, D, labels, tol, margins)
@@ -455,6 +470,7 @@ class _Engine:
         nb = _N_BUCKETS if buckets else 1
         hw = self._hash_weights if hashes else None
         want_margin = margins and rows is None
+        weighted = self.weighted
 
         def kernel(Xs, lab, l1, base, ridx):
             G = DT @ Xs                       # (XD)ᵀ of the block, shape (k, B)
@@ -488,8 +504,12 @@ class _Engine:
                     for j in range(k - 1):
                         V[j] = (np.bincount(kt, weights=xh[j], minlength=nb * k)
                                 - np.bincount(ks, weights=xh[j], minlength=nb * k))
-                    V[-1] = (np.bincount(kt, minlength=nb * k)
-                             - np.bincount(ks, minlength=nb * k))
+                    if weighted:
+                        V[-1] = (np.bincount(kt, weights=xh[-1], minlength=nb * k)
+                                 - np.bincount(ks, weights=xh[-1], minlength=nb * k))
+                    else:
+                        V[-1] = (np.bincount(kt, minlength=nb * k)
+                                 - np.bincount(ks, minlength=nb * k))
                     V = V.reshape(k, nb, k).transpose(1, 2, 0)
                     counts = np.bincount(bkt, minlength=nb)
                 elif not new_sums:
@@ -500,7 +520,8 @@ class _Engine:
                     for j in range(k - 1):
                         P[j] = np.bincount(key, weights=xh[j],
                                            minlength=k * k).reshape(k, k)
-                    P[-1] = np.bincount(key, minlength=k * k).reshape(k, k)
+                    P[-1] = np.bincount(key, weights=xh[-1] if weighted else None,
+                                        minlength=k * k).reshape(k, k)
                     V = (P.sum(axis=2) - P.sum(axis=1)).T
                 if collect and gap is None:
                     gap = hi_h - cur.take(hit)
@@ -517,7 +538,8 @@ class _Engine:
                 V = np.empty((k, k))
                 for j in range(k - 1):
                     V[:, j] = np.bincount(new, weights=Xs[j], minlength=k)
-                V[:, -1] = np.bincount(new, minlength=k)
+                V[:, -1] = np.bincount(new, weights=Xs[-1] if weighted else None,
+                                       minlength=k)
             margin = None
             if l1 is not None:
                 # Margin to the best *other* cluster: hide the current entry.
@@ -614,7 +636,7 @@ class _Engine:
         for i in cand:  # sequential: every move changes D
             x = self.Xt[:, i]
             c = labels[i]
-            if M[c, -1] < 1.5:  # moving its last row would empty cluster c (F = 0)
+            if M[c, -1] - x[-1] < 0.5 * self.wmin:  # moving it would empty c (F = 0)
                 continue
             g = x @ D
             c2 = int(np.argmax(g))
@@ -756,7 +778,7 @@ class _Engine:
         # With the compiled pass a full pass costs less than scanning the watched
         # rows with numpy does: the margin bounds would not pay.  It reads and
         # writes int32 labels (the pass is bound by memory traffic for small k).
-        compiled = (self.n >= _COMPILED_MIN_ROWS
+        compiled = (self.n >= _COMPILED_MIN_ROWS and not self.weighted
                     and _compiled.kernels(self.k) is not None)
         if compiled:
             st = _State(st.labels.astype(np.int32), st.M, st.D, st.logabs, st.sign)
@@ -892,7 +914,8 @@ def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
 
 
 def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
-                max_iter: int = 300, rank_tol: float | None = None) -> DMIResult:
+                max_iter: int = 300, rank_tol: float | None = None,
+                sample_weight=None) -> DMIResult:
     """DMI-clustering by k-cofactors, guaranteed to end at a local maximum.
 
     Runs the paper's k-cofactors iteration (Algorithm 2): start from
@@ -923,6 +946,11 @@ def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
         each start.
     rank_tol : float, optional
         Relative rank tolerance for ``k = rank([A 1])`` (see :func:`dmi_lib.dmi_rank`).
+    sample_weight : array_like, shape (n,), optional
+        Row ``i`` counts as ``sample_weight[i]`` identical rows (see
+        :func:`dmi_lib.dmi_cluster`): ``CᵀWÃ``, and a move of row ``i`` multiplies
+        ``det`` by ``1 + wᵢ ãᵢ·(d_c' − d_c)``.  The result is a local maximum for
+        moves of whole rows, hence linearly partitioned.
 
     Returns
     -------
@@ -976,7 +1004,16 @@ def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
     >>> round(k_cofactors(A, n_init=10, random_state=0).score, 6)
     36.0
     """
-    problem = prepare(A, rank_tol)
+    problem = prepare(A, rank_tol, sample_weight=sample_weight)
+    if problem.weights is not None and not np.all(problem.weights > 0):
+        from .core import _without_zero_weights
+
+        init = _check_init(init, problem.n, problem.k)
+        if not isinstance(init, str):
+            init = init[problem.weights > 0]
+        return _without_zero_weights(problem, lambda sub: _k_cofactors_result(
+            sub, n_init=n_init, random_state=random_state, init=init,
+            max_iter=max_iter))
     return _k_cofactors_result(problem, n_init=n_init, random_state=random_state,
                                init=init, max_iter=max_iter)
 

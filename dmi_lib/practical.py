@@ -67,7 +67,7 @@ from scipy.special import betaincc, betaln
 
 from ._validation import check_matrix, check_random_state
 from .aggregation import _check_gold, name_clusters
-from .core import DMIResult, cluster_sums, dmi_cluster
+from .core import DMIResult, _cluster_distinct, cluster_sums, dmi_cluster
 
 __all__ = [
     "ATTACKS",
@@ -515,8 +515,9 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
     if gold is not None:
         gold = _check_gold(gold, n, C)  # fail before the clustering
     if clustering is None:
-        clustering = dmi_cluster(A, method=method, random_state=random_state,
-                                 rank_tol=rank_tol)
+        # Distinct rows weighted by their counts: exact (see dmi_cluster's Notes).
+        clustering = _cluster_distinct(A, method=method, random_state=random_state,
+                                       rank_tol=rank_tol)
     elif not isinstance(clustering, DMIResult):
         raise TypeError(f"clustering must be a DMIResult (from dmi_cluster), got "
                         f"{type(clustering).__name__}")
@@ -632,10 +633,10 @@ def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
     g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, C)
     if clustering is None:
-        clustering = dmi_cluster(N / N.sum(axis=1, keepdims=True),
-                                 method=kwargs.pop("method", "auto"),
-                                 random_state=kwargs.pop("random_state", None),
-                                 rank_tol=kwargs.pop("rank_tol", None))
+        clustering = _cluster_distinct(N / N.sum(axis=1, keepdims=True),
+                                       method=kwargs.pop("method", "auto"),
+                                       random_state=kwargs.pop("random_state", None),
+                                       rank_tol=kwargs.pop("rank_tol", None))
     det = practical_dmi_aggregate(N, gold=g, clustering=clustering,
                                   return_details=True, **kwargs)
     dmi = det.options
