@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_distribution, check_labels, check_matrix
+from ._validation import (check_distribution, check_labels, check_matrix,
+                          check_sample_weight)
 from .core import DMIResult, _cluster_distinct, cluster_sums
 
 __all__ = [
@@ -229,23 +230,24 @@ def _check_gold(gold, n: int, C: int) -> np.ndarray:
     return arr.astype(np.intp)
 
 
-def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int):
+def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int, weights=None):
     """``log(mean_c[o] / ā[o])`` per cluster ``c`` and option ``o``.
 
     Returns ``(finite, zero)``: ``zero[c, o]`` marks ``mean_c[o] = 0`` (the log is
-    ``-inf``, including options nobody chose), where ``finite`` holds 0.
+    ``-inf``, including options nobody chose), where ``finite`` holds 0.  With
+    ``weights``, row ``t`` counts ``weights[t]`` times.
     """
-    sizes = np.bincount(labels, minlength=k)
-    sums = cluster_sums(A, labels, k)
+    sizes = np.bincount(labels, weights=weights, minlength=k)
+    sums = cluster_sums(A, labels, k, weights)
     means = sums / sizes[:, None]
-    abar = A.mean(axis=0)
+    abar = A.mean(axis=0) if weights is None else (weights @ A) / weights.sum()
     zero = means <= 0
     finite = np.zeros_like(means)
     finite[~zero] = np.log(means[~zero] / np.broadcast_to(abar, means.shape)[~zero])
     return finite, zero
 
 
-def name_clusters(labels, A, *, gold=None) -> np.ndarray:
+def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     """Name the clusters of a DMI-clustering: cluster id → option (a matching).
 
     DMI-clustering finds the tasks that belong together but not which option each
@@ -277,6 +279,9 @@ def name_clusters(labels, A, *, gold=None) -> np.ndarray:
         Answer distributions (rows sum to 1).
     gold : dict {task: option} or array_like of int, shape (n,), optional
         Known answers; in the array form ``-1`` marks a task without gold.
+    sample_weight : array_like, shape (n,), optional
+        Row ``t`` stands for ``sample_weight[t]`` identical tasks (same answers,
+        same gold): the naming is the one of the expanded tasks.
 
     Returns
     -------
@@ -307,12 +312,14 @@ def name_clusters(labels, A, *, gold=None) -> np.ndarray:
     if k > C:
         raise ValueError(f"{k} clusters cannot be named by distinct options: there are "
                          f"only C = {C} options")
-    finite, zero = _rotated_sp_scores(labels, A, k)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    finite, zero = _rotated_sp_scores(labels, A, k, w)
     agree = np.zeros((k, C))
     if gold is not None:
         g = _check_gold(gold, n, C)
         known = g >= 0
         agree = np.bincount(labels[known] * C + g[known],
+                            weights=None if w is None else w[known],
                             minlength=k * C).reshape(k, C).astype(float)
     # Lexicographic weights (all levels maximised).  Level 3 is rescaled into
     # [0, 1/(k+1)) per entry, so its total over any assignment moves by < 1 and

@@ -65,9 +65,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import betaincc, betaln
 
-from ._validation import check_matrix, check_random_state
+from ._validation import check_matrix, check_random_state, check_sample_weight
 from .aggregation import _check_gold, name_clusters
-from .core import DMIResult, _cluster_distinct, cluster_sums, dmi_cluster
+from .core import DMIResult, _cluster_distinct, cluster_sums, distinct_rows, dmi_cluster
 
 __all__ = [
     "ATTACKS",
@@ -158,7 +158,8 @@ def _log_gold_evidence(agree: int, m: int, C: int, gold_error) -> float:
 
 
 def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None,
-                        default_confidence: float = DEFAULT_CONFIDENCE) -> np.ndarray:
+                        default_confidence: float = DEFAULT_CONFIDENCE,
+                        sample_weight=None) -> np.ndarray:
     """Name clusters by weighing gold tasks against the rotated-SP default (*beyond the
     paper*).
 
@@ -202,6 +203,9 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
         (default): unknown, integrated out.
     default_confidence : float in (0, 1)
         Prior probability that the default naming is right.
+    sample_weight : array_like, shape (n,), optional
+        Row ``t`` stands for ``sample_weight[t]`` identical tasks (same answers and
+        gold); the result is the naming of the expanded tasks.
 
     Returns
     -------
@@ -224,9 +228,10 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
     >>> name_clusters_bayes(lab, A, gold={4: 0, 5: 0}, default_confidence=0.8).tolist()
     [0, 1]
     """
-    default = name_clusters(labels, A)  # validates labels and A
+    default = name_clusters(labels, A, sample_weight=sample_weight)  # validates
     A = np.asarray(A, dtype=float)
     n, C = A.shape
+    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
     labels = np.asarray(labels).astype(np.intp)
     k = default.size
     if gold_error is not None:
@@ -238,13 +243,14 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
     if gold is None:
         return default
     g = _check_gold(gold, n, C)
-    best = name_clusters(labels, A, gold=g)
+    best = name_clusters(labels, A, gold=g, sample_weight=sample_weight)
     if np.array_equal(best, default):
         return default
     known = g >= 0
-    m = int(known.sum())
-    a_best = int(np.sum(best[labels[known]] == g[known]))
-    a_default = int(np.sum(default[labels[known]] == g[known]))
+    wk = w[known]
+    m = float(wk.sum())
+    a_best = float(wk[best[labels[known]] == g[known]].sum())
+    a_default = float(wk[default[labels[known]] == g[known]].sum())
     n_namings = math.perm(C, k)
     evidence = _log_gold_evidence(a_best, m, C, gold_error) - \
         _log_gold_evidence(a_default, m, C, gold_error)
@@ -256,7 +262,7 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
 # Refinement (beyond the paper)
 # --------------------------------------------------------------------------- #
 def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
-                       max_iter: int = 100):
+                       max_iter: int = 100, sample_weight=None):
     """Hard-EM refinement of a clustering under a pooled latent-class model (*beyond
     the paper*).
 
@@ -285,6 +291,9 @@ def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
         keeps a small probability, so one such answer is not an impossibility).
     max_iter : int
         Iteration cap.
+    sample_weight : array_like, shape (n,), optional
+        Row ``t`` stands for ``sample_weight[t]`` identical tasks (same counts and
+        gold): the iteration is the one on the expanded tasks.
 
     Returns
     -------
@@ -323,15 +332,17 @@ def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
             or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, k)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    total = float(n) if w is None else float(w.sum())
     known = g >= 0
     lab = labels.astype(np.intp).copy()
     lab[known] = g[known]
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
-        sizes = np.bincount(lab, minlength=k)
-        pi = (sizes + 1.0) / (n + k)
-        sums = cluster_sums(N, lab, k)  # μ_c before smoothing
+        sizes = np.bincount(lab, weights=w, minlength=k)
+        pi = (sizes + 1.0) / (total + k)
+        sums = cluster_sums(N, lab, k, w)  # μ_c before smoothing
         mu = sums + smoothing
         mu /= mu.sum(axis=1, keepdims=True)
         new = np.argmax(np.log(pi) + N @ np.log(mu).T, axis=1)
@@ -465,7 +476,8 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
                             gold_error: float | None = None,
                             default_confidence: float = DEFAULT_CONFIDENCE,
                             refine: bool = True, smoothing: float = 0.5,
-                            max_iter: int = 100, return_details: bool = False):
+                            max_iter: int = 100, return_details: bool = False,
+                            sample_weight=None):
     """DMI aggregation for finite crowds (*beyond the paper*; see the module docstring).
 
     1. DMI-clustering of the answer shares ``A = counts / n_t`` (Algorithm 1, exact for
@@ -492,6 +504,9 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
         See :func:`refine_multinomial`.
     return_details : bool
         Return a :class:`PracticalDMIResult` instead of the options.
+    sample_weight : array_like, shape (n,), optional
+        Row ``t`` stands for ``sample_weight[t]`` identical tasks (same counts and
+        gold): every step is the one on the expanded tasks.
 
     Returns
     -------
@@ -517,7 +532,7 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
     if clustering is None:
         # Distinct rows weighted by their counts: exact (see dmi_cluster's Notes).
         clustering = _cluster_distinct(A, method=method, random_state=random_state,
-                                       rank_tol=rank_tol)
+                                       rank_tol=rank_tol, sample_weight=sample_weight)
     elif not isinstance(clustering, DMIResult):
         raise TypeError(f"clustering must be a DMIResult (from dmi_cluster), got "
                         f"{type(clustering).__name__}")
@@ -525,7 +540,8 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
         raise ValueError(f"clustering has {clustering.labels.size} labels but counts has "
                          f"{n} tasks")
     names = name_clusters_bayes(clustering.labels, A, gold=gold, gold_error=gold_error,
-                                default_confidence=default_confidence)
+                                default_confidence=default_confidence,
+                                sample_weight=sample_weight)
     paper_options = names[clustering.labels]
     if not refine:
         out = PracticalDMIResult(options=paper_options, paper_options=paper_options,
@@ -538,7 +554,8 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
         of_option[names] = np.arange(names.size)
         cluster_gold = np.where(gold >= 0, of_option[np.maximum(gold, 0)], -1)
     lab, mu, pi, it, ok = refine_multinomial(N, clustering.labels, gold=cluster_gold,
-                                             smoothing=smoothing, max_iter=max_iter)
+                                             smoothing=smoothing, max_iter=max_iter,
+                                             sample_weight=sample_weight)
     out = PracticalDMIResult(options=names[lab], paper_options=paper_options,
                              names=names, clustering=clustering, mu=mu, pi=pi,
                              n_iter=it, converged=ok)
@@ -637,22 +654,43 @@ def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
                                        method=kwargs.pop("method", "auto"),
                                        random_state=kwargs.pop("random_state", None),
                                        rank_tol=kwargs.pop("rank_tol", None))
-    det = practical_dmi_aggregate(N, gold=g, clustering=clustering,
-                                  return_details=True, **kwargs)
+    elif not isinstance(clustering, DMIResult) or clustering.labels.shape != (n,):
+        raise ValueError(f"clustering must be a DMIResult with {n} labels (one per task)")
+    known = np.flatnonzero(g >= 0)
+    fold = np.full(n, -1, dtype=np.intp)
+    fold[known] = np.arange(known.size) % max(1, min(folds, known.size))
+    # Tasks with the same counts, gold, fold and cluster are interchangeable in every
+    # step below: each step runs once per group, the group weighted by its size.
+    key = np.column_stack([N, g, fold, clustering.labels]).astype(np.float64)
+    index, inverse, size = distinct_rows(key)
+    Ng, gg, fg = N[index], g[index], fold[index]
+    sub = DMIResult(labels=clustering.labels[index], k=clustering.k,
+                    log_score=clustering.log_score, D=clustering.D,
+                    columns=clustering.columns, method=clustering.method,
+                    exact=clustering.exact, n_iter=clustering.n_iter,
+                    converged=clustering.converged, cycled=clustering.cycled,
+                    rank_tol=clustering.rank_tol,
+                    singular_values=clustering.singular_values, sign=clustering.sign,
+                    info=clustering.info)
+    w = size.astype(np.float64)
+    det = practical_dmi_aggregate(Ng, gold=gg, clustering=sub, return_details=True,
+                                  sample_weight=w, **kwargs)
+    det = PracticalDMIResult(options=det.options[inverse],
+                             paper_options=det.paper_options[inverse], names=det.names,
+                             clustering=clustering, mu=det.mu, pi=det.pi,
+                             n_iter=det.n_iter, converged=det.converged)
     dmi = det.options
     tied = N == N.max(axis=1, keepdims=True)
     plurality = np.where(tied[np.arange(n), dmi], dmi, np.argmax(N, axis=1))
-    known = np.flatnonzero(g >= 0)
     correct = {"DMI practical": 0, "plurality": int(np.sum(plurality[known] == g[known]))}
     if known.size:
-        fold_of = np.arange(known.size) % min(folds, known.size)
-        for f in np.unique(fold_of):
-            held = known[fold_of == f]
-            g_minus = g.copy()
+        for f in np.unique(fold[known]):
+            held = fg == f
+            g_minus = gg.copy()
             g_minus[held] = -1
-            pred = practical_dmi_aggregate(N, gold=g_minus, clustering=clustering,
-                                           **kwargs)
-            correct["DMI practical"] += int(np.sum(pred[held] == g[held]))
+            pred = practical_dmi_aggregate(Ng, gold=g_minus, clustering=sub,
+                                           sample_weight=w, **kwargs)
+            correct["DMI practical"] += int(np.sum(w[held] * (pred[held] == gg[held])))
     use_dmi = known.size == 0 or correct["DMI practical"] > correct["plurality"]
     out = ValidatedDMIResult(options=dmi if use_dmi else plurality,
                              choice="DMI practical" if use_dmi else "plurality",

@@ -126,6 +126,18 @@ def _codes(values, *, sort: bool = True):
         return pd.factorize(values, sort=False)
 
 
+def _int_codes(values):
+    """``(codes, size)`` with ``codes`` equal iff ``values`` are: integer values are
+    offset by their minimum when the range is small (no hashing pass), anything
+    else is factorised."""
+    if values.dtype.kind in "iu" and values.size:
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < 2 ** 31:
+            return values.astype(np.int64) - lo, hi - lo + 1
+    codes, uniques = pd.factorize(values)
+    return codes, len(uniques)
+
+
 def _check_options(options, labels) -> tuple:
     """Return ``(codes, options Index)``; ``codes[i]`` is row ``i``'s column."""
     if options is None:
@@ -208,10 +220,10 @@ def _build(answers, options, duplicates):
     _check_choice(duplicates, "duplicates", _DUPLICATES)
     task_codes, tasks = _codes(answers["task"].to_numpy())
     if duplicates != "keep":
-        worker_codes, workers = pd.factorize(answers["worker"].to_numpy())
+        worker_codes, n_workers = _int_codes(answers["worker"].to_numpy())
         # One int64 key per (task, worker) pair; hashing it is far faster than
         # DataFrame.duplicated on two object columns.
-        key = task_codes.astype(np.int64) * max(len(workers), 1) + worker_codes
+        key = task_codes.astype(np.int64) * max(n_workers, 1) + worker_codes
         dup = pd.Series(key).duplicated().to_numpy()
         if dup.any() and duplicates == "error":
             i = int(np.argmax(dup))
@@ -587,9 +599,13 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
     options this naming is ours, not the paper's.  Cost: one small eigenproblem per
     task, a Python loop over tasks.
 
-    *Speed.*  ``answer_matrix`` is O(N).  With 3 options ``"dmi"`` runs the exact
-    2-D solver, O(m² log m) in the number m of distinct answer directions, which
-    is small when each task has few answers; see ``benchmarks/bench_aggregate.py``.
+    *Speed.*  ``answer_matrix`` is O(N).  The DMI methods cluster the *distinct*
+    answer rows, each weighted by its number of tasks (exact: identical rows can
+    stay together at an optimum, see :func:`dmi_lib.core.dmi_cluster`): with ``m``
+    answers per task over ``C`` options there are at most ``C(m+C−1, C−1)`` of them
+    (1001 for m = 10, C = 5) however many tasks there are; ``"dmi-validated"``
+    likewise runs its folds on groups of interchangeable tasks.  See
+    ``benchmarks/bench_aggregate.py``.
 
     Examples
     --------

@@ -185,3 +185,86 @@ def test_clustering_distinct_rows_is_exact(data):
     assert res.log_score == pytest.approx(brute_force(X).log_score, rel=1e-9, abs=1e-9)
     assert log_dmi_score(X, res.labels) == pytest.approx(res.log_score, rel=1e-9,
                                                          abs=1e-9)
+
+
+# --------------------------------------------------------------------------- #
+# The practical methods on grouped tasks equal the methods on every task
+# --------------------------------------------------------------------------- #
+from dmi_lib.practical import (  # noqa: E402
+    practical_dmi_aggregate, refine_multinomial, validated_dmi_aggregate)
+from dmi_lib.aggregation import name_clusters  # noqa: E402
+
+
+def _validated_reference(N, g, clustering, folds=10):
+    """The definition of validated_dmi_aggregate, task by task (no grouping)."""
+    n = len(N)
+    dmi = practical_dmi_aggregate(N, gold=g, clustering=clustering)
+    tied = N == N.max(axis=1, keepdims=True)
+    plur = np.where(tied[np.arange(n), dmi], dmi, np.argmax(N, axis=1))
+    known = np.flatnonzero(g >= 0)
+    right = {"DMI practical": 0, "plurality": int(np.sum(plur[known] == g[known]))}
+    if known.size:
+        fold_of = np.arange(known.size) % min(folds, known.size)
+        for f in np.unique(fold_of):
+            held = known[fold_of == f]
+            g_minus = g.copy()
+            g_minus[held] = -1
+            pred = practical_dmi_aggregate(N, gold=g_minus, clustering=clustering)
+            right["DMI practical"] += int(np.sum(pred[held] == g[held]))
+    use = known.size == 0 or right["DMI practical"] > right["plurality"]
+    return (dmi if use else plur), right
+
+
+@st.composite
+def crowd_counts(draw):
+    C = draw(st.integers(2, 3))
+    m = draw(st.integers(2, 4))  # answers per task: few distinct rows, many repeats
+    n = draw(st.integers(6, 40))
+    seed = draw(st.integers(0, 2**31))
+    rng = np.random.default_rng(seed)
+    N = rng.multinomial(m, rng.dirichlet(np.ones(C)), size=n)
+    n_gold = draw(st.integers(0, min(n, 12)))
+    g = np.full(n, -1)
+    gold_tasks = rng.choice(n, size=n_gold, replace=False)
+    g[gold_tasks] = rng.integers(0, C, size=n_gold)
+    return N, g
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_counts(), st.sampled_from([2, 3, 10]))
+def test_validated_on_groups_equals_task_by_task(data, folds):
+    N, g = data
+    A = N / N.sum(axis=1, keepdims=True)
+    try:
+        clustering = dmi_cluster(A)
+    except ValueError:
+        assume(False)
+    res = validated_dmi_aggregate(N, gold=g, clustering=clustering, folds=folds,
+                                  return_details=True)
+    ref, right = _validated_reference(N, g, clustering, folds)
+    np.testing.assert_array_equal(res.options, ref)
+    assert res.gold_correct == right
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowd_counts())
+def test_weighted_practical_steps_equal_expanded(data):
+    N, g = data
+    A = N / N.sum(axis=1, keepdims=True)
+    try:
+        clustering = dmi_cluster(A)
+    except ValueError:
+        assume(False)
+    w = np.random.default_rng(len(N)).integers(1, 4, size=len(N))
+    Ne, ge, le = (np.repeat(x, w, axis=0) for x in (N, g, clustering.labels))
+    Ae = Ne / Ne.sum(axis=1, keepdims=True)
+    np.testing.assert_array_equal(
+        name_clusters(clustering.labels, A, gold=g, sample_weight=w),
+        name_clusters(le, Ae, gold=ge))
+    k = clustering.k
+    cg = np.where(g >= 0, g % k, -1)
+    lab, mu, pi, _, _ = refine_multinomial(N, clustering.labels, gold=cg, sample_weight=w)
+    lab_e, mu_e, pi_e, _, _ = refine_multinomial(Ne, le, gold=np.repeat(cg, w))
+    np.testing.assert_array_equal(np.repeat(lab, w), lab_e)
+    np.testing.assert_allclose(mu, mu_e)
+    np.testing.assert_allclose(pi, pi_e)
