@@ -7,7 +7,7 @@ Three solvers, chosen by ``k = rank([A 1])``:
 * :func:`cone_partition` — ``k = 3`` (points in a plane, e.g. every matrix of
   3-option answer distributions): three convex cones with apex at the mean
   (Theorem, linearly-partitioned + Corollary, 2d points), found as the
-  maximum-area triangle of a convex polygon.  O(n² log n), vectorised.
+  maximum-area triangle of a convex polygon.  O(n log n), vectorised.
 * :func:`brute_force` — any ``k``, tiny ``n``: enumerate all ``k**(n-1)``
   labelings.  The reference the other solvers are tested against.
 
@@ -41,6 +41,17 @@ affine image of ``Ã``, so the optimum is the same (Theorem, affine-invariant).
    with vertices among the polygon's.  For each chord ``(P_i, P_j)`` the best third
    vertex is the polygon's support vertex in the chord's normal direction, found
    by binary search on the sorted edge angles.
+5. *O(n log n).*  Searching every chord is O(m²).  Instead the largest triangle
+   is found as the best *rooted* triangle (largest with a given first vertex):
+   rooted optima interleave (Boyce, Dobkin, Drysdale and Guibas 1985), so the
+   roots are solved by bisection, each level scanning O(m) chords, and runs of
+   roots whose triangles are bounded below the best found are dropped (see
+   :func:`_max_area_triangle`).  Sorting the rays is the other O(n log n) step.
+   Linear-time algorithms exist after the sort (Chandran and Mount 1992, "A
+   parallel algorithm for enclosed and enclosing triangles", Int. J. Comput.
+   Geom. Appl. 2; Kallus 2017, "A linear-time algorithm for the maximum-area
+   inscribed triangle in a convex polygon", arXiv:1706.03049); the bisection is
+   simpler and vectorises.
 
 See the book chapters ``book/06_one_dimension.ipynb`` (:func:`mean_split`, Corollary
 2.3), ``book/08_two_dimensions.ipynb`` (:func:`cone_partition`, Corollary 2.4, with
@@ -177,14 +188,18 @@ def _pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """
     s = np.abs(x) + np.abs(y)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(y >= 0,
-                     np.where(x >= 0, y / s, 1.0 - x / s),
-                     np.where(x < 0, 2.0 - y / s, 3.0 + x / s))
+        # Quadrant q (0..3) and the fraction through it: 2 divisions, no branches.
+        upper = y >= 0
+        left = x < 0
+        num = np.where(upper != left, np.abs(y), np.abs(x))
+        q = np.where(upper, left.astype(np.float64), 3.0 - left)
+        p = q + num / s
     return p
 
 
-def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
-    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW).
+def _max_area_triangle_chords(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
+    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
+    by a search over O(m²) chords (the reference for :func:`_max_area_triangle`).
 
     Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
     pseudo-angles of the ``m`` edges.  Every triangle ``a < b < c`` has a side whose
@@ -227,6 +242,169 @@ def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
             best_area = float(area.flat[flat])
             best = tuple(sorted((int(r), int((r + d0 + s) % m), int(t[r, s]))))
     return best_area, best
+
+
+def _best_third(X3, Y3, theta, a, b, lo, hi):
+    """For chords ``P_a → P_b`` (unrolled indices, ``a < b``), the vertex ``c`` in
+    ``[lo, hi]`` (unrolled, ``b < lo``) farthest to the left of the chord, and twice
+    the area of ``(P_a, P_b, P_c)``.
+
+    The left distance along the arc ``b → a`` is unimodal (the polygon is convex),
+    so the best ``c`` in a range is the support vertex in the chord's left-normal
+    direction, clipped to the range; the support vertex is found by
+    ``searchsorted`` on the sorted edge angles, and where the key is within
+    rounding of an edge angle its two neighbours are checked too.  Empty ranges
+    give ``-inf``.
+    """
+    m = theta.size
+    xa, ya = X3.take(a), Y3.take(a)
+    ex, ey = X3.take(b) - xa, Y3.take(b) - ya
+    psi = _pseudo_angle(-ex, -ey)
+    t = np.searchsorted(theta, psi)  # support vertex mod m: edge t-1 turns less
+    near = ((theta.take(t, mode="wrap") - psi) % 4.0 < _ANGLE_ATOL) | \
+        ((psi - theta.take(t - 1, mode="wrap")) % 4.0 < _ANGLE_ATOL)
+    # Unroll into (b, b + m]: the arc from b forward to a (+ m).
+    t += m * ((b - t) // m + 1)
+    top = np.maximum(lo, hi)
+    c = np.clip(t, lo, top)
+    area = ex * (Y3.take(c) - ya) - ey * (X3.take(c) - xa)
+    if near.any():  # rounding may put the support one vertex off: check both
+        r = np.flatnonzero(near)
+        for shift in (-1, 1):
+            u = np.clip(t[r] + shift, lo[r], top[r])
+            alt = ex[r] * (Y3.take(u) - ya[r]) - ey[r] * (X3.take(u) - xa[r])
+            better = alt > area[r]
+            area[r[better]] = alt[better]
+            c[r[better]] = u[better]
+    area[hi < lo] = -np.inf
+    return area, c
+
+
+def _segment_argmax(values, starts):
+    """First index of the maximum of each segment ``values[starts[s]:starts[s+1]]``
+    (segments non-empty, contiguous), and the maxima."""
+    seg_max = np.maximum.reduceat(values, starts)
+    seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
+    hit = np.flatnonzero(values == seg_max[seg])
+    sh = seg[hit]
+    first = hit[np.concatenate([[True], sh[1:] != sh[:-1]])]
+    return first, seg_max
+
+
+def _chain_caps(X3, Y3, ex, ey, i, j):
+    """Three points per chain ``P_i..P_j`` (unrolled, ``i <= j``) whose triangle
+    contains the chain: its ends and the meeting point of the lines of its first
+    and last edges.  ``ok`` is False where the chain turns by π or more (no such
+    triangle): the caller then cannot bound it."""
+    m = ex.size
+    pi_x, pi_y, pj_x, pj_y = X3[i], Y3[i], X3[j], Y3[j]
+    e1x, e1y = ex[i % m], ey[i % m]
+    e2x, e2y = ex[(j - 1) % m], ey[(j - 1) % m]
+    turn = e1x * e2y - e1y * e2x
+    dx, dy = pj_x - pi_x, pj_y - pi_y
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (dx * e2y - dy * e2x) / turn
+    short = j - i <= 1  # a vertex or an edge: its ends suffice
+    ok = short | ((turn > 0) & np.isfinite(s) & (s >= 0)
+                  & (e1x * dx + e1y * dy > 0) & (j - i < m))
+    s = np.where(ok & ~short, s, 0.0)  # no cap: the caller ignores these points
+    qx, qy = pi_x + s * e1x, pi_y + s * e1y
+    return (np.stack([pi_x, pj_x, qx], axis=1), np.stack([pi_y, pj_y, qy], axis=1), ok)
+
+
+def _bound(X3, Y3, ex, ey, ranges):
+    """Upper bound on twice the area of ``(P_a, P_b, P_c)`` over ``a, b, c`` in the
+    three chains ``ranges = ((a0, a1), (b0, b1), (c0, c1))`` (arrays, one entry
+    per run).  The signed area is affine in each vertex, so its maximum over
+    three triangles that contain the chains is at a choice of their corners
+    (27 choices).  ``inf`` where a chain cannot be capped."""
+    caps = [_chain_caps(X3, Y3, ex, ey, lo, hi) for lo, hi in ranges]
+    (ax, ay, oka), (bx, by, okb), (cx, cy, okc) = caps
+    ux = bx[:, None, :, None] - ax[:, :, None, None]
+    uy = by[:, None, :, None] - ay[:, :, None, None]
+    vx = cx[:, None, None, :] - ax[:, :, None, None]
+    vy = cy[:, None, None, :] - ay[:, :, None, None]
+    bound = (ux * vy - uy * vx).reshape(len(ax), -1).max(axis=1)
+    return np.where(oka & okb & okc, bound, np.inf)
+
+
+#: A run of roots is dropped when its bound is below the best area found by more
+#: than this relative margin (rounding in the bound cannot drop the optimum).
+_BOUND_RTOL = 1e-9
+
+
+def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
+    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
+    in O(m log m) vectorised steps.
+
+    Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
+    pseudo-angles of the ``m`` edges.  *Rooted* triangles (Boyce, Dobkin, Drysdale
+    and Guibas, "Finding extremal polygons", SIAM J. Comput. 14, 1985): the largest
+    triangle with a given vertex ``a`` as its first vertex, ``(a, b(a), c(a))``.
+    The largest triangle is the best rooted one.  Rooted optima interleave: as the
+    root moves forward, some optimal ``b`` and ``c`` move forward too -- the
+    property the O(n log n) divide and conquer of Keikha, Löffler, Urhausen and van
+    der Hoog ("Maximum-area triangle in a convex polygon, revisited", 2017) rests
+    on.  So, after the root ``0`` is solved, the roots are solved by bisection:
+    the middle root of a run ``a_lo..a_hi`` only searches ``b`` between the
+    ``b`` of its solved neighbours (and ``c`` likewise); every level of the
+    bisection handles all its runs at once (each level scans O(m) pairs
+    ``(a, b)``: the ranges of ``b`` only touch at their ends), and for each pair
+    the best ``c`` is a support-vertex search (:func:`_best_third`).  At most
+    log₂ m levels.  A run is dropped when an upper bound on every triangle it can
+    hold (:func:`_bound`, from triangles that contain the three chains of
+    candidate vertices) is below the best triangle found: on data this leaves
+    few runs after the first levels.  Tested against the O(m² log m) search over
+    all chords (:func:`_max_area_triangle_chords`) and against brute force.
+
+    Returns ``(twice_area, (a, b, c))`` with ``a < b < c`` (indices mod m).
+    """
+    m = X.size
+    X3, Y3 = np.concatenate([X, X, X]), np.concatenate([Y, Y, Y])
+    ex, ey = np.roll(X, -1) - X, np.roll(Y, -1) - Y  # edge t: P_t → P_{t+1}
+    # Root 0: every b in 1..m-2, c in b+1..m-1.
+    b = np.arange(1, m - 1)
+    a = np.zeros_like(b)
+    area, c = _best_third(X3, Y3, theta, a, b, b + 1, np.full_like(b, m - 1))
+    j = int(np.argmax(area))
+    B = np.empty(m + 1, dtype=np.intp)  # rooted optimum of root r (unrolled), r = 0..m
+    Cc = np.empty(m + 1, dtype=np.intp)
+    B[0], Cc[0] = b[j], c[j]
+    B[m], Cc[m] = b[j] + m, c[j] + m  # root m is root 0 again
+    best_area, best = float(area[j]), (0, int(b[j]), int(c[j]))
+    lo, hi = np.array([0]), np.array([m])  # runs: solved ends, roots strictly between
+    levels = 0
+    while lo.size:
+        keep = hi - lo > 1
+        lo, hi = lo[keep], hi[keep]
+        if lo.size and levels > 0:
+            bound = _bound(X3, Y3, ex, ey, ((lo + 1, hi - 1), (B[lo], B[hi]),
+                                            (Cc[lo], Cc[hi])))
+            keep = bound >= best_area * (1.0 - _BOUND_RTOL)
+            lo, hi = lo[keep], hi[keep]
+        if not lo.size:
+            break
+        levels += 1
+        mid = (lo + hi) // 2
+        # b of root `mid` lies in [B[lo], B[hi]] and in (mid, mid + m - 1)
+        b_lo = np.maximum(B[lo], mid + 1)
+        b_hi = np.maximum(np.minimum(B[hi], mid + m - 2), b_lo)
+        cnt = b_hi - b_lo + 1
+        starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+        root = np.repeat(np.arange(mid.size), cnt)
+        bb = b_lo[root] + (np.arange(int(cnt.sum())) - starts[root])
+        aa = mid[root]
+        c_lo = np.maximum(Cc[lo][root], bb + 1)
+        c_hi = np.minimum(Cc[hi][root], aa + m - 1)
+        area, cc = _best_third(X3, Y3, theta, aa, bb, c_lo, c_hi)
+        first, seg_best = _segment_argmax(area, starts)
+        B[mid], Cc[mid] = bb[first], cc[first]
+        top = int(np.argmax(seg_best))
+        if seg_best[top] > best_area:
+            best_area = float(seg_best[top])
+            best = (int(mid[top]), int(B[mid[top]]), int(Cc[mid[top]]))
+        lo, hi = np.concatenate([lo, mid]), np.concatenate([mid, hi])
+    return best_area, tuple(sorted(v % m for v in best))
 
 
 def _cones_labels(problem: Problem) -> np.ndarray:
@@ -317,8 +495,9 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
 
     Notes
     -----
-    O(m² log m) time for ``m ≤ n`` distinct directions from the mean, vectorised
-    over chord blocks (memory O(n + 10⁶)); n = 2000 takes a fraction of a second.
+    O(n log n) time: sorting the ``m ≤ n`` distinct directions from the mean,
+    then O(m log m) vectorised steps (memory O(n)); see
+    ``benchmarks/bench_exact.py`` for measured times (10⁶ rows in seconds).
     Points at the mean can go to any cluster (moving one multiplies ``det`` by 1);
     they are put where ``idxmax(ÃD)`` says.
 

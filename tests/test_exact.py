@@ -417,3 +417,88 @@ def test_dispatcher_uses_exact_solvers():
     assert (r4.method, r4.k) == ("brute-force", 4)
     assert r4.score == pytest.approx(itertools_optimum(core.prepare(A4).A_tilde, 4),
                                      rel=RTOL)
+
+
+# --------------------------------------------------------------------------- #
+# The O(m log m) largest triangle against the O(m² log m) chord search
+# --------------------------------------------------------------------------- #
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _polygon(Y, w=None):
+    """The convex polygon of angle-sorted prefix sums that the 2-D solver builds."""
+    if w is not None:
+        Y = Y * w[:, None]
+    angle = exact._pseudo_angle(Y[:, 0], Y[:, 1])
+    theta, ray = np.unique(angle, return_inverse=True)
+    m = theta.size
+    edges = np.stack([np.bincount(ray, weights=Y[:, 0], minlength=m),
+                      np.bincount(ray, weights=Y[:, 1], minlength=m)], axis=1)
+    P = np.vstack([np.zeros((1, 2)), np.cumsum(edges, axis=0)[:-1]])
+    return np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]), theta
+
+
+@st.composite
+def centred_points(draw):
+    n = draw(st.integers(3, 60))
+    kind = draw(st.sampled_from(["normal", "integer", "dirichlet", "cauchy", "clumps"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if kind == "normal":
+        Y = rng.normal(size=(n, 2))
+    elif kind == "integer":  # many equal directions and parallel edges
+        Y = rng.integers(-3, 4, size=(n, 2)).astype(float)
+    elif kind == "dirichlet":
+        Y = rng.dirichlet(np.ones(3), size=n)[:, :2]
+    elif kind == "cauchy":  # a few points dominate
+        Y = rng.standard_cauchy(size=(n, 2))
+    else:
+        Y = rng.normal(size=(3, 2))[rng.integers(0, 3, size=n)] + \
+            1e-3 * rng.normal(size=(n, 2))
+    w = rng.integers(1, 5, size=n).astype(float) if draw(st.booleans()) else None
+    mean = Y.mean(axis=0) if w is None else (w @ Y) / w.sum()
+    Y = Y - mean
+    keep = np.hypot(Y[:, 0], Y[:, 1]) > 1e-12 * np.abs(Y).max()
+    return Y[keep], (None if w is None else w[keep])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(centred_points())
+def test_rooted_bisection_matches_chord_search(data):
+    Y, w = data
+    X_, Y_, theta = _polygon(Y, w)
+    if theta.size < 3:
+        return
+    ref, _ = exact._max_area_triangle_chords(X_, Y_, theta)
+    got, (a, b, c) = exact._max_area_triangle(X_, Y_, theta)
+    assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
+    assert 0 <= a < b < c < theta.size  # and the returned vertices realise it
+    twice = (X_[b] - X_[a]) * (Y_[c] - Y_[a]) - (Y_[b] - Y_[a]) * (X_[c] - X_[a])
+    assert twice == pytest.approx(got, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(4, 9), st.integers(0, 2**32 - 1), st.booleans())
+def test_cone_partition_matches_brute_force_with_weights(n, seed, integer):
+    rng = np.random.default_rng(seed)
+    A = (rng.integers(-3, 4, size=(n, 2)).astype(float) if integer
+         else rng.normal(size=(n, 2)))
+    w = rng.integers(1, 4, size=n).astype(float)
+    try:
+        p = core.prepare(A, sample_weight=w)
+    except ValueError:
+        return
+    if p.k != 3:
+        return
+    got = exact.cone_partition(A, sample_weight=w)
+    ref = exact.brute_force(A, sample_weight=w)
+    assert got.log_score == pytest.approx(ref.log_score, rel=1e-9, abs=1e-9)
+
+
+def test_cone_partition_large_is_near_linear():
+    """10⁵ distinct directions: the chord search would take minutes."""
+    rng = np.random.default_rng(0)
+    A = rng.dirichlet(np.ones(3), size=100_000)
+    res = exact.cone_partition(A)
+    assert res.info["n_rays"] == 100_000
+    assert core.is_local_maximum(A, res.labels)
