@@ -25,6 +25,8 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -116,13 +118,45 @@ def _path(*parts):
     return resources.files("dmi_lib").joinpath("data", *parts)
 
 
+#: The manifest of the shipped files: ``sha256sum`` output, paths relative to data/.
+_MANIFEST = "SHA256SUMS"
+
+
+def _manifest() -> dict:
+    """``{relative path: SHA-256 hex}`` of every shipped data file."""
+    out = {}
+    for line in _path(_MANIFEST).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            digest, rel = line.split(maxsplit=1)
+            out[rel.strip().lstrip("*")] = digest.lower()
+    return out
+
+
+def _read_bytes(*parts) -> bytes:
+    """The bytes of a shipped data file, checked against its SHA-256 in the manifest
+    (``dmi_lib/data/SHA256SUMS``): a changed, truncated or extended copy is refused
+    with the file's name instead of loading silently."""
+    rel = "/".join(parts)
+    data = _path(*parts).read_bytes()
+    expected = _manifest().get(rel)
+    if expected is None:
+        raise ValueError(f"data file {rel!r} is not listed in dmi_lib/data/{_MANIFEST}; "
+                         "the shipped data cannot be verified")
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise ValueError(
+            f"data file dmi_lib/data/{rel} is corrupt or modified: SHA-256 {actual} does "
+            f"not match the shipped {expected} ({len(data)} bytes read); reinstall "
+            "dmi_lib or restore the file")
+    return data
+
+
 def _read_text(*parts) -> str:
-    return _path(*parts).read_text(encoding="utf-8")
+    return _read_bytes(*parts).decode("utf-8")
 
 
 def _read_csv(*parts, **kw) -> pd.DataFrame:
-    with _path(*parts).open("rb") as fh:
-        return pd.read_csv(fh, **kw)
+    return pd.read_csv(io.BytesIO(_read_bytes(*parts)), **kw)
 
 
 def _citation(provenance: str) -> str:

@@ -131,10 +131,16 @@ def _prelec_table() -> dict:
 # --------------------------------------------------------------------------- #
 def test_shipped_files_are_the_staged_copies():
     shipped = {str(p.relative_to(DATA)) for p in DATA.rglob("*") if p.is_file()
-               and "__pycache__" not in p.parts} - {"README.md"}
+               and "__pycache__" not in p.parts} - {"README.md", "SHA256SUMS"}
     assert shipped == set(SHA256)
     for rel, digest in SHA256.items():
         assert hashlib.sha256((DATA / rel).read_bytes()).hexdigest() == digest, rel
+
+
+def test_library_manifest_agrees_with_the_staged_digests():
+    manifest = _cd._manifest()
+    for rel, digest in SHA256.items():
+        assert manifest[rel] == digest, rel
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="the staging folder is not on this machine")
@@ -370,3 +376,52 @@ def test_hosseini_all_treatments_plurality():
     tops = _reference_mv(d.answers)
     assert all(len(s) == 1 for s in tops.values())
     assert int((mv == d.gold.reindex(mv.index)).sum()) == 25
+
+
+# --------------------------------------------------------------------------- #
+# Shipped files are verified against their SHA-256 (dmi_lib/data/SHA256SUMS)
+# --------------------------------------------------------------------------- #
+import shutil  # noqa: E402
+
+from dmi_lib import crowd_data as _cd  # noqa: E402
+
+
+def test_manifest_lists_every_shipped_file():
+    root = _cd._path()
+    files = set()
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        for entry in d.iterdir():
+            if entry.is_dir():
+                stack.append(entry)
+            elif entry.name != _cd._MANIFEST and entry.name != "__pycache__":
+                files.add(str(entry)[len(str(root)) + 1:])
+    assert files == set(_cd._manifest())
+
+
+def _tampered_copy(tmp_path, monkeypatch, rel, change):
+    src = _cd._path()
+    dst = tmp_path / "data"
+    shutil.copytree(str(src), dst)
+    f = dst / rel
+    f.write_bytes(change(f.read_bytes()))
+    monkeypatch.setattr(_cd, "_path", lambda *parts: dst.joinpath(*parts))
+
+
+@pytest.mark.parametrize("change", [
+    lambda b: b.replace(b"1", b"2", 1),              # one answer changed
+    lambda b: b[: len(b) // 2],                      # truncated
+    lambda b: b + b.splitlines(keepends=True)[-1],   # a row duplicated
+])
+def test_corrupt_file_is_named(tmp_path, monkeypatch, change):
+    _tampered_copy(tmp_path, monkeypatch, "dog/answer.csv", change)
+    with pytest.raises(ValueError, match=r"dog/answer\.csv is corrupt or modified"):
+        load_dataset("dog")
+
+
+def test_corrupt_gold_is_named(tmp_path, monkeypatch):
+    _tampered_copy(tmp_path, monkeypatch, "dog/truth.csv",
+                   lambda b: b.replace(b",0", b",1", 1))
+    with pytest.raises(ValueError, match=r"dog/truth\.csv is corrupt"):
+        load_dataset("dog")
