@@ -9,10 +9,12 @@ into one pass over a block that stays in cache (measured in
 ``benchmarks/bench_kcofactors.py``).
 
 The kernel is generated and compiled per number of clusters ``k``
-(:mod:`dmi_lib._numba_kernels`) and used only for large problems
-(``kcofactors._COMPILED_MIN_ROWS`` rows), so small inputs -- the book, most tests
--- never pay the one-off compile (15-45 s per ``k`` on a 2-core machine, then
-cached on disk: ``__pycache__`` beside this file, or ``DMI_LIB_CACHE_DIR``).
+(:mod:`dmi_lib._numba_kernels`) and used only for problems of at least
+``kcofactors._COMPILED_MIN_ROWS`` rows -- by default never: measured end to end
+the numpy pass was faster at every size tried (see that constant); set
+``DMI_LIB_COMPILED_MIN_ROWS`` to opt in.  The one-off compile takes 15-45 s per
+``k`` on a 2-core machine, then is cached on disk (``__pycache__`` beside this
+file, or ``DMI_LIB_CACHE_DIR``).
 
 The pass is split into a fixed number of chunks (``_CHUNKS``) summed in chunk order,
 so its result does not depend on the number of threads.

@@ -17,6 +17,7 @@ __all__ = [
     "check_distribution",
     "check_random_state",
     "check_sample_weight",
+    "check_tol",
 ]
 
 
@@ -162,3 +163,12 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
         raise ValueError(f"{name} must have a positive sum (some row must count), got "
                          "all zeros")
     return arr
+
+
+def check_tol(tol, name: str = "tol") -> float:
+    """Return ``tol`` as a float: a real, finite, non-negative number (not a bool)."""
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
+        raise TypeError(f"{name} must be a non-negative real number, got {tol!r}")
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"{name} must be a finite non-negative number, got {tol!r}")
+    return float(tol)

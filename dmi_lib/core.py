@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_labels, check_matrix, check_sample_weight
+from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
 
 __all__ = [
     "DEFAULT_RANK_TOL",
@@ -193,6 +193,25 @@ def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Rows per block of the blocked QR (:func:`_tall_r`).
+_QR_BLOCK = 1 << 16
+
+
+def _tall_r(Z: np.ndarray, root_w=None) -> np.ndarray:
+    """The triangular factor ``R`` of ``diag(root_w) Z = QR`` (``n >> d``), by blocks
+    of rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same
+    singular values and right vectors as ``Z``'s, with O(block · d) extra memory
+    instead of LAPACK's copy of ``Z``."""
+    n, d = Z.shape
+    R = np.zeros((0, d))
+    for s0 in range(0, n, _QR_BLOCK):
+        block = Z[s0:s0 + _QR_BLOCK]
+        if root_w is not None:
+            block = block * root_w[s0:s0 + _QR_BLOCK, None]
+        R = np.linalg.qr(np.vstack([R, block]), mode="r")
+    return R
+
+
 def _pow2_scale(A: np.ndarray) -> float:
     """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
     exact (no rounding), so it changes no answer."""
@@ -228,28 +247,30 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2,
     tol = _rank_tol(rank_tol)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     s = _pow2_scale(A)
-    As = A / s
+    centred = A / s  # exact; centred in place below (one n × d copy in all)
     if w is None:
-        mean = As.mean(axis=0)
-        centred = As - mean
+        magnitude = float(np.sqrt(np.einsum("ij,ij->", centred, centred)))
+        mean = centred.mean(axis=0)
+        centred -= mean
         Z = centred
-        magnitude = float(np.sqrt(np.einsum("ij,ij->", As, As)))
         total = float(n)
     else:
         wn = w / w.max()  # the weights' own scale drops out of k and Y
         total = float(wn.sum())
-        mean = (wn @ As) / total
-        centred = As - mean
-        root = np.sqrt(wn)
-        Z = centred * root[:, None]
-        magnitude = float(np.sqrt(wn @ np.einsum("ij,ij->i", As, As)))
+        magnitude = float(np.sqrt(wn @ np.einsum("ij,ij->i", centred, centred)))
+        mean = (wn @ centred) / total
+        centred -= mean
+        Z = None  # √w-weighted rows, made block by block in _tall_r
     if n > 2 * d:
         # Tall data: the SVD of the small triangular factor R has the same singular
         # values and right vectors, at a fraction of the cost of a thin SVD of n rows.
-        _, sv, Vt = np.linalg.svd(np.linalg.qr(Z, mode="r"), full_matrices=False)
+        _, sv, Vt = np.linalg.svd(_tall_r(centred, None if w is None else np.sqrt(wn)),
+                                  full_matrices=False)
     else:
+        if Z is None:
+            Z = centred * np.sqrt(wn)[:, None]
         _, sv, Vt = np.linalg.svd(Z, full_matrices=False)
-    r = _count_rank(sv, tol, Z.shape, magnitude)
+    r = _count_rank(sv, tol, centred.shape, magnitude)
     k = r + 1
     if k < min_k:
         rows = n if w is None else int(np.count_nonzero(w))
@@ -420,7 +441,8 @@ def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
     array([[0, 1, 0]])
     """
     M = check_matrix(M, "M")
-    if ties not in ("first", "all"):
+    tol = check_tol(tol)
+    if not isinstance(ties, str) or ties not in ("first", "all"):
         raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
     if ties == "all":
         if current is not None:
@@ -466,6 +488,7 @@ def same_partition(labels_a, labels_b) -> bool:
 def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:
     """Whether the clustering ``labels`` belongs to the set ``idxmax(M)``."""
     M = check_matrix(M, "M")
+    tol = check_tol(tol)
     labels = check_labels(labels, M.shape[0], M.shape[1])
     rows = np.arange(M.shape[0])
     return bool(np.all(M[rows, labels] >= M.max(axis=1) - tol))
@@ -500,6 +523,7 @@ def is_linearly_partitioned(A, labels, *, tol: float = 1e-9,
     >>> is_linearly_partitioned([[0.], [1.], [5.]], [0, 1, 1])
     False
     """
+    tol = check_tol(tol)
     problem = prepare(A, rank_tol)
     labels = check_labels(labels, problem.n, problem.k)
     G, _ = _G(problem, labels)
@@ -522,6 +546,7 @@ def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = No
 def is_local_maximum(A, labels, *, tol: float = 1e-9,
                      rank_tol: float | None = None) -> bool:
     """No single-row move increases ``|det(CᵀÃ)|`` (by more than a factor ``1+tol``)."""
+    tol = check_tol(tol)
     problem = prepare(A, rank_tol)
     labels = check_labels(labels, problem.n, problem.k)
     _, D = _G(problem, labels)

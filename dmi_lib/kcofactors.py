@@ -86,10 +86,31 @@ _BLOCK_UNLIMITED_BLAS = 1 << 18
 #: Problems with fewer rows run in one thread, in the caller's BLAS setting.
 _PARALLEL_MIN_ROWS = 1 << 16
 
+def _compiled_min_rows() -> float:
+    """``DMI_LIB_COMPILED_MIN_ROWS`` (an integer) or ``inf``: see below."""
+    raw = os.environ.get("DMI_LIB_COMPILED_MIN_ROWS", "").strip()
+    if not raw:
+        return math.inf
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, "
+                         f"got {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be >= 0, got {value}")
+    return value
+
+
 #: Full passes over at least this many rows use the compiled kernel
-#: (:mod:`dmi_lib._compiled`) when numba is installed; below, the numpy pass is as
-#: fast and nothing needs compiling.
-_COMPILED_MIN_ROWS = 1 << 16
+#: (:mod:`dmi_lib._compiled`) when numba is installed.  Off by default (``inf``):
+#: measured end to end (``dmi_cluster(method="k-cofactors", n_init=1)``, warm, on
+#: the shared 2-core development machine) the numpy pass won at every size tried
+#: -- n = 10⁵, k = 5: 0.45 s vs 2.5 s (6.5 s with the compile); n = 10⁶, k = 3:
+#: 1.8 s vs 2.9 s; k = 5: 4.2 s vs 7.1 s -- and used less memory (its margin
+#: bounds skip certified rows; the compiled pass makes full passes on threads).
+#: Set the environment variable ``DMI_LIB_COMPILED_MIN_ROWS`` (rows) to opt in
+#: where the compiled pass measures faster (``benchmarks/bench_kcofactors.py``).
+_COMPILED_MIN_ROWS = _compiled_min_rows()
 
 #: Worker threads for the row blocks of a large problem (None: one per CPU).  One by
 #: default: measured on an idle 2-core machine (numpy 2.4, OpenBLAS 0.3.31), a

@@ -126,6 +126,22 @@ def _codes(values, *, sort: bool = True):
         return pd.factorize(values, sort=False)
 
 
+#: Largest answer matrix (tasks × options) built densely: two such matrices
+#: (counts and shares) take 16 bytes per cell, 1 GiB at this size.
+MAX_DENSE_CELLS = 2 ** 26
+
+
+def _check_dense(n_tasks: int, n_options: int) -> None:
+    cells = n_tasks * n_options
+    if cells > MAX_DENSE_CELLS:
+        raise ValueError(
+            f"answers has {n_tasks} tasks and {n_options} distinct labels: the answer "
+            f"matrix would have {cells} cells (about {16 * cells / 2 ** 30:.1f} GiB), "
+            f"more than MAX_DENSE_CELLS = {MAX_DENSE_CELLS}.  Is 'label' a free-text or "
+            "id column?  Pass options=[...] with the real label set, or use a "
+            "per-task method ('sp-single', 'spectral')")
+
+
 def _int_codes(values):
     """``(codes, size)`` with ``codes`` equal iff ``values`` are: integer values are
     offset by their minimum when the range is small (no hashing pass), anything
@@ -236,8 +252,13 @@ def _build(answers, options, duplicates):
         if dup.any():  # "first"
             answers = answers.loc[~dup]
             task_codes = task_codes[~dup]
+    n = len(tasks)
+    if options is None:
+        n_labels = int(answers["label"].nunique())
+        _check_dense(n, n_labels)
     label_codes, opts = _check_options(options, answers["label"].to_numpy())
     n, C = len(tasks), len(opts)
+    _check_dense(n, C)
     counts = np.bincount(task_codes.astype(np.int64) * C + label_codes,
                          minlength=n * C).reshape(n, C)
     A = counts / counts.sum(axis=1, keepdims=True)
@@ -389,7 +410,8 @@ def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
 # --------------------------------------------------------------------------- #
 def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
     """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
-    unknown.  Gold tasks with no answers are ignored."""
+    unknown.  Tasks are matched by value; a gold task with no answers (often a type
+    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
     if isinstance(gold, dict):
         gold = pd.Series(gold)
     if not isinstance(gold, pd.Series):
@@ -405,8 +427,18 @@ def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
         raise ValueError(f"gold label(s) {bad} are not among options {list(am.options)}")
     out = np.full(len(am.tasks), -1, dtype=np.intp)
     pos = am.tasks.get_indexer(g.index)
-    known = pos >= 0
-    out[pos[known]] = idx[known]
+    unknown = pos < 0
+    if unknown.any():
+        bad = [_py(t) for t in g.index[unknown][:5]]
+        gold_types = sorted({type(_py(t)).__name__ for t in g.index})
+        task_types = sorted({type(_py(t)).__name__ for t in am.tasks[:1000]})
+        hint = (f"; gold's task ids are {'/'.join(gold_types)} but the answers' task "
+                f"ids are {'/'.join(task_types)}: convert one to the other"
+                if set(gold_types).isdisjoint(task_types) else "")
+        raise ValueError(
+            f"gold names {int(unknown.sum())} task(s) that have no answers, e.g. "
+            f"{bad}{hint}")
+    out[pos] = idx
     return out
 
 
@@ -426,7 +458,8 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
     if unknown:
         raise TypeError(f"aggregate(method={method!r}) got unexpected keyword "
                         f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}")
-    if not isinstance(smoothing, numbers.Real) or not 0.0 <= smoothing <= 1.0:
+    if isinstance(smoothing, (bool, np.bool_)) or not isinstance(smoothing, numbers.Real) \
+            or not 0.0 <= smoothing <= 1.0:
         raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
     if method in _SINGLE_TASK and isinstance(answers, pd.DataFrame) \
             and "prediction" not in answers.columns:
@@ -541,8 +574,9 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
         Known labels (index: task).  Used only by ``"dmi"``, ``"dmi-practical"``
         and ``"dmi-validated"``: to name the clusters, as fixed points of the
         refinement (``"dmi-practical"``) and to check both candidates
-        (``"dmi-validated"``); the other methods ignore it.  Gold tasks with no
-        answers are ignored.
+        (``"dmi-validated"``); the other methods ignore it.  Tasks are matched by
+        value: a gold task with no answers (e.g. ``"7"`` where the answers say
+        ``7``) raises ``ValueError``.
         Accuracy measured on the same gold that named the clusters is optimistic
         (the naming is fitted to it): hold some gold out.
     options : sequence, optional

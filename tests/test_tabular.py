@@ -140,11 +140,36 @@ def test_answer_matrix_errors():
         answer_matrix(good, options=[])
 
 
-def test_gold_only_tasks_are_absent():
+def test_gold_for_unknown_tasks_is_refused():
     df = _table(["a", "a", "b", "b"], [1, 2, 1, 2], [0, 0, 1, 1])
     gold = pd.Series({"a": 0, "b": 1, "zzz": 1})
-    out = aggregate(df, "dmi", gold=gold)
-    assert out.index.tolist() == ["a", "b"] and out.tolist() == [0, 1]
+    with pytest.raises(ValueError, match=r"gold names 1 task\(s\) that have no answers, "
+                                         r"e.g. \['zzz'\]"):
+        aggregate(df, "dmi", gold=gold)
+    assert aggregate(df, "dmi", gold=gold.drop("zzz")).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("method", ["dmi", "dmi-practical", "dmi-validated"])
+def test_gold_task_ids_of_another_type_are_refused(method):
+    """'1' is not 1: such gold used to be dropped silently (clusters misnamed)."""
+    df = _table([1, 1, 2, 2, 3, 3], [1, 2, 1, 2, 1, 2], [0, 0, 1, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"gold's task ids are str but the answers' "
+                                         r"task ids are int"):
+        aggregate(df, method, gold=pd.Series({"1": 1, "2": 0}))
+    with pytest.raises(ValueError, match=r"task ids are int but the answers' task ids "
+                                         r"are str"):
+        aggregate(df.assign(task=df["task"].astype(str)), method,
+                  gold=pd.Series({1: 1, 2: 0}))
+
+
+def test_label_space_too_large_for_a_dense_matrix_is_refused(monkeypatch):
+    from dmi_lib import tabular
+
+    monkeypatch.setattr(tabular, "MAX_DENSE_CELLS", 100)
+    df = _table(list(range(20)), [1] * 20, [f"free text {i}" for i in range(20)])
+    with pytest.raises(ValueError, match=r"20 tasks and 20 distinct labels: the answer "
+                                         r"matrix would have 400 cells"):
+        aggregate(df, "plurality")
 
 
 # --------------------------------------------------------------------------- #
