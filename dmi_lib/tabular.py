@@ -240,7 +240,14 @@ def _build(answers, options, duplicates):
         # One int64 key per (task, worker) pair; hashing it is far faster than
         # DataFrame.duplicated on two object columns.
         key = task_codes.astype(np.int64) * max(n_workers, 1) + worker_codes
-        dup = pd.Series(key).duplicated().to_numpy()
+        # Any duplicate at all?  A stable sort (timsort) is near-linear on the usual
+        # task-grouped tables and far faster than hashing every pair; the hash runs
+        # only when there is a duplicate to locate.
+        srt = np.sort(key, kind="stable")
+        if np.any(srt[1:] == srt[:-1]):
+            dup = pd.Series(key).duplicated().to_numpy()
+        else:
+            dup = np.zeros(key.size, dtype=bool)
         if dup.any() and duplicates == "error":
             i = int(np.argmax(dup))
             t, w = answers["task"].iloc[i], answers["worker"].iloc[i]
