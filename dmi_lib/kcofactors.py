@@ -915,20 +915,26 @@ def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
                 name, labels = "random", eng.random_init(rng)
             info = eng.run(labels, max_iter)
             info["init"] = name
+            # Keep the labels of the best restart only (n_init label arrays of n
+            # rows would dominate the memory); the first of equal scores wins.
+            st = info.pop("state")
+            info["logabs"] = st.logabs
+            if r == 0 or st.logabs > win_state.logabs:
+                best, win_state = r, st
             runs.append(info)
-    best = max(range(n_init), key=lambda r: (runs[r]["state"].logabs, -r))
+            del st, labels
     win = runs[best]
-    res = _result(problem, win["state"].labels, "k-cofactors", False,
+    res = _result(problem, win_state.labels, "k-cofactors", False,
                   n_iter=win["batch_iterations"] + win["single_move_passes"],
                   converged=win["converged"], cycled=win["cycled"])
     # Log-scores of all restarts in the paper's Ã (X differs by a constant factor).
-    offset = res.log_score - win["state"].logabs
+    offset = res.log_score - win_state.logabs
     keys = ("init", "batch_iterations", "single_moves", "single_move_passes",
             "repaired", "repair_moves", "singular_step", "cycled", "cycle_length",
             "batch_converged", "converged")
     res.info = {**{key: win[key] for key in keys},
                 "best_restart": best,
-                "restart_log_scores": [float(run["state"].logabs + offset)
+                "restart_log_scores": [float(run["logabs"] + offset)
                                        for run in runs],
                 "restarts": [{key: run[key] for key in keys} for run in runs]}
     return res
