@@ -312,14 +312,21 @@ def _chain_caps(X3, Y3, ex, ey, i, j):
     return (np.stack([pi_x, pj_x, qx], axis=1), np.stack([pi_y, pj_y, qy], axis=1), ok)
 
 
-def _bound(X3, Y3, ex, ey, ranges):
+def _bound(X3, Y3, ex, ey, ranges, pieces: int = 1):
     """Upper bound on twice the area of ``(P_a, P_b, P_c)`` over ``a, b, c`` in the
     three chains ``ranges = ((a0, a1), (b0, b1), (c0, c1))`` (arrays, one entry
-    per run).  The signed area is affine in each vertex, so its maximum over
-    three triangles that contain the chains is at a choice of their corners
-    (27 choices).  ``inf`` where a chain cannot be capped."""
-    caps = [_chain_caps(X3, Y3, ex, ey, lo, hi) for lo, hi in ranges]
-    (ax, ay, oka), (bx, by, okb), (cx, cy, okc) = caps
+    per run).  Each chain is cut into ``pieces`` consecutive sub-chains, each
+    contained in a triangle (:func:`_chain_caps`); the chain lies in their union.
+    The signed area is affine in each vertex, so its maximum over the unions is
+    at a choice of their corners.  ``inf`` where a sub-chain cannot be capped."""
+    corners = []
+    for lo, hi in ranges:
+        cuts = [lo + ((hi - lo) * j) // pieces for j in range(pieces + 1)]
+        xs, ys, oks = zip(*(_chain_caps(X3, Y3, ex, ey, cuts[j], cuts[j + 1])
+                            for j in range(pieces)))
+        corners.append((np.concatenate(xs, axis=1), np.concatenate(ys, axis=1),
+                        np.logical_and.reduce(oks)))
+    (ax, ay, oka), (bx, by, okb), (cx, cy, okc) = corners
     ux = bx[:, None, :, None] - ax[:, :, None, None]
     uy = by[:, None, :, None] - ay[:, :, None, None]
     vx = cx[:, None, None, :] - ax[:, :, None, None]
@@ -377,9 +384,12 @@ def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     while lo.size:
         keep = hi - lo > 1
         lo, hi = lo[keep], hi[keep]
-        if lo.size and levels > 0:
+        if lo.size:
+            # Finer caps while the runs are few and long (a few thousand corner
+            # triples per run), plain caps once they are many and short.
+            pieces = 8 if lo.size <= 64 else 1
             bound = _bound(X3, Y3, ex, ey, ((lo + 1, hi - 1), (B[lo], B[hi]),
-                                            (Cc[lo], Cc[hi])))
+                                            (Cc[lo], Cc[hi])), pieces)
             keep = bound >= best_area * (1.0 - _BOUND_RTOL)
             lo, hi = lo[keep], hi[keep]
         if not lo.size:

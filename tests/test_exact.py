@@ -502,3 +502,19 @@ def test_cone_partition_large_is_near_linear():
     res = exact.cone_partition(A)
     assert res.info["n_rays"] == 100_000
     assert core.is_local_maximum(A, res.labels)
+
+
+@pytest.mark.parametrize("kind", ["normal", "dirichlet", "integer"])
+def test_rooted_bisection_matches_chord_search_medium(kind):
+    """Thousands of vertices: the bisection's later levels (many runs, plain caps)."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    Y = {"normal": lambda: rng.normal(size=(n, 2)),
+         "dirichlet": lambda: rng.dirichlet(np.ones(3), size=n)[:, :2],
+         "integer": lambda: rng.integers(-40, 41, size=(n, 2)).astype(float)}[kind]()
+    Y = Y - Y.mean(axis=0)
+    Y = Y[np.hypot(Y[:, 0], Y[:, 1]) > 0]
+    X_, Y_, theta = _polygon(Y)
+    ref, _ = exact._max_area_triangle_chords(X_, Y_, theta)
+    got, _ = exact._max_area_triangle(X_, Y_, theta)
+    assert got == pytest.approx(ref, rel=1e-10)
