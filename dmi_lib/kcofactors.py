@@ -103,11 +103,14 @@ def _compiled_min_rows() -> float:
 
 #: Full passes over at least this many rows use the compiled kernel
 #: (:mod:`dmi_lib._compiled`) when numba is installed.  Off by default (``inf``):
-#: measured end to end (``dmi_cluster(method="k-cofactors", n_init=1)``, warm, on
-#: the shared 2-core development machine) the numpy pass won at every size tried
-#: -- n = 10⁵, k = 5: 0.45 s vs 2.5 s (6.5 s with the compile); n = 10⁶, k = 3:
-#: 1.8 s vs 2.9 s; k = 5: 4.2 s vs 7.1 s -- and used less memory (its margin
-#: bounds skip certified rows; the compiled pass makes full passes on threads).
+#: measured end to end (``dmi_cluster(method="k-cofactors", n_init=1)``, numpy vs
+#: compiled, first call in a process with the kernels already cached on disk /
+#: second call, idle 2-core machine): n = 10⁵, k = 5: 0.32 / 0.12 s vs 1.9 / 1.0
+#: s; n = 10⁶, k = 5: 1.2 / 0.86 s vs 3.0 / 1.2 s; n = 10⁶, k = 3: 0.57 / 0.53 s
+#: vs 2.0 / 0.32 s.  The compiled pass won only warm at k = 3, lost every first
+#: call (numba's import and cache load; 15-45 s when it compiles) and used 1.7-5x
+#: the memory (the numpy pass's margin bounds skip certified rows; the compiled
+#: pass makes full passes on threads).
 #: Set the environment variable ``DMI_LIB_COMPILED_MIN_ROWS`` (rows) to opt in
 #: where the compiled pass measures faster (``benchmarks/bench_kcofactors.py``).
 _COMPILED_MIN_ROWS = _compiled_min_rows()
