@@ -44,9 +44,16 @@ from ._base import (
 )
 
 __all__ = [
+    "AnswersStudy",
     "CrowdScenario",
     "OPTIONS",
+    "answers_per_task_study",
     "crowd_scenario",
+    "draw_accuracy_bars",
+    "plot_answers_per_task",
+    "plot_bias_sweep",
+    "plot_sp_low_effort",
+    "singular_bias",
     "plot_aggregators",
     "plot_example_states",
     "plot_intro_feedback",
@@ -727,4 +734,268 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
         ax.tick_params(labelsize=7)
     if title:
         fig.suptitle(title, fontsize=11)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Chapter 1: low effort and the surprisingly popular answer
+# --------------------------------------------------------------------------- #
+def plot_sp_low_effort(cases, *, option: int = 0, options=OPTIONS, lams=None, axes=None):
+    """Surprisingly popular ratios as a share ``λ`` of the crowd always answers ``option``.
+
+    Each case is a question's honest shares ``a`` and the honest prior ``ā``.  With a
+    share ``λ`` answering ``option`` whatever they see, both move to
+    ``(1 − λ)·x + λ·e_option``: the ratio ``a_c / ā_c`` of every other option stays put,
+    and the ratio of ``option`` slides monotonically towards 1.  One panel per case
+    (at most two) plots the three ratios against ``λ``; the thick segments mark the
+    surprisingly popular answer (the largest ratio), so a change of answer shows as a
+    change of colour.
+
+    Parameters
+    ----------
+    cases : sequence of (title, a, a_bar)
+        Up to two questions; ``a`` and ``a_bar`` are probability vectors over
+        ``options``.
+    option : int
+        The option the low-effort share always answers (default 0, "good").
+    options : sequence of str
+    lams : array_like, optional
+        Shares to plot (default 0 to 0.95).
+    axes : matplotlib Axes (one per case), optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    cases = list(cases)
+    if not 1 <= len(cases) <= 2:
+        raise ValueError(f"cases must hold one or two questions, got {len(cases)}")
+    lams = np.linspace(0.0, 0.95, 191) if lams is None else np.asarray(lams, float)
+    fig, axs = _axes_row(axes, len(cases), (3.5 * len(cases), 3.4))
+    for ax, (title, a, a_bar) in zip(axs, cases):
+        a = check_distribution(a, "a", ndim=1)
+        a_bar = check_distribution(a_bar, "a_bar", ndim=1)
+        if a.shape != a_bar.shape or a.size != len(options):
+            raise ValueError(f"a ({a.size}), a_bar ({a_bar.size}) and options "
+                             f"({len(options)}) must have the same length")
+        e = np.eye(a.size)[option]
+        ratios = np.array([((1 - t) * a + t * e) / ((1 - t) * a_bar + t * e)
+                           for t in lams])
+        winner = ratios.argmax(axis=1)
+        for c in range(a.size):
+            color = CLUSTER_COLORS[c % len(CLUSTER_COLORS)]
+            ax.plot(lams, ratios[:, c], color=color, lw=1, label=str(options[c]))
+            ax.plot(lams, np.where(winner == c, ratios[:, c], np.nan), color=color, lw=4,
+                    solid_capstyle="butt")
+        switch = np.flatnonzero(np.diff(winner))
+        for j in switch:
+            ax.axvline(lams[j + 1], color="0.4", ls=":", lw=1)
+            ax.annotate(f"λ ≈ {lams[j + 1]:.2f}", (lams[j + 1], ax.get_ylim()[1]),
+                        xytext=(3, -12), textcoords="offset points", fontsize=9)
+        ax.axhline(1, color="0.6", lw=0.6)
+        ax.set_xlabel(f"share λ always answering “{options[option]}”")
+        ax.set_title(title, fontsize=10)
+        ax.spines[["top", "right"]].set_visible(False)
+    axs[0].set_ylabel("ratio  a_c / ā_c")
+    axs[0].legend(loc="best", frameon=False, fontsize=9,
+                  title="thick: SP's answer", title_fontsize=9)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Chapter 2: sweeping the "good"-bias, and the number of answers per task
+# --------------------------------------------------------------------------- #
+_METHOD_COLORS = {"plurality": "0.55", "surprisingly popular": CLUSTER_COLORS[1],
+                  "DMI-clustering": CLUSTER_COLORS[0]}
+
+
+def singular_bias(lazy_strategy=None) -> np.ndarray:
+    """The "good"-biases ``β ∈ [0, 1]`` at which ``(1 − β) I + β L`` is singular.
+
+    ``det((1 − β) I + β L) = ∏_j (1 − β + β μ_j)`` over the eigenvalues ``μ_j`` of
+    ``L``, so the strategy is singular at ``β = 1 / (1 − μ_j)`` for every real
+    eigenvalue ``μ_j ≤ 0``.  With a low-effort share ``λ`` on top (the crowd of
+    :func:`crowd_scenario`), ``det S̄ = (1 − λ)^{C−1} det((1 − β) I + β L)`` because
+    ``L`` and ``I`` are row-stochastic, so the singular ``β`` do not depend on ``λ``.
+    For Example 1.2's ``L`` (the default) the eigenvalues are ``1, ±√0.006`` and the
+    only singular bias is ``β* = 1 / (1 + √0.006) ≈ 0.9281`` (chapter 2).
+
+    Parameters
+    ----------
+    lazy_strategy : array_like (C, C), optional
+        ``L``; default Example 1.2's strategy.
+
+    Returns
+    -------
+    ndarray
+        The singular biases in ``[0, 1]``, sorted (empty when there is none).
+    """
+    from ..datasets import load_paper_data
+
+    L = load_paper_data("example2").S if lazy_strategy is None else \
+        check_distribution(check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy",
+                           axis=1)
+    mu = np.linalg.eigvals(L)
+    real = mu[np.abs(mu.imag) < 1e-12].real
+    return np.sort(1.0 / (1.0 - real[real <= 0]))
+
+
+def draw_accuracy_bars(ax, scenario: CrowdScenario):
+    """One frame of the chapter-2 sweep: each method's share of correct answers.
+
+    Draws on a cleared ``ax`` three bars (plurality, surprisingly popular,
+    DMI-clustering with 3 gold tasks) for one :class:`CrowdScenario`; the title gives
+    ``λ``, ``β`` and ``|det S̄|``.  Used by the frame player of chapter 2.
+    """
+    acc = scenario.accuracy
+    ax.bar(range(3), [100 * v for v in acc.values()],
+           color=[_METHOD_COLORS[k] for k in acc])
+    for i, v in enumerate(acc.values()):
+        ax.text(i, 100 * v + 2, f"{100 * v:.0f}%", ha="center", fontsize=10)
+    ax.set_xticks(range(3), ["plurality", "surprisingly\npopular", "DMI-clustering\n+ 3 gold"])
+    ax.set_ylim(0, 112)
+    ax.axhline(100 / 3, color="k", ls=":", lw=0.8)
+    ax.set_ylabel("tasks answered correctly (%)")
+    ax.set_title(f"λ = {scenario.low_effort:.2f}, β = {scenario.good_bias:.3f}, "
+                 f"|det S̄| = {abs(np.linalg.det(scenario.strategy)):.1e}", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def plot_bias_sweep(betas, accuracy, *, beta_star=None, low_effort=None, ax=None):
+    """Accuracy of the three aggregators against the "good"-bias ``β``.
+
+    Parameters
+    ----------
+    betas : array_like, shape (m,)
+    accuracy : dict
+        Method name → shares of tasks answered correctly, shape (m,) (the
+        ``accuracy`` of :func:`crowd_scenario` along the sweep).
+    beta_star : float, optional
+        The singular bias (:func:`singular_bias`), drawn as a vertical line.
+    low_effort : float, optional
+        For the title.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    betas = np.asarray(betas, dtype=float)
+    fig, ax = new_axes(ax, figsize=(6.4, 3.6))
+    dmi = np.asarray(accuracy["DMI-clustering"])
+    sp = np.asarray(accuracy["surprisingly popular"])
+    below = dmi < sp
+    for j in np.flatnonzero(below):  # shade where DMI-clustering is below SP
+        lo = (betas[j - 1] + betas[j]) / 2 if j > 0 else betas[j]
+        hi = (betas[j] + betas[j + 1]) / 2 if j + 1 < betas.size else betas[j]
+        ax.axvspan(lo, hi, color="#D62728", alpha=0.15, lw=0)
+    for name, acc in accuracy.items():
+        ax.plot(betas, 100 * np.asarray(acc), marker="o", ms=3, lw=1.4,
+                color=_METHOD_COLORS.get(name, "k"),
+                label=name + (" + 3 gold" if name == "DMI-clustering" else ""))
+    if beta_star is not None:
+        ax.axvline(beta_star, color="k", ls="--", lw=1)
+        ax.annotate(f"det S̄ = 0\nβ* ≈ {beta_star:.3f}", (beta_star, 50), xytext=(-8, 0),
+                    textcoords="offset points", ha="right", fontsize=9)
+    ax.set_xlabel("“good”-bias β")
+    ax.set_ylabel("tasks answered correctly (%)")
+    ax.set_ylim(0, 105)
+    if low_effort is not None:
+        ax.set_title(f"low-effort share λ = {low_effort:.2f}; shaded: "
+                     "DMI-clustering below SP", fontsize=10)
+    ax.legend(loc="lower left", frameon=False, fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+@dataclass
+class AnswersStudy:
+    """How often the aggregators get a crowd right, by answers per task.
+
+    Attributes
+    ----------
+    answers_per_task : ndarray of int, shape (m,)
+        The requested answers per task (:func:`crowd_scenario`'s ``answers_per_task``).
+    accuracy : dict
+        Method → array (m, seeds): share of tasks answered correctly in each run.
+    low_effort, good_bias : float
+    n_per_state : int
+    """
+
+    answers_per_task: np.ndarray
+    accuracy: dict
+    low_effort: float
+    good_bias: float
+    n_per_state: int
+
+    def all_correct(self, method: str) -> np.ndarray:
+        """Share of runs, per answers-per-task value, in which every task is right."""
+        return np.mean(self.accuracy[method] == 1.0, axis=1)
+
+    def mean_accuracy(self, method: str) -> np.ndarray:
+        """Mean share of tasks answered correctly, per answers-per-task value."""
+        return self.accuracy[method].mean(axis=1)
+
+
+def answers_per_task_study(answers_per_task, *, seeds=range(30), low_effort: float = 0.0,
+                           good_bias: float = 1.0, n_per_state: int = 10,
+                           tasks_per_agent: int = 9) -> AnswersStudy:
+    """Repeat :func:`crowd_scenario` over crowd sizes and seeds.
+
+    At the defaults (``low_effort = 0``, ``good_bias = 1``) every agent reports
+    through Example 1.2's strategy, so the expected feedback of each task is a row of
+    Example 1.1.  For each value of ``answers_per_task`` and each seed, one crowd is
+    simulated and answered by plurality, surprisingly popular and DMI-clustering with
+    one gold task per state (chapter 2).
+
+    Returns
+    -------
+    AnswersStudy
+    """
+    ns = np.asarray(answers_per_task, dtype=int)
+    seeds = list(seeds)
+    if ns.ndim != 1 or ns.size == 0 or (ns < 1).any():
+        raise ValueError(f"answers_per_task must be positive integers, got {ns!r}")
+    if not seeds:
+        raise ValueError("seeds must not be empty")
+    acc = {m: np.empty((ns.size, len(seeds))) for m in _METHOD_COLORS}
+    for i, n in enumerate(ns):
+        for j, seed in enumerate(seeds):
+            sc = crowd_scenario(low_effort, good_bias, n_per_state=n_per_state,
+                                answers_per_task=int(n), tasks_per_agent=tasks_per_agent,
+                                random_state=seed)
+            for m in acc:
+                acc[m][i, j] = sc.accuracy[m]
+    return AnswersStudy(ns, acc, float(low_effort), float(good_bias), int(n_per_state))
+
+
+def plot_answers_per_task(study: AnswersStudy, *, mark=None, axes=None):
+    """Two panels against the number of answers per task (log scale).
+
+    Left: mean share of tasks answered correctly by each method.  Right: share of
+    runs in which the method answers *every* task correctly.  ``mark`` draws a
+    vertical line (e.g. at 200 answers per task).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.3))
+    n = study.answers_per_task
+    for m in ("DMI-clustering", "surprisingly popular"):
+        label = m + (" + 3 gold" if m == "DMI-clustering" else "")
+        ax0.plot(n, 100 * study.mean_accuracy(m), marker="o", ms=3,
+                 color=_METHOD_COLORS[m], label=label)
+        ax1.plot(n, 100 * study.all_correct(m), marker="o", ms=3, color=_METHOD_COLORS[m])
+    for ax, ylabel in ((ax0, "mean tasks correct (%)"),
+                       (ax1, "runs with every task right (%)")):
+        ax.set_xscale("log")
+        ax.set_xlabel("answers per task")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, 105)
+        if mark is not None:
+            ax.axvline(mark, color="k", ls=":", lw=1)
+        ax.spines[["top", "right"]].set_visible(False)
+    ax0.legend(loc="lower right", frameon=False, fontsize=9)
     return fig
