@@ -89,6 +89,20 @@ def _axes_row(axes, n: int, figsize, width_ratios=None):
     return axs[0].figure, axs
 
 
+def _axes_grid(axes, n: int, mosaic, figsize, **kw):
+    """``(fig, list of n axes)``: the given axes, or a new figure laid out by ``mosaic``
+    (a grid that keeps a figure within the book's column; panels named "0", "1", …,
+    and an optional "legend" cell returned last)."""
+    if axes is not None:
+        return _axes_row(axes, n, None)
+    fig, named = plt.subplot_mosaic(mosaic, figsize=figsize, layout="constrained", **kw)
+    axs = [named[str(i)] for i in range(n)]
+    if "legend" in named:
+        named["legend"].set_axis_off()
+        axs.append(named["legend"])
+    return fig, axs
+
+
 def _zoom(ax, xy, margin: float = 0.25, min_span: float = 0.08):
     """Set equal-aspect limits around the 2-D points ``xy`` (with a relative margin)."""
     lo, hi = xy.min(axis=0), xy.max(axis=0)
@@ -232,7 +246,7 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
         raise ValueError("plot_example_states draws 3-option distributions, got "
                          f"states {states.shape} and prior {prior.shape}")
     names = list(state_names) if state_names is not None else list(options)
-    fig, (ax0, ax1) = _axes_row(axes, 2, (9, 4.2))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.6))
     sp = surprisingly_popular(states, prior=prior)
     xy = simplex_xy(states)
     pxy = simplex_xy(prior[None])[0]
@@ -300,7 +314,7 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
     S = check_distribution(check_matrix(S, "S"), "S", axis=1)
     if S.shape != (3, 3):
         raise ValueError(f"plot_strategy_effect draws 3-option strategies, got {S.shape}")
-    fig, (ax0, ax1) = _axes_row(axes, 2, (9, 4))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.5))
     im = ax0.imshow(S, vmin=0, vmax=1, cmap="Blues")
     for i in range(3):
         for j in range(3):
@@ -327,7 +341,7 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
         ax1.scatter(*src.T, s=25, color="0.3", zorder=3)
         ax1.scatter(*dst.T, s=25, color=CLUSTER_COLORS[1], edgecolors="k",
                     linewidths=0.5, zorder=3)
-    ax1.set_title("a ↦ aS maps the simplex onto the shaded triangle", fontsize=10)
+    ax1.set_title("a ↦ aS: the simplex → the shaded triangle", fontsize=10)
     det = float(np.linalg.det(S))
     fig.suptitle(title if title is not None else
                  f"|det S| = {abs(det):.3g} = area(image) / area(simplex)", fontsize=11)
@@ -478,7 +492,12 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
 
     sc = scenario if scenario is not None else crowd_scenario(
         low_effort, good_bias, random_state=random_state, **kwargs)
-    fig, axs = _axes_row(axes, 3, (10, 4.3))
+    if axes is None:
+        fig, axs = _axes_grid(None, 3, [["0", "1"], ["2", "legend"]], (7, 6.6))
+        legend_ax = axs.pop()
+    else:
+        fig, axs = _axes_row(axes, 3, None)
+        legend_ax = None
     xy = simplex_xy(sc.A)
     mean = sc.A.mean(axis=0)
     for ax, (method, ans) in zip(axs, sc.answers.items()):
@@ -510,11 +529,16 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
                        label=f"truth: {options[s]}") for s in range(3)]
     handles.append(Line2D([], [], ls="", marker="o", mfc="none", mec=_WRONG, ms=10,
                           label="wrong answer"))
-    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9,
-               frameon=False)
-    fig.suptitle(f"low-effort share λ = {sc.low_effort:.2f}, “good”-bias β = "
-                 f"{sc.good_bias:.2f}, |det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}"
-                 f"  (zoom of the answer simplex)", fontsize=11)
+    info = (f"low-effort share λ = {sc.low_effort:.2f}\n“good”-bias β = "
+            f"{sc.good_bias:.2f}\n|det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}\n"
+            "(zooms of the answer simplex)")
+    if legend_ax is not None:
+        legend_ax.legend(handles=handles, loc="center", fontsize=10, frameon=False,
+                         title=info, title_fontsize=10)
+    else:
+        fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9,
+                   frameon=False)
+        fig.suptitle(info.replace("\n", ", "), fontsize=11)
     return fig
 
 
@@ -561,7 +585,8 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     if not 0 <= example < A.shape[0]:
         raise ValueError(f"example must be a task index in 0..{A.shape[0] - 1}, "
                          f"got {example}")
-    fig, (ax0, ax1, ax2) = _axes_row(axes, 3, (10.5, 3.9), width_ratios=(0.7, 1, 1))
+    fig, (ax0, ax1, ax2) = _axes_grid(axes, 3, [["0", "1"], ["2", "2"]], (7, 7.2),
+                                      height_ratios=(1, 1.25))
     a = A[example]
     ax0.bar(range(3), 100 * a, color="0.5")
     for i, v in enumerate(a):
@@ -570,7 +595,7 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     ax0.set_ylim(0, 100)
     ax0.set_ylabel("share of the task's answers (%)")
     ax0.spines[["top", "right"]].set_visible(False)
-    ax0.set_title(f"(a) feedback collected on task {example}", fontsize=10)
+    ax0.set_title(f"(a) answers to task {example}", fontsize=10)
 
     xy = simplex_xy(A)
     draw_simplex(ax1, options)
@@ -579,12 +604,12 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
         sxy = simplex_xy(check_distribution(check_matrix(states, "states"), "states",
                                             axis=1))
         ax1.scatter(*sxy.T, marker="*", s=160, color="k", zorder=4, label="true states")
-        ax1.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5,
+        ax1.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=9,
                    frameon=False, borderaxespad=0)
     ax1.scatter(*xy[example], s=120, facecolors="none", edgecolors="k", lw=1.5, zorder=4)
     ax1.annotate(f"task {example}", xy[example], xytext=(10, -14),
                  textcoords="offset points", fontsize=9)
-    ax1.set_title("(b) each task is a point on the answer simplex", fontsize=10)
+    ax1.set_title("(b) each task is a point", fontsize=10)
 
     draw_simplex(ax2, options)
     scatter_clusters(ax2, xy, names[labels], s=22)
@@ -593,10 +618,9 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
         _simplex_rays(ax2, centre, dirs)
     handles = [Line2D([], [], ls="", marker="o", color=CLUSTER_COLORS[c],
                       label=f"answer: {options[c]}") for c in sorted(set(names.tolist()))]
-    ax2.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5,
+    ax2.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, 0.9), fontsize=10,
                frameon=False, borderaxespad=0)
     ax2.set_title("(c) clustering the points assigns the answers", fontsize=10)
-    fig.suptitle("Figure 1: reduction to clustering", fontsize=12)
     return fig
 
 
@@ -631,7 +655,7 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     if not H.shape == O.shape == P.shape or H.shape[1] != 3:
         raise ValueError(f"honest {H.shape}, observed {O.shape} and predicted {P.shape} "
                          "must all be (n, 3)")
-    fig, (ax0, ax1) = _axes_row(axes, 2, (9.5, 4.3))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.7))
     draw_simplex(ax0, options)
     hxy, oxy = simplex_xy(H), simplex_xy(O)
     for a, b in zip(hxy, oxy):
@@ -641,7 +665,7 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     ax0.scatter(*oxy.T, s=22, color=CLUSTER_COLORS[0], label="reported shares", zorder=3)
     ax0.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5, frameon=False,
                borderaxespad=0)
-    ax0.set_title("honest distributions and what the crowd reported", fontsize=10)
+    ax0.set_title("honest aᵗ and reported shares", fontsize=10)
 
     p = np.linspace(0, 1, 201)
     if n_answers is not None:
@@ -658,7 +682,7 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     ax1.set_ylim(0, 1)
     ax1.set_aspect("equal")
     ax1.legend(loc="upper left", fontsize=8, frameon=False)
-    ax1.set_title("observed = predicted, up to sampling noise", fontsize=10)
+    ax1.set_title("observed vs predicted aᵗ S̄", fontsize=10)
     return fig
 
 
