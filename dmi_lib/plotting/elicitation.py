@@ -246,7 +246,7 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
         raise ValueError("plot_example_states draws 3-option distributions, got "
                          f"states {states.shape} and prior {prior.shape}")
     names = list(state_names) if state_names is not None else list(options)
-    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.6))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 4.3))
     sp = surprisingly_popular(states, prior=prior)
     xy = simplex_xy(states)
     pxy = simplex_xy(prior[None])[0]
@@ -276,8 +276,8 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
     handles += [Line2D([], [], ls="", marker="x", color="k", label="prior"),
                 Line2D([], [], ls="--", color="k", label="SP partition"),
                 Line2D([], [], ls=":", color="0.6", label="plurality partition")]
-    ax0.legend(handles=handles, loc="upper left", fontsize=8, frameon=False,
-               borderaxespad=0)
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9,
+               frameon=False)
     ax0.set_title("the answer simplex", fontsize=10)
     ax1.set_title("zoom: the states and the prior", fontsize=10)
     return fig
