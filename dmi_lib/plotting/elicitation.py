@@ -794,7 +794,7 @@ def plot_sp_low_effort(cases, *, option: int = 0, options=OPTIONS, lams=None, ax
     cases = list(cases)
     if not 1 <= len(cases) <= 2:
         raise ValueError(f"cases must hold one or two questions, got {len(cases)}")
-    lams = np.linspace(0.0, 0.95, 191) if lams is None else np.asarray(lams, float)
+    lams = np.linspace(0.0, 0.95, 951) if lams is None else np.asarray(lams, float)
     fig, axs = _axes_row(axes, len(cases), (3.5 * len(cases), 3.4))
     for ax, (title, a, a_bar) in zip(axs, cases):
         a = check_distribution(a, "a", ndim=1)
