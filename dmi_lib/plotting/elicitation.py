@@ -21,6 +21,13 @@ optional axes and return the matplotlib ``Figure``.
   respondents per task, mixed strategies act as their average ``S̄``.
 * :func:`plot_kcofactors_steps` — states of the paper's plain k-cofactors iteration
   (Algorithm 2) in the plane, for the appendix's list of imprecisions.
+* :func:`plot_sp_low_effort` — chapter 1: a low-effort share moves only the
+  surprisingly popular ratio of the option it always answers.
+* :func:`singular_bias`, :func:`plot_bias_sweep`, :func:`draw_accuracy_bars` —
+  chapter 2: the "good"-bias ``β* = 1/(1 + √0.006)`` at which the crowd's strategy is
+  singular, and the three aggregators along a sweep of ``β``.
+* :func:`answers_per_task_study` / :func:`plot_answers_per_task` — chapter 2: how
+  often the aggregators get Example 1.2 right as the answers per task grow.
 """
 
 from __future__ import annotations
