@@ -271,7 +271,8 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
     for s in range(states.shape[0]):
         ax1.annotate(f"state “{names[s]}”\nSP says “{options[sp[s]]}”", xy[s],
                      xytext=(8, 6), textcoords="offset points", fontsize=9)
-    ax1.annotate("prior", pxy, xytext=(6, -12), textcoords="offset points", fontsize=9)
+    ax1.annotate("prior", pxy, xytext=(-8, 6), textcoords="offset points", fontsize=9,
+                 ha="right")
     ax1.set_axis_on()
     ax1.tick_params(labelbottom=False, labelleft=False, length=0)
     handles = [Line2D([], [], ls="", marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
