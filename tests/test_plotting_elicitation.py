@@ -22,7 +22,13 @@ from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d  # noqa: E
 from dmi_lib.plotting import simplex_xy  # noqa: E402
 from dmi_lib.plotting.elicitation import (  # noqa: E402
     CrowdScenario,
+    answers_per_task_study,
     crowd_scenario,
+    draw_accuracy_bars,
+    plot_answers_per_task,
+    plot_bias_sweep,
+    plot_sp_low_effort,
+    singular_bias,
     plot_aggregators,
     plot_example_states,
     plot_intro_feedback,
@@ -136,8 +142,9 @@ def test_crowd_scenario_rejects_bad_shares():
 
 def test_plot_aggregators_three_panels(scenario):
     fig = plot_aggregators(scenario=scenario)
-    axs = fig.axes
-    assert len(axs) == 3
+    # a 2 x 2 grid within the book's column: three panels and a legend cell
+    assert len(fig.axes) == 4 and fig.get_size_inches()[0] <= 7
+    axs = fig.axes[:3]
     for ax, name in zip(axs, scenario.answers):
         assert ax.get_title().startswith(name)
         assert f"{100 * scenario.accuracy[name]:.0f}% correct" in ax.get_title()
@@ -150,7 +157,7 @@ def test_plot_aggregators_three_panels(scenario):
     centre = simplex_xy(scenario.A).mean(axis=0)
     for ray in rays:
         assert np.allclose(np.asarray(ray.get_xydata())[0], centre)
-    assert "λ = 0.25" in fig._suptitle.get_text()
+    assert "λ = 0.25" in fig.axes[3].get_legend().get_title().get_text()
 
 
 def test_plot_aggregators_uses_given_axes(scenario):
@@ -176,7 +183,7 @@ def test_plot_reduction_figure_1(three_clumps):
     res = dmi_cluster(A)
     fig = plot_reduction(A, res.labels, states=centres, example=5)
     ax_bar, ax_points, ax_clusters = fig.axes
-    assert fig._suptitle.get_text().startswith("Figure 1")
+    assert fig.get_size_inches()[0] <= 7 and fig._suptitle is None
     heights = [p.get_height() for p in ax_bar.patches]
     assert np.allclose(heights, 100 * A[5])
     assert "task 5" in ax_bar.get_title()
@@ -252,3 +259,73 @@ def test_plot_kcofactors_steps_validates():
         plot_kcofactors_steps(np.zeros((4, 3)), [])
     with pytest.raises(ValueError, match="empty"):
         plot_kcofactors_steps(np.zeros((4, 2)), [])
+
+
+# --------------------------------------------------------------------------- #
+# Chapter 1: low effort and surprisingly popular; chapter 2: β sweep, crowd sizes
+# --------------------------------------------------------------------------- #
+def test_plot_sp_low_effort_marks_the_switch():
+    lams = np.linspace(0, 0.95, 191)
+    cases = [("kept", [0.3, 0.5, 0.2], [0.4, 0.35, 0.25]),
+             ("switch", [0.5, 0.3, 0.2], [0.4, 0.25, 0.35])]
+    fig = plot_sp_low_effort(cases, lams=lams)
+    left, right = fig.axes
+    # "so so" stays SP's answer on the left: no switch line
+    assert not [ln for ln in left.lines if ln.get_linestyle() == ":"]
+    # on the right "good" gives way to "so so" at λ = 1/11 (first grid point above)
+    (switch,) = [ln for ln in right.lines if ln.get_linestyle() == ":"]
+    x = np.asarray(switch.get_xdata())[0]
+    assert x == lams[np.searchsorted(lams, 1 / 11)]
+    # the ratio of "so so" (option 1) does not move with λ
+    ratio_so_so = np.asarray(right.lines[2].get_ydata())
+    assert np.allclose(ratio_so_so, 0.3 / 0.25)
+
+
+def test_plot_sp_low_effort_validates():
+    with pytest.raises(ValueError, match="one or two"):
+        plot_sp_low_effort([])
+    with pytest.raises(ValueError, match="same length"):
+        plot_sp_low_effort([("x", [0.5, 0.5], [0.4, 0.3, 0.3])])
+
+
+def test_singular_bias_closed_form():
+    (beta,) = singular_bias()
+    assert np.isclose(beta, 1 / (1 + np.sqrt(0.006)))
+    L = load_paper_data("example2").S
+    assert abs(np.linalg.det((1 - beta) * np.eye(3) + beta * L)) < 1e-12
+    # the identity and a positive-definite strategy are never singular
+    assert singular_bias(np.eye(3)).size == 0
+    # swapping two answers: (1 − β) I + β P is singular at β = 1/2
+    swap = np.array([[0, 1.0], [1.0, 0]])
+    assert np.allclose(singular_bias(swap), [0.5])
+
+
+def test_draw_accuracy_bars_and_sweep(scenario):
+    fig, ax = plt.subplots()
+    draw_accuracy_bars(ax, scenario)
+    heights = [p.get_height() for p in ax.patches]
+    assert np.allclose(heights, [100 * v for v in scenario.accuracy.values()])
+    betas = np.array([0.0, 0.5, 0.9, 1.0])
+    acc = {"plurality": np.array([1, 0.3, 0.3, 0.3]),
+           "surprisingly popular": np.array([1, 1, 0.9, 0.5]),
+           "DMI-clustering": np.array([1, 1, 0.7, 1])}
+    fig = plot_bias_sweep(betas, acc, beta_star=0.93, low_effort=0.25)
+    ax = fig.axes[0]
+    shaded = [p for p in ax.patches]
+    assert len(shaded) == 1                      # only β = 0.9 has DMI < SP
+    assert len(ax.lines) == 4                    # three methods and β*
+
+
+def test_answers_per_task_study_small():
+    study = answers_per_task_study([30, 3000], seeds=range(2), n_per_state=4)
+    for m in ("plurality", "surprisingly popular", "DMI-clustering"):
+        assert study.accuracy[m].shape == (2, 2)
+    # with 3000 answers per task Example 1.2's crowd is clustered right
+    assert study.all_correct("DMI-clustering")[1] == 1.0
+    assert np.all(study.mean_accuracy("surprisingly popular") < 1.0)
+    fig = plot_answers_per_task(study, mark=200)
+    assert len(fig.axes) == 2 and fig.get_size_inches()[0] <= 7
+    with pytest.raises(ValueError, match="answers_per_task"):
+        answers_per_task_study([0, 10])
+    with pytest.raises(ValueError, match="seeds"):
+        answers_per_task_study([10], seeds=[])

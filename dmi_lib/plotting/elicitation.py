@@ -21,6 +21,13 @@ optional axes and return the matplotlib ``Figure``.
   respondents per task, mixed strategies act as their average ``S̄``.
 * :func:`plot_kcofactors_steps` — states of the paper's plain k-cofactors iteration
   (Algorithm 2) in the plane, for the appendix's list of imprecisions.
+* :func:`plot_sp_low_effort` — chapter 1: a low-effort share moves only the
+  surprisingly popular ratio of the option it always answers.
+* :func:`singular_bias`, :func:`plot_bias_sweep`, :func:`draw_accuracy_bars` —
+  chapter 2: the "good"-bias ``β* = 1/(1 + √0.006)`` at which the crowd's strategy is
+  singular, and the three aggregators along a sweep of ``β``.
+* :func:`answers_per_task_study` / :func:`plot_answers_per_task` — chapter 2: how
+  often the aggregators get Example 1.2 right as the answers per task grow.
 """
 
 from __future__ import annotations
@@ -44,9 +51,16 @@ from ._base import (
 )
 
 __all__ = [
+    "AnswersStudy",
     "CrowdScenario",
     "OPTIONS",
+    "answers_per_task_study",
     "crowd_scenario",
+    "draw_accuracy_bars",
+    "plot_answers_per_task",
+    "plot_bias_sweep",
+    "plot_sp_low_effort",
+    "singular_bias",
     "plot_aggregators",
     "plot_example_states",
     "plot_intro_feedback",
@@ -80,6 +94,20 @@ def _axes_row(axes, n: int, figsize, width_ratios=None):
     if len(axs) != n:
         raise ValueError(f"axes must hold {n} matplotlib axes, got {len(axs)}")
     return axs[0].figure, axs
+
+
+def _axes_grid(axes, n: int, mosaic, figsize, **kw):
+    """``(fig, list of n axes)``: the given axes, or a new figure laid out by ``mosaic``
+    (a grid that keeps a figure within the book's column; panels named "0", "1", …,
+    and an optional "legend" cell returned last)."""
+    if axes is not None:
+        return _axes_row(axes, n, None)
+    fig, named = plt.subplot_mosaic(mosaic, figsize=figsize, layout="constrained", **kw)
+    axs = [named[str(i)] for i in range(n)]
+    if "legend" in named:
+        named["legend"].set_axis_off()
+        axs.append(named["legend"])
+    return fig, axs
 
 
 def _zoom(ax, xy, margin: float = 0.25, min_span: float = 0.08):
@@ -225,7 +253,7 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
         raise ValueError("plot_example_states draws 3-option distributions, got "
                          f"states {states.shape} and prior {prior.shape}")
     names = list(state_names) if state_names is not None else list(options)
-    fig, (ax0, ax1) = _axes_row(axes, 2, (9, 4.2))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 4.3))
     sp = surprisingly_popular(states, prior=prior)
     xy = simplex_xy(states)
     pxy = simplex_xy(prior[None])[0]
@@ -243,7 +271,8 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
     for s in range(states.shape[0]):
         ax1.annotate(f"state “{names[s]}”\nSP says “{options[sp[s]]}”", xy[s],
                      xytext=(8, 6), textcoords="offset points", fontsize=9)
-    ax1.annotate("prior", pxy, xytext=(6, -12), textcoords="offset points", fontsize=9)
+    ax1.annotate("prior", pxy, xytext=(-8, 6), textcoords="offset points", fontsize=9,
+                 ha="right")
     ax1.set_axis_on()
     ax1.tick_params(labelbottom=False, labelleft=False, length=0)
     handles = [Line2D([], [], ls="", marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
@@ -255,8 +284,8 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
     handles += [Line2D([], [], ls="", marker="x", color="k", label="prior"),
                 Line2D([], [], ls="--", color="k", label="SP partition"),
                 Line2D([], [], ls=":", color="0.6", label="plurality partition")]
-    ax0.legend(handles=handles, loc="upper left", fontsize=8, frameon=False,
-               borderaxespad=0)
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9,
+               frameon=False)
     ax0.set_title("the answer simplex", fontsize=10)
     ax1.set_title("zoom: the states and the prior", fontsize=10)
     return fig
@@ -293,7 +322,7 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
     S = check_distribution(check_matrix(S, "S"), "S", axis=1)
     if S.shape != (3, 3):
         raise ValueError(f"plot_strategy_effect draws 3-option strategies, got {S.shape}")
-    fig, (ax0, ax1) = _axes_row(axes, 2, (9, 4))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.5))
     im = ax0.imshow(S, vmin=0, vmax=1, cmap="Blues")
     for i in range(3):
         for j in range(3):
@@ -320,7 +349,7 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
         ax1.scatter(*src.T, s=25, color="0.3", zorder=3)
         ax1.scatter(*dst.T, s=25, color=CLUSTER_COLORS[1], edgecolors="k",
                     linewidths=0.5, zorder=3)
-    ax1.set_title("a ↦ aS maps the simplex onto the shaded triangle", fontsize=10)
+    ax1.set_title("a ↦ aS: the simplex → the shaded triangle", fontsize=10)
     det = float(np.linalg.det(S))
     fig.suptitle(title if title is not None else
                  f"|det S| = {abs(det):.3g} = area(image) / area(simplex)", fontsize=11)
@@ -471,7 +500,12 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
 
     sc = scenario if scenario is not None else crowd_scenario(
         low_effort, good_bias, random_state=random_state, **kwargs)
-    fig, axs = _axes_row(axes, 3, (10, 4.3))
+    if axes is None:
+        fig, axs = _axes_grid(None, 3, [["0", "1"], ["2", "legend"]], (7, 6.6))
+        legend_ax = axs.pop()
+    else:
+        fig, axs = _axes_row(axes, 3, None)
+        legend_ax = None
     xy = simplex_xy(sc.A)
     mean = sc.A.mean(axis=0)
     for ax, (method, ans) in zip(axs, sc.answers.items()):
@@ -503,11 +537,16 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
                        label=f"truth: {options[s]}") for s in range(3)]
     handles.append(Line2D([], [], ls="", marker="o", mfc="none", mec=_WRONG, ms=10,
                           label="wrong answer"))
-    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9,
-               frameon=False)
-    fig.suptitle(f"low-effort share λ = {sc.low_effort:.2f}, “good”-bias β = "
-                 f"{sc.good_bias:.2f}, |det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}"
-                 f"  (zoom of the answer simplex)", fontsize=11)
+    info = (f"low-effort share λ = {sc.low_effort:.2f}\n“good”-bias β = "
+            f"{sc.good_bias:.2f}\n|det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}\n"
+            "(zooms of the answer simplex)")
+    if legend_ax is not None:
+        legend_ax.legend(handles=handles, loc="center", fontsize=10, frameon=False,
+                         title=info, title_fontsize=10)
+    else:
+        fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9,
+                   frameon=False)
+        fig.suptitle(info.replace("\n", ", "), fontsize=11)
     return fig
 
 
@@ -554,7 +593,8 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     if not 0 <= example < A.shape[0]:
         raise ValueError(f"example must be a task index in 0..{A.shape[0] - 1}, "
                          f"got {example}")
-    fig, (ax0, ax1, ax2) = _axes_row(axes, 3, (10.5, 3.9), width_ratios=(0.7, 1, 1))
+    fig, (ax0, ax1, ax2) = _axes_grid(axes, 3, [["0", "1"], ["2", "2"]], (7, 7.2),
+                                      height_ratios=(1, 1.25))
     a = A[example]
     ax0.bar(range(3), 100 * a, color="0.5")
     for i, v in enumerate(a):
@@ -563,7 +603,7 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     ax0.set_ylim(0, 100)
     ax0.set_ylabel("share of the task's answers (%)")
     ax0.spines[["top", "right"]].set_visible(False)
-    ax0.set_title(f"(a) feedback collected on task {example}", fontsize=10)
+    ax0.set_title(f"(a) answers to task {example}", fontsize=10)
 
     xy = simplex_xy(A)
     draw_simplex(ax1, options)
@@ -572,12 +612,12 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
         sxy = simplex_xy(check_distribution(check_matrix(states, "states"), "states",
                                             axis=1))
         ax1.scatter(*sxy.T, marker="*", s=160, color="k", zorder=4, label="true states")
-        ax1.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5,
+        ax1.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=9,
                    frameon=False, borderaxespad=0)
     ax1.scatter(*xy[example], s=120, facecolors="none", edgecolors="k", lw=1.5, zorder=4)
     ax1.annotate(f"task {example}", xy[example], xytext=(10, -14),
                  textcoords="offset points", fontsize=9)
-    ax1.set_title("(b) each task is a point on the answer simplex", fontsize=10)
+    ax1.set_title("(b) each task is a point", fontsize=10)
 
     draw_simplex(ax2, options)
     scatter_clusters(ax2, xy, names[labels], s=22)
@@ -586,10 +626,9 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
         _simplex_rays(ax2, centre, dirs)
     handles = [Line2D([], [], ls="", marker="o", color=CLUSTER_COLORS[c],
                       label=f"answer: {options[c]}") for c in sorted(set(names.tolist()))]
-    ax2.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5,
+    ax2.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, 0.9), fontsize=10,
                frameon=False, borderaxespad=0)
     ax2.set_title("(c) clustering the points assigns the answers", fontsize=10)
-    fig.suptitle("Figure 1: reduction to clustering", fontsize=12)
     return fig
 
 
@@ -624,7 +663,7 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     if not H.shape == O.shape == P.shape or H.shape[1] != 3:
         raise ValueError(f"honest {H.shape}, observed {O.shape} and predicted {P.shape} "
                          "must all be (n, 3)")
-    fig, (ax0, ax1) = _axes_row(axes, 2, (9.5, 4.3))
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.7))
     draw_simplex(ax0, options)
     hxy, oxy = simplex_xy(H), simplex_xy(O)
     for a, b in zip(hxy, oxy):
@@ -634,7 +673,7 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     ax0.scatter(*oxy.T, s=22, color=CLUSTER_COLORS[0], label="reported shares", zorder=3)
     ax0.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5, frameon=False,
                borderaxespad=0)
-    ax0.set_title("honest distributions and what the crowd reported", fontsize=10)
+    ax0.set_title("honest aᵗ and reported shares", fontsize=10)
 
     p = np.linspace(0, 1, 201)
     if n_answers is not None:
@@ -651,7 +690,7 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     ax1.set_ylim(0, 1)
     ax1.set_aspect("equal")
     ax1.legend(loc="upper left", fontsize=8, frameon=False)
-    ax1.set_title("observed = predicted, up to sampling noise", fontsize=10)
+    ax1.set_title("observed vs predicted aᵗ S̄", fontsize=10)
     return fig
 
 
@@ -727,4 +766,268 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
         ax.tick_params(labelsize=7)
     if title:
         fig.suptitle(title, fontsize=11)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Chapter 1: low effort and the surprisingly popular answer
+# --------------------------------------------------------------------------- #
+def plot_sp_low_effort(cases, *, option: int = 0, options=OPTIONS, lams=None, axes=None):
+    """Surprisingly popular ratios as a share ``λ`` of the crowd always answers ``option``.
+
+    Each case is a question's honest shares ``a`` and the honest prior ``ā``.  With a
+    share ``λ`` answering ``option`` whatever they see, both move to
+    ``(1 − λ)·x + λ·e_option``: the ratio ``a_c / ā_c`` of every other option stays put,
+    and the ratio of ``option`` slides monotonically towards 1.  One panel per case
+    (at most two) plots the three ratios against ``λ``; the thick segments mark the
+    surprisingly popular answer (the largest ratio), so a change of answer shows as a
+    change of colour.
+
+    Parameters
+    ----------
+    cases : sequence of (title, a, a_bar)
+        Up to two questions; ``a`` and ``a_bar`` are probability vectors over
+        ``options``.
+    option : int
+        The option the low-effort share always answers (default 0, "good").
+    options : sequence of str
+    lams : array_like, optional
+        Shares to plot (default 0 to 0.95).
+    axes : matplotlib Axes (one per case), optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    cases = list(cases)
+    if not 1 <= len(cases) <= 2:
+        raise ValueError(f"cases must hold one or two questions, got {len(cases)}")
+    lams = np.linspace(0.0, 0.95, 951) if lams is None else np.asarray(lams, float)
+    fig, axs = _axes_row(axes, len(cases), (3.5 * len(cases), 3.4))
+    for ax, (title, a, a_bar) in zip(axs, cases):
+        a = check_distribution(a, "a", ndim=1)
+        a_bar = check_distribution(a_bar, "a_bar", ndim=1)
+        if a.shape != a_bar.shape or a.size != len(options):
+            raise ValueError(f"a ({a.size}), a_bar ({a_bar.size}) and options "
+                             f"({len(options)}) must have the same length")
+        e = np.eye(a.size)[option]
+        ratios = np.array([((1 - t) * a + t * e) / ((1 - t) * a_bar + t * e)
+                           for t in lams])
+        winner = ratios.argmax(axis=1)
+        for c in range(a.size):
+            color = CLUSTER_COLORS[c % len(CLUSTER_COLORS)]
+            ax.plot(lams, ratios[:, c], color=color, lw=1, label=str(options[c]))
+            ax.plot(lams, np.where(winner == c, ratios[:, c], np.nan), color=color, lw=4,
+                    solid_capstyle="butt")
+        switch = np.flatnonzero(np.diff(winner))
+        for j in switch:
+            ax.axvline(lams[j + 1], color="0.4", ls=":", lw=1)
+            ax.annotate(f"λ ≈ {lams[j + 1]:.2f}", (lams[j + 1], ax.get_ylim()[1]),
+                        xytext=(3, -12), textcoords="offset points", fontsize=9)
+        ax.axhline(1, color="0.6", lw=0.6)
+        ax.set_xlabel(f"share λ always answering “{options[option]}”")
+        ax.set_title(title, fontsize=10)
+        ax.spines[["top", "right"]].set_visible(False)
+    axs[0].set_ylabel("ratio  a_c / ā_c")
+    axs[0].legend(loc="best", frameon=False, fontsize=9,
+                  title="thick: SP's answer", title_fontsize=9)
+    return fig
+
+
+# --------------------------------------------------------------------------- #
+# Chapter 2: sweeping the "good"-bias, and the number of answers per task
+# --------------------------------------------------------------------------- #
+_METHOD_COLORS = {"plurality": "0.55", "surprisingly popular": CLUSTER_COLORS[1],
+                  "DMI-clustering": CLUSTER_COLORS[0]}
+
+
+def singular_bias(lazy_strategy=None) -> np.ndarray:
+    """The "good"-biases ``β ∈ [0, 1]`` at which ``(1 − β) I + β L`` is singular.
+
+    ``det((1 − β) I + β L) = ∏_j (1 − β + β μ_j)`` over the eigenvalues ``μ_j`` of
+    ``L``, so the strategy is singular at ``β = 1 / (1 − μ_j)`` for every real
+    eigenvalue ``μ_j ≤ 0``.  With a low-effort share ``λ`` on top (the crowd of
+    :func:`crowd_scenario`), ``det S̄ = (1 − λ)^{C−1} det((1 − β) I + β L)`` because
+    ``L`` and ``I`` are row-stochastic, so the singular ``β`` do not depend on ``λ``.
+    For Example 1.2's ``L`` (the default) the eigenvalues are ``1, ±√0.006`` and the
+    only singular bias is ``β* = 1 / (1 + √0.006) ≈ 0.9281`` (chapter 2).
+
+    Parameters
+    ----------
+    lazy_strategy : array_like (C, C), optional
+        ``L``; default Example 1.2's strategy.
+
+    Returns
+    -------
+    ndarray
+        The singular biases in ``[0, 1]``, sorted (empty when there is none).
+    """
+    from ..datasets import load_paper_data
+
+    L = load_paper_data("example2").S if lazy_strategy is None else \
+        check_distribution(check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy",
+                           axis=1)
+    mu = np.linalg.eigvals(L)
+    real = mu[np.abs(mu.imag) < 1e-12].real
+    return np.sort(1.0 / (1.0 - real[real <= 0]))
+
+
+def draw_accuracy_bars(ax, scenario: CrowdScenario):
+    """One frame of the chapter-2 sweep: each method's share of correct answers.
+
+    Draws on a cleared ``ax`` three bars (plurality, surprisingly popular,
+    DMI-clustering with 3 gold tasks) for one :class:`CrowdScenario`; the title gives
+    ``λ``, ``β`` and ``|det S̄|``.  Used by the frame player of chapter 2.
+    """
+    acc = scenario.accuracy
+    ax.bar(range(3), [100 * v for v in acc.values()],
+           color=[_METHOD_COLORS[k] for k in acc])
+    for i, v in enumerate(acc.values()):
+        ax.text(i, 100 * v + 2, f"{100 * v:.0f}%", ha="center", fontsize=10)
+    ax.set_xticks(range(3), ["plurality", "surprisingly\npopular", "DMI-clustering\n+ 3 gold"])
+    ax.set_ylim(0, 112)
+    ax.axhline(100 / 3, color="k", ls=":", lw=0.8)
+    ax.set_ylabel("tasks answered correctly (%)")
+    ax.set_title(f"λ = {scenario.low_effort:.2f}, β = {scenario.good_bias:.3f}, "
+                 f"|det S̄| = {abs(np.linalg.det(scenario.strategy)):.1e}", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def plot_bias_sweep(betas, accuracy, *, beta_star=None, low_effort=None, ax=None):
+    """Accuracy of the three aggregators against the "good"-bias ``β``.
+
+    Parameters
+    ----------
+    betas : array_like, shape (m,)
+    accuracy : dict
+        Method name → shares of tasks answered correctly, shape (m,) (the
+        ``accuracy`` of :func:`crowd_scenario` along the sweep).
+    beta_star : float, optional
+        The singular bias (:func:`singular_bias`), drawn as a vertical line.
+    low_effort : float, optional
+        For the title.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    betas = np.asarray(betas, dtype=float)
+    fig, ax = new_axes(ax, figsize=(6.4, 3.6))
+    dmi = np.asarray(accuracy["DMI-clustering"])
+    sp = np.asarray(accuracy["surprisingly popular"])
+    below = dmi < sp
+    for j in np.flatnonzero(below):  # shade where DMI-clustering is below SP
+        lo = (betas[j - 1] + betas[j]) / 2 if j > 0 else betas[j]
+        hi = (betas[j] + betas[j + 1]) / 2 if j + 1 < betas.size else betas[j]
+        ax.axvspan(lo, hi, color="#D62728", alpha=0.15, lw=0)
+    for name, acc in accuracy.items():
+        ax.plot(betas, 100 * np.asarray(acc), marker="o", ms=3, lw=1.4,
+                color=_METHOD_COLORS.get(name, "k"),
+                label=name + (" + 3 gold" if name == "DMI-clustering" else ""))
+    if beta_star is not None:
+        ax.axvline(beta_star, color="k", ls="--", lw=1)
+        ax.annotate(f"det S̄ = 0\nβ* ≈ {beta_star:.3f}", (beta_star, 50), xytext=(-8, 0),
+                    textcoords="offset points", ha="right", fontsize=9)
+    ax.set_xlabel("“good”-bias β")
+    ax.set_ylabel("tasks answered correctly (%)")
+    ax.set_ylim(0, 105)
+    if low_effort is not None:
+        ax.set_title(f"low-effort share λ = {low_effort:.2f}; shaded: "
+                     "DMI-clustering below SP", fontsize=10)
+    ax.legend(loc="lower left", frameon=False, fontsize=9)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
+@dataclass
+class AnswersStudy:
+    """How often the aggregators get a crowd right, by answers per task.
+
+    Attributes
+    ----------
+    answers_per_task : ndarray of int, shape (m,)
+        The requested answers per task (:func:`crowd_scenario`'s ``answers_per_task``).
+    accuracy : dict
+        Method → array (m, seeds): share of tasks answered correctly in each run.
+    low_effort, good_bias : float
+    n_per_state : int
+    """
+
+    answers_per_task: np.ndarray
+    accuracy: dict
+    low_effort: float
+    good_bias: float
+    n_per_state: int
+
+    def all_correct(self, method: str) -> np.ndarray:
+        """Share of runs, per answers-per-task value, in which every task is right."""
+        return np.mean(self.accuracy[method] == 1.0, axis=1)
+
+    def mean_accuracy(self, method: str) -> np.ndarray:
+        """Mean share of tasks answered correctly, per answers-per-task value."""
+        return self.accuracy[method].mean(axis=1)
+
+
+def answers_per_task_study(answers_per_task, *, seeds=range(30), low_effort: float = 0.0,
+                           good_bias: float = 1.0, n_per_state: int = 10,
+                           tasks_per_agent: int = 9) -> AnswersStudy:
+    """Repeat :func:`crowd_scenario` over crowd sizes and seeds.
+
+    At the defaults (``low_effort = 0``, ``good_bias = 1``) every agent reports
+    through Example 1.2's strategy, so the expected feedback of each task is a row of
+    Example 1.1.  For each value of ``answers_per_task`` and each seed, one crowd is
+    simulated and answered by plurality, surprisingly popular and DMI-clustering with
+    one gold task per state (chapter 2).
+
+    Returns
+    -------
+    AnswersStudy
+    """
+    ns = np.asarray(answers_per_task, dtype=int)
+    seeds = list(seeds)
+    if ns.ndim != 1 or ns.size == 0 or (ns < 1).any():
+        raise ValueError(f"answers_per_task must be positive integers, got {ns!r}")
+    if not seeds:
+        raise ValueError("seeds must not be empty")
+    acc = {m: np.empty((ns.size, len(seeds))) for m in _METHOD_COLORS}
+    for i, n in enumerate(ns):
+        for j, seed in enumerate(seeds):
+            sc = crowd_scenario(low_effort, good_bias, n_per_state=n_per_state,
+                                answers_per_task=int(n), tasks_per_agent=tasks_per_agent,
+                                random_state=seed)
+            for m in acc:
+                acc[m][i, j] = sc.accuracy[m]
+    return AnswersStudy(ns, acc, float(low_effort), float(good_bias), int(n_per_state))
+
+
+def plot_answers_per_task(study: AnswersStudy, *, mark=None, axes=None):
+    """Two panels against the number of answers per task (log scale).
+
+    Left: mean share of tasks answered correctly by each method.  Right: share of
+    runs in which the method answers *every* task correctly.  ``mark`` draws a
+    vertical line (e.g. at 200 answers per task).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.3))
+    n = study.answers_per_task
+    for m in ("DMI-clustering", "surprisingly popular"):
+        label = m + (" + 3 gold" if m == "DMI-clustering" else "")
+        ax0.plot(n, 100 * study.mean_accuracy(m), marker="o", ms=3,
+                 color=_METHOD_COLORS[m], label=label)
+        ax1.plot(n, 100 * study.all_correct(m), marker="o", ms=3, color=_METHOD_COLORS[m])
+    for ax, ylabel in ((ax0, "mean tasks correct (%)"),
+                       (ax1, "runs with every task right (%)")):
+        ax.set_xscale("log")
+        ax.set_xlabel("answers per task")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, 105)
+        if mark is not None:
+            ax.axvline(mark, color="k", ls=":", lw=1)
+        ax.spines[["top", "right"]].set_visible(False)
+    ax0.legend(loc="lower right", frameon=False, fontsize=9)
     return fig

@@ -280,7 +280,7 @@ def plot_update_step(A, labels, ax=None, *, title: str | None = None):
     return fig
 
 
-def figure2(A, current, *, labels=None, figsize=(11, 5)):
+def figure2(A, current, *, labels=None, figsize=(7, 3.9)):
     """The paper's Figure 2, both panels.
 
     Left: :func:`plot_dmi_goal_2d` for ``labels`` (default: the exact optimum,
@@ -299,12 +299,9 @@ def figure2(A, current, *, labels=None, figsize=(11, 5)):
         labels = dmi_cluster(A).labels
     labels = _three_clusters(A, labels)
     current = align_labels(_three_clusters(A, current), labels, 3)  # same colours
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
     plot_dmi_goal_2d(A, labels, ax1)
     plot_update_step(A, current, ax2)
-    fig.suptitle("Figure 2: geometric interpretation of DMI-clustering in 2-d "
-                 "(left: goal, right: one update step)", fontsize=11)
-    fig.tight_layout()
     return fig
 
 
