@@ -44,8 +44,9 @@ from scipy.optimize import linprog
 
 from .core import _result, cluster_sums, prepare
 
-__all__ = ["linear_partitions", "linear_partition_optimum", "paper_bound",
-           "arrangement_bound", "count_labelings", "DEFAULT_MAX_PARTITIONS"]
+__all__ = ["linear_partitions", "linear_partition_optimum", "fans_at_mean",
+           "paper_bound", "arrangement_bound", "count_labelings",
+           "DEFAULT_MAX_PARTITIONS"]
 
 #: Refuse to keep more than this many partial labelings (prefixes) at one time.
 DEFAULT_MAX_PARTITIONS = 200_000
@@ -111,8 +112,7 @@ def linear_partitions(A, *, rank_tol: float | None = None, nonempty: bool = True
         is in cluster 0), so each partition appears once, up to renaming clusters.
     witnesses : ndarray, shape (m, k, k)
         For each partition a ``D`` with ``argmax(Ã @ D, axis=1) == labels`` strictly,
-        where ``Ã`` is ``prepare(A).A_tilde`` with each column divided by its largest
-        absolute value.
+        where ``Ã = prepare(A).A_tilde``.
 
     Raises
     ------
@@ -139,7 +139,8 @@ def linear_partitions(A, *, rank_tol: float | None = None, nonempty: bool = True
     max_partitions = _check_positive_int(max_partitions, "max_partitions")
     problem = prepare(A, rank_tol)
     k, n = problem.k, problem.n
-    At = problem.A_tilde / np.abs(problem.A_tilde).max(axis=0)
+    scale = np.abs(problem.A_tilde).max(axis=0)
+    At = problem.A_tilde / scale
     frontier = {(): np.eye(k)}
     for m in range(n):
         grown = {}
@@ -167,8 +168,9 @@ def linear_partitions(A, *, rank_tol: float | None = None, nonempty: bool = True
         frontier = grown
     keep = [lab for lab in frontier if not nonempty or len(set(lab)) == k]
     labels = np.array(sorted(keep), dtype=np.intp).reshape(len(keep), n)
-    witnesses = np.array([frontier[tuple(lab)] for lab in labels]).reshape(-1, k, k)
-    return labels, witnesses
+    # back from the scaled columns: Ã_scaled D = Ã (diag(1/scale) D)
+    witnesses = np.array([frontier[tuple(lab)] / scale[:, None] for lab in labels])
+    return labels, witnesses.reshape(-1, k, k)
 
 
 def linear_partition_optimum(A, *, rank_tol: float | None = None,
@@ -221,6 +223,60 @@ def linear_partition_optimum(A, *, rank_tol: float | None = None,
     best = int(np.argmax(np.abs(np.linalg.det(M))))
     return _result(problem, labels[best], "linear-partitions", True,
                    info={"n_partitions": len(labels)})
+
+
+def _canonical(labels: np.ndarray) -> tuple:
+    names: dict = {}
+    return tuple(names.setdefault(int(c), len(names)) for c in labels)
+
+
+def fans_at_mean(A) -> np.ndarray:
+    """The linear partitions of 2-D points whose three rays start at the mean.
+
+    Every ``D = (CᵀÃ)⁻¹`` has this form (Theorem 2.2: ``mean(Ã)·D ∝ 1``), the
+    optimum included.  Sorted by angle around the mean, such a clustering is three
+    contiguous arcs, and three arcs are realised by rays from the mean exactly when
+    the points of each arc span an angle less than π.  All ``C(n, 3)`` ways of
+    cutting the circular order are tried.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+        Points in the plane, not all on one line, none at the mean.
+
+    Returns
+    -------
+    ndarray of int, shape (m, n)
+        The fans, clusters numbered by first appearance, in sorted order.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not ``n × 2`` with ``n >= 3``, or a point lies at the mean (its
+        angle is undefined).
+    """
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2 or A.shape[1] != 2 or A.shape[0] < 3:
+        raise ValueError(f"A must have shape (n, 2) with n >= 3, got {A.shape}")
+    n = len(A)
+    Y = A - A.mean(axis=0)
+    if np.any(np.abs(Y).max(axis=1) <= 1e-12 * np.abs(Y).max()):
+        raise ValueError("a point of A lies at the mean: its angle is undefined")
+    theta = np.mod(np.arctan2(Y[:, 1], Y[:, 0]), 2 * np.pi)
+    order = np.argsort(theta)
+    th = theta[order]
+    found = set()
+    for a in range(n):
+        for b in range(a + 1, n):
+            for c in range(b + 1, n):
+                arcs = [np.arange(a, b), np.arange(b, c), np.r_[c:n, 0:a]]
+                if max(np.mod(th[arc[-1]] - th[arc[0]], 2 * np.pi)
+                       for arc in arcs) < np.pi:
+                    lab = np.empty(n, dtype=int)
+                    for j, arc in enumerate(arcs):
+                        lab[order[arc]] = j
+                    found.add(_canonical(lab))
+    return np.array(sorted(found), dtype=np.intp).reshape(len(found), n)
 
 
 def count_labelings(labels: np.ndarray, k: int) -> int:

@@ -22,7 +22,7 @@ from scipy.optimize import linprog
 from dmi_lib.core import prepare
 from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors
-from dmi_lib.linear_partitions import (arrangement_bound, count_labelings,
+from dmi_lib.linear_partitions import (arrangement_bound, count_labelings, fans_at_mean,
                                        linear_partition_optimum, linear_partitions,
                                        paper_bound)
 
@@ -75,9 +75,8 @@ def test_enumeration_is_complete_and_sound(seed, n, d):
     labels, W = linear_partitions(X, nonempty=False)
     found = {tuple(r) for r in labels.tolist()}
     # sound: every witness realises its labeling strictly
-    scaled = At / np.abs(At).max(axis=0)
     for lab, D in zip(labels, W):
-        G = scaled @ D
+        G = At @ D
         top = G[np.arange(n), lab]
         G[np.arange(n), lab] = -np.inf
         assert np.all(top > G.max(axis=1))
@@ -174,3 +173,15 @@ def test_errors():
         linear_partitions(X, max_partitions=10)
     with pytest.raises(ValueError, match="identical"):
         linear_partition_optimum([[1.0, 2.0], [1.0, 2.0]])
+
+
+def test_fans_are_linear_partitions_and_hold_the_optimum():
+    X = np.random.default_rng(4).normal(size=(8, 2))
+    fans = {tuple(r) for r in fans_at_mean(X).tolist()}
+    linear = {tuple(r) for r in linear_partitions(X)[0].tolist()}
+    assert fans and fans <= linear
+    assert canonical(brute_force(X).labels) in fans
+    with pytest.raises(ValueError, match=r"shape \(n, 2\)"):
+        fans_at_mean(np.zeros((5, 3)))
+    with pytest.raises(ValueError, match="lies at the mean"):
+        fans_at_mean([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.0, 0.0]])
