@@ -218,7 +218,10 @@ def test_plot_linear_partition_shades_idxmax_regions(points):
 def test_plot_properties_three_panels():
     fig = g.plot_properties()
     assert len(fig.axes) == 3
-    assert fig._suptitle.get_text().startswith("Figure 3")
+    assert fig.get_figwidth() <= 7.5             # fits the content column
+    boxes = [ax.get_position() for ax in fig.axes]
+    assert min(boxes[0].y0, boxes[1].y0) > boxes[2].y1 - 0.05   # two on top
+    assert abs((boxes[2].x0 + boxes[2].x1) / 2 - 0.5) < 0.1     # one centred below
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0].startswith("legal")
     assert titles[1].startswith("affine-invariant")

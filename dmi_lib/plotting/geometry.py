@@ -567,8 +567,11 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160,
 
 
 def plot_properties(A_legal=None, A_affine=None, T=None, b=None, A_partition=None, *,
-                    random_state=0, figsize=(15, 5)):
+                    random_state=0, figsize=(7, 7)):
     """The paper's Figure 3: legal, affine-invariant, linearly partitioned.
+
+    Three panels, two on top and one centred below (the chapter's caption titles the
+    figure).
 
     Parameters
     ----------
@@ -599,12 +602,14 @@ def plot_properties(A_legal=None, A_affine=None, T=None, b=None, A_partition=Non
         A_legal = LEGAL_EXAMPLE
     if A_partition is None:
         A_partition = check_random_state(random_state).uniform(size=(40, 2))
-    fig, axes = plt.subplots(1, 3, figsize=figsize)
+    # two panels on top, the third centred below: legible in the content column
+    fig = plt.figure(figsize=figsize)
+    grid = fig.add_gridspec(2, 4)
+    axes = [fig.add_subplot(grid[0, :2]), fig.add_subplot(grid[0, 2:]),
+            fig.add_subplot(grid[1, 1:3])]
     plot_legal(A_legal, axes[0])
     plot_affine(A_affine, T, b, axes[1])
     plot_linear_partition(A_partition, ax=axes[2])
-    fig.suptitle("Figure 3: properties of DMI-clustering — legal, affine-invariant, "
-                 "linearly partitioned", fontsize=11)
     fig.tight_layout()
     return fig
 

@@ -331,8 +331,11 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     steps = k_cofactors_history(A, init=labels, max_iter=1)
     new = steps[1].labels if len(steps) > 1 else labels
     moved = np.flatnonzero(new != labels)
-    if axes is None:
-        fig, axes = plt.subplots(1, 3, figsize=(10, 3.9))
+    if axes is None:  # two panels on top, the third centred below (content column)
+        fig = plt.figure(figsize=(7, 7))
+        grid = fig.add_gridspec(2, 4)
+        axes = [fig.add_subplot(grid[0, :2]), fig.add_subplot(grid[0, 2:]),
+                fig.add_subplot(grid[1, 1:3])]
     else:
         fig = axes[0].figure
     length = 10 * float(np.ptp(A, axis=0).max())
