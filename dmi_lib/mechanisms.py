@@ -819,7 +819,9 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
         ``idxmax(Ã - ā)``; ``"sp"`` is surprisingly popular; ``"high-pay"`` is the
         plurality vote of the high-payment agents of the DMI-Mechanism (both are
         the paper's suggestions after Theorem 3.2); an array gives the label of
-        every *answered* task.
+        every *answered* task.  ``"warm"`` also starts its per-group clusterings
+        (``k > 3``) from ``"paper"`` or ``"sp"`` (SP of the group's answers);
+        ``"high-pay"`` and arrays use all agents' reports, so there ``"paper"``.
     n_init : int
         k-cofactors restarts of the knowledge extraction (``k > 3``), the first from
         ``init``.
@@ -1002,6 +1004,8 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
         # (group = worker id mod _N_GROUPS), applied to all rows.  It does not involve
         # her reports, so neither does the local maximum reached from it.
         aug = np.hstack([A, np.ones((n_rows, 1))])
+        # "high-pay" and label arrays see every agent's reports: not for these starts
+        group_init = init if isinstance(init, str) and init != "high-pay" else "paper"
         group_of = agent_ids % _N_GROUPS
         redo = np.zeros(E, dtype=bool)  # must be recomputed from scratch
         blocks, jobs = [], []
@@ -1020,7 +1024,7 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
                 redo[in_g] = True
                 continue
             res_g = _solve(prob_g, method="auto", random_state=group_seeds[g],
-                           n_init=int(n_init))
+                           n_init=int(n_init), init=group_init)
             At = aug[:, list(res_g.columns)]
             start = np.argmax(_virtual_peer_scores(
                 At, np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)), axis=1)
