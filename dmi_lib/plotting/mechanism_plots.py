@@ -822,7 +822,7 @@ def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
 
 
 def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = False,
-                   title: str | None = None, figsize=(7, 4.2)):
+                   title: str | None = None, figsize=(7, 4.2), axes=None):
     """Figure 8: surprisingly popular vs DMI-clustering on the answer simplex.
 
     Both methods partition the simplex by three rays from the mean of all points
@@ -846,6 +846,9 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
     title : str, optional
         Figure title; default names the figure and counts the disagreements.
     figsize : tuple
+    axes : pair of Axes, optional
+        Draw into these two axes (e.g. the frames of a frame player) instead of a new
+        figure.
 
     Returns
     -------
@@ -855,7 +858,11 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
 
     A = _distributions(A)
     out = sp_dmi_disagreement(A, gold=gold)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    if axes is None:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    else:
+        ax1, ax2 = axes
+        fig = ax1.figure
     _sp_panel(ax1, A, out["sp"], out["differ"], option_names, zoom)
     ax1.set_title("surprisingly popular: $\\arg\\max_c\\, a_c/\\bar a_c$\n"
                   "lines from the vertices through the mean", fontsize=10)
@@ -866,5 +873,6 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
         title = (f"Figure 8: surprisingly popular vs DMI-clustering\nthey disagree on "
                  f"{out['n_differ']} of {A.shape[0]} tasks (red circles)")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    if axes is None:
+        fig.tight_layout(rect=(0, 0, 1, 0.92))
     return fig
