@@ -20,8 +20,15 @@ With i.i.d. tasks and a peer (real or virtual) whose labels do not depend on age
 ``i``'s signal on a task), and the two halves are independent, so
 ``E[pᵢ] = (|T₁|)_C (|T₂|)_C det(J)² det(Sᵢ)²``: no strategy beats the truth
 (``|det Sᵢ| <= 1``) and permutations pay as much.  Payments are exact integer
-determinants of count matrices, hence exactly invariant to an agent permuting her
-answers.
+determinants of count matrices, and no number that decides ``D*_{-i}`` or the virtual
+peer's labels involves agent ``i``'s reports (with ``method="warm"`` too: its start is
+learned without her group of agents and its sums are rebuilt from her ``T₋ᵢ`` rows), so
+her payment is exactly invariant to her relabelling her answers.
+
+``payment="whole"`` is the paper's one-batch variant (Discussion after Theorem 3.2);
+``init`` starts the knowledge extraction from SP or from the plurality of the
+DMI-Mechanism's high-payment agents; ``executor=`` computes the per-agent work through
+any ``concurrent.futures`` executor with identical results.
 
 See the book chapter ``book/10_kdmi_mechanism.ipynb`` (Definition 3.1, Algorithm 4,
 Theorem 3.2, Figures 6 and 7).
