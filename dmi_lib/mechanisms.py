@@ -969,8 +969,11 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
     E = agent_ids.size
     slot = np.full(m, -1, dtype=np.intp)
     slot[agent_ids] = np.arange(E)
-    seeds = rng.integers(0, 1 << 62, size=E, dtype=np.int64)  # per-agent restarts
-    group_seeds = rng.integers(0, 1 << 62, size=_N_GROUPS, dtype=np.int64).tolist()
+    # Seeds of per-agent and per-group restarts, derived from the split keys already
+    # drawn: the caller's generator advances exactly as it did before they existed.
+    sub = np.random.default_rng([int(x) for x in split_keys[:4]] or [0])
+    seeds = sub.integers(0, 1 << 62, size=E, dtype=np.int64)
+    group_seeds = sub.integers(0, 1 << 62, size=_N_GROUPS, dtype=np.int64).tolist()
 
     # Reports of eligible agents grouped by agent slot (all of T_i: removed rows).
     mine = slot[rep.worker] >= 0
