@@ -20,8 +20,15 @@ With i.i.d. tasks and a peer (real or virtual) whose labels do not depend on age
 ``i``'s signal on a task), and the two halves are independent, so
 ``E[pᵢ] = (|T₁|)_C (|T₂|)_C det(J)² det(Sᵢ)²``: no strategy beats the truth
 (``|det Sᵢ| <= 1``) and permutations pay as much.  Payments are exact integer
-determinants of count matrices, hence exactly invariant to an agent permuting her
-answers.
+determinants of count matrices, and no number that decides ``D*_{-i}`` or the virtual
+peer's labels involves agent ``i``'s reports (with ``method="warm"`` too: its start is
+learned without her group of agents and its sums are rebuilt from her ``T₋ᵢ`` rows), so
+her payment is exactly invariant to her relabelling her answers.
+
+``payment="whole"`` is the paper's one-batch variant (Discussion after Theorem 3.2);
+``init`` starts the knowledge extraction from SP or from the plurality of the
+DMI-Mechanism's high-payment agents; ``executor=`` computes the per-agent work through
+any ``concurrent.futures`` executor with identical results.
 
 See the book chapter ``book/10_kdmi_mechanism.ipynb`` (Definition 3.1, Algorithm 4,
 Theorem 3.2, Figures 6 and 7).
@@ -58,6 +65,10 @@ _DENSE_TABLE_LIMIT = 50_000_000
 
 #: Items (pair × task) per chunk when enumerating shared tasks in the DMI-Mechanism.
 _CHUNK_ITEMS = 4_000_000
+
+#: Groups of agents for the warm start of K-DMI: agent ``i`` starts from the
+#: partition learned without the reports of her group (worker id mod this).
+_N_GROUPS = 8
 
 #: Condition number above which a downdated ``Cᵀ Ã`` is treated as singular and
 #: the agent's partition is recomputed from scratch.
@@ -336,8 +347,15 @@ def _shared_answers(rep: Reports, I, J, keys, labels, how: str = "auto"):
     return pair.astype(np.intp), li.astype(np.intp), lj.astype(np.intp)
 
 
-def dmi_mechanism(reports, *, random_state=None, _enumeration: str = "auto",
-                  ) -> DMIMechanismResult:
+def _shared_answers_chunk(rep, I, J, keys, labels, offset):
+    """:func:`_shared_answers` (walk) for a chunk of pairs, pair ids shifted by
+    ``offset`` (the unit of work of ``executor`` in :func:`dmi_mechanism`)."""
+    pair, li, lj = _shared_answers(rep, I, J, keys, labels, "walk")
+    return pair + offset, li, lj
+
+
+def dmi_mechanism(reports, *, random_state=None, executor=None,
+                  _enumeration: str = "auto") -> DMIMechanismResult:
     """The DMI-Mechanism (Kong 2020), on which K-DMI (Algorithm 4) is built.
 
     For every pair of agents ``i < j`` who share at least ``2C`` tasks, their shared
@@ -359,6 +377,10 @@ def dmi_mechanism(reports, *, random_state=None, _enumeration: str = "auto",
     reports : Reports
     random_state : None, int or Generator
         Seeds the splits.
+    executor : concurrent.futures.Executor, optional
+        Anything with ``.map``: the shared answers of the eligible pairs are
+        enumerated in chunks of pairs through ``executor.map``.  Default: serial.
+        The results are identical (the splits are drawn afterwards, in order).
 
     Returns
     -------
@@ -382,6 +404,7 @@ def dmi_mechanism(reports, *, random_state=None, _enumeration: str = "auto",
     ([1.0, 1.0], [1, 1])
     """
     rep = _check_reports(reports)
+    executor = _check_executor(executor)
     rng = check_random_state(random_state)
     m, n, C = rep.n_workers, rep.n_tasks, rep.n_options
     if m == 0 or n == 0:
@@ -390,7 +413,15 @@ def dmi_mechanism(reports, *, random_state=None, _enumeration: str = "auto",
     keys, labels = _report_lookup(rep)
 
     n_i = rep.tasks_per_worker()
-    pair, label_i, label_j = _shared_answers(rep, I, J, keys, labels, _enumeration)
+    if executor is None or I.size == 0:
+        pair, label_i, label_j = _shared_answers(rep, I, J, keys, labels, _enumeration)
+    else:  # chunks of pairs; each chunk is in (pair, task) order, so is their union
+        cuts = np.linspace(0, I.size, min(I.size, 16) + 1).astype(int)
+        lo, hi = cuts[:-1], cuts[1:]
+        out = _map(executor, _shared_answers_chunk, [rep] * lo.size,
+                   [I[a:b] for a, b in zip(lo, hi)], [J[a:b] for a, b in zip(lo, hi)],
+                   [keys] * lo.size, [labels] * lo.size, lo.tolist())
+        pair, label_i, label_j = (np.concatenate(x) for x in zip(*out))
 
     part = _split_halves(pair, rng)
     M = np.bincount(((pair * 2 + part) * C + label_i) * C + label_j,
@@ -444,8 +475,8 @@ class KDMIResult:
         for, see ``agents``).
     method : str
     local_search : ndarray of bool (m,)
-        ``method="warm"``: agents whose warm start failed the local-optimality check
-        (or whose downdated ``CᵀÃ`` was ill-conditioned) and needed a search.
+        ``method="warm"``: agents whose start was not a local maximum and needed
+        single-row moves.
     n_moves : ndarray of int (m,)
         Single-row moves made by that search.
     n_dropped : ndarray of int (m,)
@@ -455,12 +486,19 @@ class KDMIResult:
         For each report of a paid agent on a usable task, the virtual peer's label
         ``C*ᵢ`` of that task; ``-1`` elsewhere.
     report_part : ndarray of int (N,)
-        ``0``/``1`` for ``T₁``/``T₂``; ``-1`` where unused.
+        ``0``/``1`` for ``T₁``/``T₂``; ``-1`` where unused (``payment="whole"``:
+        ``0`` for every used report).
     answered : ndarray of bool (n_tasks,)
     partitions : ndarray (m, k, k)
         ``D*_{-i}`` of every paid agent (NaN elsewhere).
     partition_columns : ndarray of int (m, k)
         The columns ``L`` that go with ``partitions[i]`` (``-1`` for unpaid agents).
+    payment : str
+        ``"split"`` (Algorithm 4) or ``"whole"`` (see :func:`kdmi_mechanism`).
+    exact_fallback : ndarray of bool (m,)
+        ``method="warm"``: agents whose partition was recomputed with the exact
+        solver (their clusters degenerate without her tasks, or no partition
+        could be learned without her group).
     """
 
     labels: np.ndarray
@@ -480,6 +518,8 @@ class KDMIResult:
     answered: np.ndarray = field(repr=False)
     partitions: np.ndarray = field(repr=False)
     partition_columns: np.ndarray = field(repr=False)
+    payment: str = "split"
+    exact_fallback: np.ndarray = field(default=None, repr=False)
 
     @property
     def v(self) -> float:
@@ -528,7 +568,8 @@ def _batched_ascent(A_tilde: np.ndarray, labels: np.ndarray, M: np.ndarray,
     margin under ``D_ref`` (``order``, ``r_sorted`` from :func:`_row_margins`) are
     safe beyond ``√2·‖D - D_ref‖₂``; rows already moved are always evaluated.
 
-    Returns ``(D, moves)``: ``(CᵀÃ)⁻¹`` at the end and the number of moves per agent.
+    Returns ``(D, moves, labels)``: ``(CᵀÃ)⁻¹`` at the end, the number of moves per
+    agent and the final labels (rows in ``gone`` keep their start label).
     """
     b, n = gone.shape
     labels = np.broadcast_to(labels, (b, n)).copy()
@@ -552,7 +593,7 @@ def _batched_ascent(A_tilde: np.ndarray, labels: np.ndarray, M: np.ndarray,
         again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
         who = np.concatenate([who, where[moved_b[again]]])
         rows = np.concatenate([rows, moved_r[again]])
-        G = np.einsum("pk,pkc->pc", A_tilde[rows], Da[who])
+        G = _virtual_peer_scores(A_tilde[rows], Da[who])  # position-independent
         lab = labels[active[who], rows]
         F = np.abs(1.0 + G - G[np.arange(rows.size), lab][:, None])
         F[gone[active[who], rows]] = 0.0
@@ -562,7 +603,7 @@ def _batched_ascent(A_tilde: np.ndarray, labels: np.ndarray, M: np.ndarray,
         np.maximum.at(best, who, pmax)
         win = np.flatnonzero((pmax == best[who]) & (pmax > 1.0 + tol))
         if not win.size:
-            return D, moves
+            return D, moves, labels
         first = np.unique(who[win], return_index=True)[1]
         win = win[first]  # one move per agent: its best (first if tied)
         a, t, c = active[who[win]], rows[win], pc[win]
@@ -594,12 +635,133 @@ def _check_agents(agents, m: int) -> np.ndarray:
     return mask
 
 
+def _check_executor(executor):
+    """``None`` (serial) or anything with a callable ``.map`` (``concurrent.futures``)."""
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError("executor must be None or have a .map method (e.g. a "
+                        "concurrent.futures.ThreadPoolExecutor), got "
+                        f"{type(executor).__name__}")
+    return executor
+
+
+def _map(executor, fn, *iterables) -> list:
+    """``map`` through ``executor`` (serial when ``None``), results in input order."""
+    if executor is None:
+        return list(map(fn, *iterables))
+    return list(executor.map(fn, *iterables))
+
+
+def _check_positive_tol(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not (
+            np.isscalar(value) and np.isreal(value) and np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _virtual_peer_scores(X: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """``G[r] = X[r] @ D[r]`` by an explicit sum in a fixed order.
+
+    Elementwise products and sums only, so each row's result depends on that row's
+    inputs alone, never on its position in the batch (no BLAS blocking): identical
+    inputs give bitwise identical labels.
+    """
+    G = X[:, 0, None] * D[:, 0, :]
+    for j in range(1, X.shape[1]):
+        G = G + X[:, j, None] * D[:, j, :]
+    return G
+
+
+def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
+    """Warm partitions of one block of agents (the unit of work of ``executor``).
+
+    Agent ``b`` clusters the rows of ``At`` not in ``gone[b]`` (her ``T₋ᵢ``).  Her
+    cluster sums are built from scratch from the start labels on those rows, the
+    ascent (:func:`_batched_ascent`) runs to a local maximum, and ``D*_{-i} =
+    (Cᵀ Ã[T₋ᵢ])⁻¹`` is recomputed from scratch from the final labels (``bincount``
+    over her rows in increasing order): every number depends on ``A[T₋ᵢ]`` and the
+    start only, never on her own reports, and each agent's arithmetic is done
+    alone (no BLAS call mixes agents), so a tie on a partition boundary is decided
+    the same way whatever she reports.  Returns ``(D, moves, singular)``;
+    ``singular`` marks agents whose ``Cᵀ Ã`` is ill-conditioned (``D`` is NaN).
+    """
+    b, n = gone.shape
+    k = At.shape[1]
+    keep = ~gone
+    who, rows = np.nonzero(keep)  # row-major: each agent's rows in increasing order
+
+    def sums(lab):
+        key = who * k + lab[who, rows]
+        return np.stack([np.bincount(key, weights=At[rows, j], minlength=b * k)
+                         for j in range(k)], axis=1).reshape(b, k, k)
+
+    def conditioned(M):
+        cond = np.linalg.cond(M)
+        return np.isfinite(cond) & (cond < _COND_LIMIT)
+
+    lab0 = np.broadcast_to(start, (b, n))
+    M0 = sums(lab0)
+    singular = ~conditioned(M0)
+    moves = np.zeros(b, dtype=np.intp)
+    labels = lab0.copy()
+    go = np.flatnonzero(~singular)
+    if go.size:
+        _, moves[go], labels[go] = _batched_ascent(At, start, M0[go], gone[go], tol,
+                                                   D_ref, order, r_sorted)
+    M = sums(labels)
+    singular |= ~conditioned(M)
+    M[singular] = np.eye(k)
+    D = np.linalg.inv(M)
+    D[singular] = np.nan
+    return D, moves, singular
+
+
+def _scratch_partition(sub, rank_tol, C, exact, seed):
+    """DMI-cluster ``A[T₋ᵢ]`` afresh for one agent (the unit of work of ``executor``).
+
+    Returns ``(D, columns, reason)``; ``reason`` is ``None`` when the partition can be
+    used, else why the agent cannot be paid.
+    """
+    if np.all(sub == sub[0]):
+        return None, None, ("the tasks she did not do all have the same answer "
+                            "shares: no partition can be learned from them")
+    res = dmi_cluster(sub, method="exact" if exact else "auto", rank_tol=rank_tol,
+                      random_state=np.random.default_rng(seed))
+    if res.k != C:
+        return None, None, (f"the tasks she did not do have rank([A 1]) = {res.k} != "
+                            f"C = {C}: the learned partition cannot label all C options")
+    return res.D, np.asarray(res.columns, dtype=np.intp), None
+
+
+def _high_pay_plurality(rep: Reports, counts: np.ndarray, answered: np.ndarray, rng):
+    """Plurality answer of the high-payment agents: the paper's suggested start.
+
+    Agents are paid by the DMI-Mechanism (:func:`dmi_mechanism`); those paid at least
+    the median payment of the paid agents (and more than 0) vote.  Tasks none of
+    them answered take the plurality of all answers.  Returns labels of the
+    answered tasks (ties: lowest option).
+    """
+    pay = dmi_mechanism(rep, random_state=rng).payments
+    good = np.isfinite(pay)
+    high = good & (pay > 0)
+    if good.any():
+        high &= pay >= np.median(pay[good])
+    sel = high[rep.worker]
+    votes = np.zeros_like(counts)
+    np.add.at(votes, (rep.task[sel], rep.label[sel]), 1)
+    none = votes.sum(axis=1) == 0
+    votes[none] = counts[none]
+    return np.argmax(votes[answered], axis=1)
+
+
 _METHODS = ("warm", "exact")
+_PAYMENTS = ("split", "whole")
+_INITS = ("paper", "sp", "high-pay")
 
 
-def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
-                   rank_tol: float | None = None, agents=None,
-                   tol: float = 1e-9) -> KDMIResult:
+def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
+                   init="paper", n_init: int = 10, random_state=None,
+                   rank_tol: float | None = None, agents=None, tol: float = 1e-9,
+                   executor=None) -> KDMIResult:
     """Knowledge-Extracted DMI (K-DMI) Mechanism (Algorithm 4, Theorem 3.2).
 
     *Knowledge extraction.*  ``A = Σᵢ Rᵢ``, rows normalised; ``C* = DMIC(A)``
@@ -623,22 +785,53 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
         the paper's global optimum (for ``k = C <= 3``, or tiny ``n``), ``O(n² log n)``
         per agent for ``C = 3``.  Slow; faithful.
 
-        ``"warm"`` starts every agent from the full-data optimum restricted to
-        ``T₋ᵢ``: ``CᵀÃ`` is downdated by the ``|Tᵢ|`` removed rows, all agents are
-        checked at once (batched inverses) for local optimality — no single-row
-        move changes ``|det|`` by more than a factor ``1 + tol`` — and agents that
-        fail continue with best-improvement single-row moves until none helps.  It
-        returns, for every agent, a **local** maximum of the paper's problem on
-        ``A[T₋ᵢ]`` (so linearly partitioned, Theorem 2.2).  Passing the check does *not*
-        make it global.  For ``k = 2`` it is the global optimum anyway: the
-        partition of a linearly-partitioned clustering passes through the mean
-        (``ā D ∝ 1``), so in 1-D it is the mean split (Corollary 2.3, 1d points).  For
-        ``k >= 3`` it need not be: where ``A[T₋ᵢ]`` has several near-equal local
-        maxima (flat instances, task states close to each other) the one reached
-        depends on the start.  The start depends weakly on agent ``i``'s own
-        reports, while dominant truthfulness rests on ``D*_{-i}`` not depending on
-        them.  Use ``"exact"`` when that guarantee matters
-        (``benchmarks/bench_kdmi.py --compare-exact`` measures the agreement).
+        ``"warm"`` runs a local search for every agent, all agents at once, from
+        a start that does not involve her reports: the agents are split into 8
+        groups by worker id, DMI-clustering of the answers *without her group*
+        gives a partition, and its cells label the rows of ``A[T₋ᵢ]``.  Her cluster
+        sums ``CᵀÃ`` are built from those labels on ``T₋ᵢ`` (batched inverses), and
+        best-improvement single-row moves run until no move changes ``|det|`` by
+        more than a factor ``1 + tol``.  ``D*_{-i}`` is then recomputed from scratch
+        from the final labels of ``T₋ᵢ``.  Every number depends on ``A[T₋ᵢ]`` and
+        the other groups' answers only, so her payment is exactly invariant to
+        her relabelling her answers, as with ``"exact"``.
+        The result is a **local** maximum of the paper's problem on ``A[T₋ᵢ]`` (so
+        linearly partitioned, Theorem 2.2).  For ``k = 2`` it is the global optimum:
+        the partition of a linearly-partitioned clustering passes through the mean
+        (``ā D ∝ 1``), so in 1-D it is the mean split (Corollary 2.3).  For
+        ``k >= 3`` it need not be global on flat instances (several near-equal
+        local maxima); ``benchmarks/bench_kdmi.py --compare-exact`` measures the
+        agreement.  A task on a partition boundary (a tie) is decided by numbers
+        that do not involve her reports, so the same way whatever she reports.  An
+        agent whose clusters degenerate without her tasks gets ``"exact"``
+        instead (``k <= 3``; ``exact_fallback`` of the result).
+    payment : {"split", "whole"}
+        ``"split"`` is Algorithm 4: ``pᵢ = det(C*₁ᵀR¹ᵢ)·det(C*₂ᵀR²ᵢ)`` on two halves,
+        ``E[pᵢ] ∝ det(J)² det(Sᵢ)²``.  ``"whole"`` is the paper's suggestion after
+        Theorem 3.2 (*"we do not need to divide the tasks into two parts"*):
+        ``pᵢ = sᵢ · det(C*ᵢᵀRᵢ)`` on all of ``Tᵢ``, where
+        ``sᵢ = sign det(C*₋ᵢᵀ A[T₋ᵢ])`` is the sign of the cluster-by-option matrix of
+        the tasks she did not do.  ``sᵢ`` estimates ``sign det J`` without her reports
+        and makes the payment independent of how the clusters are numbered;
+        ``E[pᵢ] = (|Tᵢ|)_C · det(J)·sᵢ · det(Sᵢ)``, which is ``∝ |det J|·det(Sᵢ)``
+        when ``sᵢ`` has the sign of ``det J``.  Truth (``det Sᵢ = 1``) still pays the
+        most, odd permutations now pay *minus* the truth, and one determinant of
+        ``|Tᵢ|`` tasks has a smaller relative spread than a product of two of
+        ``|Tᵢ|/2`` (chapter 10 measures it).  Agents need ``C`` usable tasks
+        instead of ``2C``.
+    init : {"paper", "sp", "high-pay"} or array_like of int
+        Start of the knowledge extraction when it runs k-cofactors (``k > 3``; for
+        ``k <= 3`` the exact solver finds the global optimum from any start and
+        ``init`` has no effect).  ``"paper"`` is Algorithm 2's
+        ``idxmax(Ã - ā)``; ``"sp"`` is surprisingly popular; ``"high-pay"`` is the
+        plurality vote of the high-payment agents of the DMI-Mechanism (both are
+        the paper's suggestions after Theorem 3.2); an array gives the label of
+        every *answered* task.  ``"warm"`` also starts its per-group clusterings
+        (``k > 3``) from ``"paper"`` or ``"sp"`` (SP of the group's answers);
+        ``"high-pay"`` and arrays use all agents' reports, so there ``"paper"``.
+    n_init : int
+        k-cofactors restarts of the knowledge extraction (``k > 3``), the first from
+        ``init``.
     random_state : None, int or Generator
         Seeds the ``T₁/T₂`` splits (and k-cofactors restarts when ``C > 3``).
     rank_tol : float, optional
@@ -648,6 +841,11 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     tol : float
         ``"warm"``: a move counts as an improvement when it multiplies ``|det|`` by
         more than ``1 + tol``.
+    executor : concurrent.futures.Executor, optional
+        Anything with ``.map``: the per-agent partitions (blocks of agents for
+        ``"warm"``, single agents for ``"exact"`` and fall-backs) are computed
+        through ``executor.map``.  Default: serial.  Results are identical to the
+        serial ones (every random number is drawn before the map).
 
     Returns
     -------
@@ -656,25 +854,28 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     Raises
     ------
     TypeError
-        ``reports`` is not a :class:`~dmi_lib.simulation.Reports`.
+        ``reports`` is not a :class:`~dmi_lib.simulation.Reports`; ``agents`` not
+        integer ids; ``executor`` without ``.map``.
     ValueError
         ``k = rank([A 1]) != C``: the payment matrices ``C*ᵀRᵢ`` are ``k × C`` and
         have no determinant unless square (e.g. an option nobody chose, or answer
         distributions that do not span the simplex).  Also for an unknown
-        ``method``.
+        ``method``, ``payment`` or ``init``, a bad ``n_init`` or ``tol``.
 
     Notes
     -----
     Agents are unpaid (NaN, with a reason) when, after dropping the tasks nobody
-    else answered, they have fewer than ``2C`` tasks, or when ``A[T₋ᵢ]`` no longer
-    has rank ``C``.  For a task ``t ∈ Tᵢ``, ``A_{-i}[t]`` is ``(countsₜ - e_{rᵢ(t)}) /
-    (nₜ - 1)``.
+    else answered, they have fewer than ``2C`` tasks (``C`` for ``payment="whole"``),
+    or when ``A[T₋ᵢ]`` no longer has rank ``C``.  For a task ``t ∈ Tᵢ``,
+    ``A_{-i}[t]`` is ``(countsₜ - e_{rᵢ(t)}) / (nₜ - 1)``.
 
-    Cost of ``"warm"``: rows are sorted once by their margin under the full
-    optimum's ``D*``; for agent ``i`` only rows whose margin is below
-    ``√2·‖D*_{-i} - D*‖₂`` can fail the local test (:func:`_row_margins`), so each
-    round of the check evaluates ``O(k²)`` per such row, for all agents at once.
-    10⁴ agents × 2·10³ tasks (``C = 3``) take about a second here.
+    Cost of ``"warm"``: 8 extra DMI-clusterings (one per group); rows are sorted
+    once per group by their margin under the group's ``D``; for agent ``i`` only
+    rows whose margin is below ``√2·‖D*_{-i} - D_g‖₂`` can fail the local test
+    (:func:`_row_margins`), so each round evaluates ``O(k²)`` per such row, for all
+    agents at once.  The from-scratch sums, ``D*_{-i}`` and the boundary test cost
+    ``O(n k²)`` per agent.
+    ``benchmarks/bench_kdmi.py`` measures it (10⁴ agents × 2·10³ tasks, ``C = 3``).
 
     Examples
     --------
@@ -692,11 +893,20 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     rep = _check_reports(reports)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if not (np.isscalar(tol) and np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    if payment not in _PAYMENTS:
+        raise ValueError(f"payment must be one of {_PAYMENTS}, got {payment!r}")
+    if isinstance(init, str) and init not in _INITS:
+        raise ValueError(f"init must be one of {_INITS} or an array of labels, got "
+                         f"{init!r}")
+    if isinstance(n_init, (bool, np.bool_)) or not isinstance(n_init, (int, np.integer)) \
+            or n_init < 1:
+        raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
+    tol = _check_positive_tol(tol, "tol")
+    executor = _check_executor(executor)
     rng = check_random_state(random_state)
     n, m, C = rep.n_tasks, rep.n_workers, rep.n_options
     ask = _check_agents(agents, m)
+    min_tasks = 2 * C if payment == "split" else C
     # One random key per report, drawn before anything else uses the generator, so an
     # agent's T1/T2 split is the same whichever set of agents is being paid.
     split_keys = rng.integers(0, 1 << 62, size=rep.n_reports, dtype=np.int64)
@@ -718,7 +928,17 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
             "have a determinant.  This happens when an option is never chosen or the "
             "answer distributions of the tasks do not span the simplex (e.g. too few "
             "tasks, or all tasks alike)")
-    full = _solve(problem, method="auto", random_state=rng)  # A is prepared once
+    if isinstance(init, str) and init == "high-pay":
+        start = _high_pay_plurality(rep, counts, answered, rng)
+    elif isinstance(init, str):
+        start = init
+    else:
+        start = np.asarray(init)
+        if start.shape != (A.shape[0],) or (start.size and start.dtype.kind not in "iu"):
+            raise ValueError(f"init as labels must be {A.shape[0]} integers (one per "
+                             f"answered task), got shape {start.shape}")
+    full = _solve(problem, method="auto", random_state=rng, init=start,
+                  n_init=int(n_init))  # A is prepared once
     k, L = full.k, tuple(full.columns)
     labels = np.full(n, -1, dtype=np.intp)
     labels[answered] = full.labels
@@ -731,12 +951,14 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     n_dropped = n_i - u_i
     n_rows = A.shape[0]
     reasons: dict = {}
-    eligible = ask & (u_i >= 2 * C) & (n_rows - n_i >= k)
+    need = "2C" if payment == "split" else "C"
+    eligible = ask & (u_i >= min_tasks) & (n_rows - n_i >= k)
     for a in np.flatnonzero(ask & ~eligible).tolist():
         if n_i[a] == 0:
             reasons[a] = "no reports"
-        elif u_i[a] < 2 * C:
-            reasons[a] = (f"only {int(u_i[a])} usable tasks, fewer than 2C = {2 * C}"
+        elif u_i[a] < min_tasks:
+            reasons[a] = (f"only {int(u_i[a])} usable tasks, fewer than {need} = "
+                          f"{min_tasks}"
                           + (f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
                              "answered by nobody else and were dropped)"
                              if n_dropped[a] else ""))
@@ -747,6 +969,11 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     E = agent_ids.size
     slot = np.full(m, -1, dtype=np.intp)
     slot[agent_ids] = np.arange(E)
+    # Seeds of per-agent and per-group restarts, derived from the split keys already
+    # drawn: the caller's generator advances exactly as it did before they existed.
+    sub = np.random.default_rng([int(x) for x in split_keys[:4]] or [0])
+    seeds = sub.integers(0, 1 << 62, size=E, dtype=np.int64)
+    group_seeds = sub.integers(0, 1 << 62, size=_N_GROUPS, dtype=np.int64).tolist()
 
     # Reports of eligible agents grouped by agent slot (all of T_i: removed rows).
     mine = slot[rep.worker] >= 0
@@ -761,70 +988,106 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
     cols_all = np.tile(np.asarray(L, dtype=np.intp), (E, 1))
     ok = np.ones(E, dtype=bool)
     local = np.zeros(m, dtype=bool)
+    fallback = np.zeros(m, dtype=bool)
     n_moves = np.zeros(m, dtype=np.intp)
 
+    def scratch(es, exact):
+        """Partitions from scratch for the agent slots ``es``, through ``executor``."""
+        subs = []
+        for e in es:
+            keep = np.ones(n_rows, dtype=bool)
+            keep[r_row[bounds[e]:bounds[e + 1]]] = False
+            subs.append(A[keep])
+        out = _map(executor, _scratch_partition, subs, [rank_tol] * len(es),
+                   [C] * len(es), [exact] * len(es), seeds[list(es)].tolist())
+        for e, (D_e, cols_e, why) in zip(es, out):
+            if why is not None:
+                ok[e] = False
+                reasons[int(agent_ids[e])] = why
+            else:
+                D_all[e], cols_all[e] = D_e, cols_e
+
     if method == "exact" or E == 0:
-        for e in range(E):
-            keep = np.ones(n_rows, dtype=bool)
-            keep[r_row[bounds[e]:bounds[e + 1]]] = False
-            _partition_from_scratch(e, keep, A, rank_tol, rng, C, D_all, cols_all, ok,
-                                    reasons, agent_ids, exact=True)
+        scratch(list(range(E)), exact=True)
     else:
-        At = problem.A_tilde
-        lab = full.labels
-        M_full = cluster_sums(At, lab, k)
-        # Downdate: M_i = M - Σ_{t∈T_i} e_{ℓ_t} ã_tᵀ, for all agents in one bincount.
-        key = r_slot * k + lab[r_row]
-        removed = np.stack([np.bincount(key, weights=At[r_row, j], minlength=E * k)
-                            for j in range(k)], axis=1).reshape(E, k, k)
-        M_i = M_full[None] - removed
-        cond = np.linalg.cond(M_i) if E else np.zeros(0)
-        good = np.isfinite(cond) & (cond < _COND_LIMIT)
-        margin = _row_margins(At, lab, full.D, tol)
-        order = np.argsort(margin, kind="stable")
-        r_sorted = margin[order]
-        B = max(1, _BLOCK_ENTRIES // n_rows)
-        for start in range(0, E, B):
-            blk = np.arange(start, min(E, start + B))
-            blk = blk[good[blk]]
-            if not blk.size:
+        # Start of agent i: the partition learned without her whole group of agents
+        # (group = worker id mod _N_GROUPS), applied to all rows.  It does not involve
+        # her reports, so neither does the local maximum reached from it.
+        aug = np.hstack([A, np.ones((n_rows, 1))])
+        # "high-pay" and label arrays see every agent's reports: not for these starts
+        group_init = init if isinstance(init, str) and init != "high-pay" else "paper"
+        group_of = agent_ids % _N_GROUPS
+        redo = np.zeros(E, dtype=bool)  # must be recomputed from scratch
+        blocks, jobs = [], []
+        for g in np.unique(group_of).tolist():
+            members = rep.worker % _N_GROUPS == g
+            counts_g = counts[answered] - np.bincount(
+                rows_of[rep.task[members]] * C + rep.label[members],
+                minlength=n_rows * C).reshape(n_rows, C)
+            n_tg = counts_g.sum(axis=1)
+            in_g = np.flatnonzero(group_of == g)
+            try:
+                prob_g = prepare(counts_g[n_tg > 0] / n_tg[n_tg > 0, None], rank_tol)
+            except ValueError:
+                prob_g = None
+            if prob_g is None or prob_g.k != C:
+                redo[in_g] = True
                 continue
-            gone = np.zeros((blk.size, n_rows), dtype=bool)  # rows in T_i
-            lo, hi = bounds[blk[0]], bounds[blk[-1] + 1]
-            sel = good[r_slot[lo:hi]]
-            gone[np.searchsorted(blk, r_slot[lo:hi][sel]), r_row[lo:hi][sel]] = True
-            D_all[blk], moves = _batched_ascent(At, lab, M_i[blk], gone, tol, full.D,
-                                                order, r_sorted)
+            res_g = _solve(prob_g, method="auto", random_state=group_seeds[g],
+                           n_init=int(n_init), init=group_init)
+            At = aug[:, list(res_g.columns)]
+            start = np.argmax(_virtual_peer_scores(
+                At, np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)), axis=1)
+            margin = _row_margins(At, start, res_g.D, tol)
+            order = np.argsort(margin, kind="stable")
+            cols_all[in_g] = res_g.columns
+            B = max(1, _BLOCK_ENTRIES // n_rows)
+            for begin in range(0, in_g.size, B):
+                blk = in_g[begin:begin + B]
+                gone = np.zeros((blk.size, n_rows), dtype=bool)  # rows in T_i
+                pos = np.concatenate([np.arange(bounds[e], bounds[e + 1]) for e in blk])
+                gone[np.repeat(np.arange(blk.size), np.diff(bounds)[blk]), r_row[pos]] \
+                    = True
+                blocks.append(blk)
+                jobs.append((At, start, gone, tol, res_g.D, order, margin[order]))
+        out = _map(executor, _warm_block, *zip(*jobs)) if jobs else []
+        for blk, (D_blk, moves, singular) in zip(blocks, out):
+            D_all[blk] = D_blk
             n_moves[agent_ids[blk]] = moves
-            local[agent_ids[blk]] = moves > 0
-        for e in np.flatnonzero(~good).tolist():
-            # A cluster emptied or degenerated once T_i was removed: start afresh.
-            local[agent_ids[e]] = True
-            keep = np.ones(n_rows, dtype=bool)
-            keep[r_row[bounds[e]:bounds[e + 1]]] = False
-            _partition_from_scratch(e, keep, A, rank_tol, rng, C, D_all, cols_all, ok,
-                                    reasons, agent_ids, exact=False)
+            redo[blk] |= singular
+        local[agent_ids] = n_moves[agent_ids] > 0
+        if k <= 3:
+            fallback[agent_ids[redo]] = True
+            scratch(np.flatnonzero(redo).tolist(), exact=True)
+        else:  # no practical exact solver: keep the warm result where there is one
+            scratch(np.flatnonzero(redo).tolist(), exact=False)
 
     # ---- virtual peer's labels on T_i (usable tasks only) ------------------
     use = usable[r_idx] & ok[r_slot]
     u_idx, u_slot = r_idx[use], r_slot[use]
-    t = rep.task[u_idx]
-    others = counts[t].astype(float)
-    others[np.arange(t.size), rep.label[u_idx]] -= 1.0
-    others /= (n_t[t] - 1)[:, None]
-    aug = np.hstack([others, np.ones((t.size, 1))])
-    X = np.take_along_axis(aug, cols_all[u_slot], axis=1)  # A_{-i}[t, L]
-    peer = np.argmax(np.einsum("rk,rkc->rc", X, D_all[u_slot]), axis=1)
+    X = _others_shares(rep, counts, n_t, u_idx, cols_all[u_slot])  # A_{-i}[t, L]
+    peer = np.argmax(_virtual_peer_scores(X, D_all[u_slot]), axis=1)
 
-    # ---- split T_i and pay --------------------------------------------------
-    part = _split_halves(u_slot, None, keys=split_keys[u_idx])
-    M = np.bincount(((u_slot * 2 + part) * C + peer) * C + rep.label[u_idx],
-                    minlength=E * 2 * C * C).reshape(E, 2, C, C)
-    det = _count_det(M)
+    # ---- pay ----------------------------------------------------------------
     payments = np.full(m, np.nan)
     paid = np.zeros(m, dtype=bool)
     paid[agent_ids[ok]] = True
-    payments[agent_ids[ok]] = (det[:, 0] * det[:, 1])[ok] + 0.0  # no -0.0
+    if payment == "split":
+        part = _split_halves(u_slot, None, keys=split_keys[u_idx])
+        M = np.bincount(((u_slot * 2 + part) * C + peer) * C + rep.label[u_idx],
+                        minlength=E * 2 * C * C).reshape(E, 2, C, C)
+        det = _count_det(M)
+        pay = det[:, 0] * det[:, 1]
+    else:
+        part = np.zeros(u_slot.size, dtype=np.intp)
+        M = np.bincount((u_slot * C + peer) * C + rep.label[u_idx],
+                        minlength=E * C * C).reshape(E, C, C)
+        # sign det(C*_{-i}ᵀ A[T_-i]) = sign det(D*_{-i}) · sign det(B),  Ã = A B
+        Bm = np.hstack([np.eye(C), np.ones((C, 1))])[:, cols_all]  # (C, E, C)
+        sign = np.sign(np.linalg.det(np.moveaxis(Bm, 1, 0))) * np.sign(
+            np.linalg.det(np.where(ok[:, None, None], D_all, np.eye(k))))
+        pay = sign * _count_det(M)
+    payments[agent_ids[ok]] = pay[ok] + 0.0  # no -0.0
 
     report_cluster = np.full(rep.n_reports, -1, dtype=np.intp)
     report_part = np.full(rep.n_reports, -1, dtype=np.intp)
@@ -840,25 +1103,18 @@ def kdmi_mechanism(reports, *, method: str = "warm", random_state=None,
                       method=method, local_search=local, n_moves=n_moves,
                       n_dropped=n_dropped, report_cluster=report_cluster,
                       report_part=report_part, answered=answered,
-                      partitions=partitions, partition_columns=partition_columns)
+                      partitions=partitions, partition_columns=partition_columns,
+                      payment=payment, exact_fallback=fallback)
 
 
-def _partition_from_scratch(e, keep, A, rank_tol, rng, C, D_all, cols_all, ok, reasons,
-                            agent_ids, *, exact: bool):
-    """DMI-cluster ``A[T₋ᵢ]`` afresh for one agent; record why if it cannot be used."""
-    a = int(agent_ids[e])
-    sub = A[keep]
-    if np.all(sub == sub[0]):
-        ok[e] = False
-        reasons[a] = "the tasks she did not do all have the same answer shares: no " \
-                     "partition can be learned from them"
-        return
-    res = dmi_cluster(sub, method="exact" if exact else "auto", rank_tol=rank_tol,
-                      random_state=rng)
-    if res.k != C:
-        ok[e] = False
-        reasons[a] = (f"the tasks she did not do have rank([A 1]) = {res.k} != C = {C}: "
-                      "the learned partition cannot label all C options")
-        return
-    D_all[e] = res.D
-    cols_all[e] = res.columns
+def _others_shares(rep: Reports, counts, n_t, idx, cols) -> np.ndarray:
+    """``A_{-i}[t, L]`` for the reports ``idx``: the other agents' answer shares on
+    each report's task, augmented by a 1 and restricted to the columns ``cols``."""
+    t = rep.task[idx]
+    others = counts[t].astype(float)
+    others[np.arange(t.size), rep.label[idx]] -= 1.0
+    others /= (n_t[t] - 1)[:, None]
+    aug = np.hstack([others, np.ones((t.size, 1))])
+    return np.take_along_axis(aug, cols, axis=1)
+
+

@@ -525,3 +525,233 @@ def test_dmi_mechanism_without_eligible_pairs_is_unpaid_not_a_crash():
     assert not res.paid.any()
     assert np.all(np.isnan(res.payments))
     assert len(res.unpaid_reason) == 3
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: invariance to an agent's own relabelling (properties over random crowds)
+# --------------------------------------------------------------------------- #
+def _small_crowd(seed, C, flat):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(14, 40))
+    m = int(rng.integers(12, 40))
+    per = int(rng.integers(2 * C, min(n, 14) + 1))
+    acc, noise = (0.55, 0.7) if flat else (0.75, 0.3)
+    states = random_states(n, C, kind="mixture", accuracy=acc, noise=noise,
+                           random_state=rng)
+    strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng)
+                                             for _ in range(m - m // 2)]
+    return simulate_crowd(states, strategies, tasks_per_agent=per, random_state=rng)
+
+
+def _perm_sign(p) -> int:
+    return (-1) ** sum(p[a] > p[b] for a in range(len(p)) for b in range(a + 1, len(p)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), C=st.sampled_from([2, 3]), flat=st.booleans(),
+       method=st.sampled_from(["warm", "exact"]), data=st.data())
+def test_kdmi_payment_invariant_to_own_relabelling_property(seed, C, flat, method, data):
+    """Algorithm 4 pays det·det of count matrices whose columns her relabelling
+    permutes, and D*_{-i} never sees her reports: the payment is exactly equal.
+    (With the former warm start, a rounding tie paid one agent 6 and then 0.)"""
+    rep = _small_crowd(seed, C, flat)
+    try:
+        base = kdmi_mechanism(rep, method=method, random_state=seed)
+    except ValueError:  # rank([A 1]) < C on a tiny crowd: nothing to pay
+        return
+    agent = data.draw(st.integers(0, rep.n_workers - 1))
+    p = data.draw(st.permutations(range(C)))
+    moved = kdmi_mechanism(_permuted(rep, agent, p), method=method, random_state=seed)
+    a, b = base.payments[agent], moved.payments[agent]
+    assert (np.isnan(a) and np.isnan(b)) or a == b
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), C=st.sampled_from([2, 3]), data=st.data())
+def test_kdmi_whole_payment_changes_sign_with_odd_relabellings(seed, C, data):
+    """payment="whole" pays s_i·det(C*ᵀR_i): a relabelling multiplies it by its sign."""
+    rep = _small_crowd(seed, C, flat=False)
+    try:
+        base = kdmi_mechanism(rep, payment="whole", random_state=seed)
+    except ValueError:
+        return
+    agent = data.draw(st.integers(0, rep.n_workers - 1))
+    p = data.draw(st.permutations(range(C)))
+    moved = kdmi_mechanism(_permuted(rep, agent, p), payment="whole", random_state=seed)
+    a, b = base.payments[agent], moved.payments[agent]
+    assert (np.isnan(a) and np.isnan(b)) or b == _perm_sign(p) * a
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: the payment without a split, the starts, the executor
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("method", ["warm", "exact"])
+def test_kdmi_whole_payment_recomputed_by_hand(method):
+    _, rep = _crowd(4, n=50, m=90, per=12)
+    res = kdmi_mechanism(rep, method=method, payment="whole", random_state=0)
+    split = kdmi_mechanism(rep, method=method, random_state=0)
+    np.testing.assert_array_equal(res.report_cluster, split.report_cluster)
+    counts, C = rep.counts(), rep.n_options
+    for a in [0, 9, 50, 89]:
+        rows = np.flatnonzero(rep.worker == a)
+        t, r = rep.task[rows], rep.label[rows]
+        peer = res.report_cluster[rows]
+        M = np.zeros((C, C), int)
+        np.add.at(M, (peer, r), 1)
+        # the sign: det of (cluster x option) answer shares on the tasks she did not do
+        T_minus = np.setdiff1d(np.flatnonzero(counts.sum(axis=1) > 0), t)
+        A_minus = counts[T_minus] / counts[T_minus].sum(axis=1, keepdims=True)
+        others = assign(A_minus, res.partitions[a], res.partition_columns[a])
+        N = np.zeros((C, C))
+        np.add.at(N, others, A_minus)
+        assert res.payments[a] == np.sign(np.linalg.det(N)) * _leibniz(M)
+
+
+def test_kdmi_whole_payment_needs_only_C_tasks():
+    _, base = _crowd(0, n=40, m=60, per=10)
+    C = 3
+    rep = Reports.from_arrays(np.r_[base.task, [0, 1, 2]], np.r_[base.worker, [60] * 3],
+                              np.r_[base.label, [0, 1, 2]], n_tasks=40, n_workers=61,
+                              n_options=C)
+    assert kdmi_mechanism(rep, payment="whole", random_state=0).paid[60]
+    split = kdmi_mechanism(rep, random_state=0)
+    assert not split.paid[60] and "fewer than 2C = 6" in split.unpaid_reason[60]
+
+
+def test_kdmi_whole_payment_ranks_truth_above_odd_permutations():
+    """E[p] ∝ |det J|·det S: truth > noisy > 0 > odd permutation (C = 3)."""
+    C, per_type = 3, 150
+    types = [truthful(C), 0.7 * np.eye(C) + 0.1, permutation_strategy([1, 0, 2])]
+    strategies = np.concatenate([[S] * per_type for S in types])
+    states = random_states(60, C, kind="mixture", accuracy=0.75, noise=0.3,
+                           random_state=3)
+    rep = simulate_crowd(states, strategies, tasks_per_agent=24, random_state=3)
+    pay = kdmi_mechanism(rep, payment="whole", random_state=0).payments
+    means = [pay[i * per_type:(i + 1) * per_type].mean() for i in range(3)]
+    se = [pay[i * per_type:(i + 1) * per_type].std(ddof=1) / np.sqrt(per_type)
+          for i in range(3)]
+    assert means[0] - 3 * se[0] > means[1] + 3 * se[1] > 0 > means[2] + 3 * se[2]
+
+
+@pytest.mark.parametrize("init", ["sp", "high-pay"])
+def test_kdmi_init_starts_k_cofactors_and_reaches_a_local_maximum(init):
+    C = 4
+    states = random_states(60, C, kind="mixture", accuracy=0.7, noise=0.3, random_state=0)
+    rep = simulate_crowd(states, [truthful(C)] * 200, tasks_per_agent=16, random_state=0)
+    res = kdmi_mechanism(rep, init=init, n_init=1, random_state=0, agents=[])
+    A, _ = rep.answer_matrix()
+    assert is_local_maximum(A, res.labels)
+    # v = det[C*ᵀA] of the labels it returns (rank([A 1]) = C: Ã = A)
+    N = np.eye(C)[res.labels].T @ A
+    assert res.log_v == pytest.approx(np.log(abs(np.linalg.det(N))))
+
+
+def test_kdmi_init_has_no_effect_when_exact():
+    _, rep = _crowd(5, n=50, m=90, per=12)
+    base = kdmi_mechanism(rep, random_state=0, agents=[])
+    for init in ("sp", "high-pay"):
+        np.testing.assert_array_equal(
+            kdmi_mechanism(rep, init=init, random_state=0, agents=[]).labels, base.labels)
+
+
+@pytest.mark.parametrize("pool", ["thread", "process"])
+def test_executor_gives_identical_results(pool):
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    _, rep = _crowd(6, n=40, m=70, per=10)
+    Pool = ThreadPoolExecutor if pool == "thread" else ProcessPoolExecutor
+    with Pool(max_workers=2) as ex:
+        for kw in ({}, {"method": "exact"}, {"payment": "whole"}):
+            serial = kdmi_mechanism(rep, random_state=2, **kw)
+            par = kdmi_mechanism(rep, random_state=2, executor=ex, **kw)
+            np.testing.assert_array_equal(serial.payments, par.payments)
+            np.testing.assert_array_equal(serial.partitions, par.partitions)
+        serial = dmi_mechanism(rep, random_state=2)
+        par = dmi_mechanism(rep, random_state=2, executor=ex)
+        np.testing.assert_array_equal(serial.payments, par.payments)
+        np.testing.assert_array_equal(serial.pair_payments, par.pair_payments)
+
+
+def test_executor_anything_with_map():
+    class Serial:
+        calls = 0
+
+        def map(self, fn, *its):
+            Serial.calls += 1
+            return map(fn, *its)
+
+    _, rep = _crowd(6, n=40, m=70, per=10)
+    np.testing.assert_array_equal(
+        kdmi_mechanism(rep, random_state=1, executor=Serial()).payments,
+        kdmi_mechanism(rep, random_state=1).payments)
+    assert Serial.calls >= 1
+
+
+@pytest.mark.parametrize("kw, exc, match", [
+    ({"payment": "halves"}, ValueError, r"payment must be one of \('split', 'whole'\), "
+                                        r"got 'halves'"),
+    ({"init": "kmeans"}, ValueError, r"init must be one of .* got 'kmeans'"),
+    ({"init": np.zeros(3, dtype=int)}, ValueError, r"init as labels must be 50 integers"),
+    ({"n_init": 0}, ValueError, r"n_init must be an integer >= 1, got 0"),
+    ({"n_init": 2.5}, ValueError, r"n_init must be an integer >= 1, got 2.5"),
+    ({"tol": float("nan")}, ValueError, r"tol must be a finite number >= 0, got nan"),
+    ({"tol": True}, ValueError, r"tol must be a finite number >= 0, got True"),
+    ({"executor": 4}, TypeError, r"executor must be None or have a \.map method.*int"),
+    ({"random_state": "seed"}, TypeError, r"random_state must be None, an int"),
+])
+def test_kdmi_bad_arguments_are_named(kw, exc, match):
+    _, rep = _crowd(1, n=50, m=80, per=10)
+    with pytest.raises(exc, match=match):
+        kdmi_mechanism(rep, **kw)
+
+
+def test_dmi_mechanism_bad_executor():
+    _, rep = _crowd(1, n=50, m=80, per=10)
+    with pytest.raises(TypeError, match=r"executor must be None or have a \.map"):
+        dmi_mechanism(rep, executor=object())
+
+
+@pytest.mark.parametrize("C", [2, 3])
+def test_kdmi_warm_relabelling_sweep(C):
+    """Deterministic sweep over flat crowds: six agents, every relabelling.  A warm
+    start taken from the full-data optimum (which sees her reports) fails here for
+    C = 3 (e.g. seed 4: paid 0, then 2); so does the former downdated D for C = 2."""
+    bad = []
+    for seed in range(16):
+        rep = _sweep_crowd(seed, C)
+        m = rep.n_workers
+        try:
+            base = kdmi_mechanism(rep, random_state=seed)
+        except ValueError:
+            continue
+        for a in range(min(m, 6)):
+            for p in itertools.permutations(range(C)):
+                got = kdmi_mechanism(_permuted(rep, a, p), random_state=seed,
+                                     agents=[a]).payments[a]
+                if not (got == base.payments[a] or np.isnan(got) and
+                        np.isnan(base.payments[a])):
+                    bad.append((seed, a, p))
+    assert bad == []
+
+
+def _sweep_crowd(seed, C):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(12, 40)), int(rng.integers(10, 40))
+    per = int(rng.integers(2 * C, min(n, 14) + 1))
+    states = random_states(n, C, kind="mixture", accuracy=0.6, noise=0.6,
+                           random_state=rng)
+    strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng)
+                                             for _ in range(m - m // 2)]
+    return simulate_crowd(states, strategies, tasks_per_agent=per, random_state=rng)
+
+
+def test_kdmi_former_rounding_tie_case():
+    """C = 2, agent 0: one of her tasks sits on the partition boundary.  With the
+    former downdated ``D`` she was paid -18, and -12 after swapping her two labels
+    (a tie decided by rounding).  Now both are the exact method's -12."""
+    rep = _sweep_crowd(30, 2)
+    base = kdmi_mechanism(rep, random_state=30)
+    exact = kdmi_mechanism(rep, method="exact", random_state=30)
+    moved = kdmi_mechanism(_permuted(rep, 0, [1, 0]), random_state=30)
+    assert base.payments[0] == moved.payments[0] == exact.payments[0] == -12.0
+    np.testing.assert_array_equal(base.payments, exact.payments)

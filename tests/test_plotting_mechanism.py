@@ -205,3 +205,31 @@ def test_plot_sp_vs_dmi_zoom_and_validation():
         plot_sp_vs_dmi(np.full((4, 2), 0.5))
     with pytest.raises(ValueError, match="probability vectors"):
         plot_sp_vs_dmi(np.full((4, 3), 0.5))
+
+
+def test_strategy_mix_sweep_and_plot():
+    from dmi_lib.plotting.mechanism_plots import plot_strategy_mix_sweep, strategy_mix_sweep
+
+    kw = dict(n_tasks=30, n_agents=300, tasks_per_agent=15, random_state=0)
+    sweep = strategy_mix_sweep([0.0, 0.4], p_perm=0.2, **kw)
+    # each share is the single-crowd outcome with the same seed
+    one = strategy_mix_outcome(0.4, 0.2, **kw)
+    for name, acc in one["accuracy"].items():
+        assert sweep["accuracy"][name][1] == acc
+    assert tuple(sweep["payments"]["truthful"][1]) == pytest.approx(
+        one["payments"]["truthful"])
+    assert np.isnan(sweep["payments"]["always"][0, 0])  # no always agents at share 0
+    assert sweep["payments"]["always"][1, 0] == 0.0
+    fig = plot_strategy_mix_sweep(sweep)
+    ax1, ax2 = fig.axes
+    assert len(ax1.lines) == 4 and ax1.get_xlabel() == '"always A" agents (%)'
+    np.testing.assert_allclose(ax1.lines[0].get_xdata(), [0, 40])
+    assert fig.get_size_inches()[0] <= 7.0
+
+
+def test_plot_sp_vs_dmi_into_given_axes():
+    A = load_paper_data("svsd").A
+    fig, axes = plt.subplots(1, 2)
+    out = plot_sp_vs_dmi(A, axes=axes, title="frame")
+    assert out is fig and len(fig.axes) == 2
+    assert fig._suptitle.get_text() == "frame"

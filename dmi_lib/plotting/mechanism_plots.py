@@ -43,11 +43,13 @@ __all__ = [
     "plot_sp_vs_dmi",
     "plot_strategy_invariance",
     "plot_strategy_mix",
+    "plot_strategy_mix_sweep",
     "same_partition_fraction",
     "simplex_ray_segments",
     "sp_dmi_disagreement",
     "strategy_invariance_curve",
     "strategy_mix_outcome",
+    "strategy_mix_sweep",
 ]
 
 #: Colour that marks disagreements / errors (the paper's red circles).
@@ -180,7 +182,7 @@ def same_partition_fraction(a, b) -> float:
 # Figure 6: knowledge extraction
 # --------------------------------------------------------------------------- #
 def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
-                              option_names=("A", "B", "C"), figsize=(10, 6)):
+                              option_names=("A", "B", "C"), figsize=(7, 5.2)):
     """Figure 6: knowledge extraction of the K-DMI mechanism (Algorithm 4, lines 1-3).
 
     Left: the report matrices ``Rᵢ`` (``n × C``, one-hot rows for the tasks agent
@@ -235,19 +237,19 @@ def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
         ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto",
                   interpolation="nearest")
         ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
-        ax.set_xticks(ticks, option_names, fontsize=8)
-        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=8)
+        ax.set_xticks(ticks, option_names, fontsize=10)
+        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=10)
         if j == 0:
-            ax.set_ylabel("task", fontsize=9)
+            ax.set_ylabel("task", fontsize=10)
     ax = fig.add_subplot(gs[0, len(shown)])
     ax.set_axis_off()
     ax.text(0.5, 0.5, "+ ⋯\n\nsum,\nnormalise\nrows\n→", ha="center",
-            va="center", fontsize=9, transform=ax.transAxes)
+            va="center", fontsize=10, transform=ax.transAxes)
     axA = fig.add_subplot(gs[0, len(shown) + 1])
     im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto",
                     interpolation="nearest")
     axA.set_title("$\\mathbf{A}$", fontsize=10)
-    axA.set_xticks(ticks, option_names, fontsize=8)
+    axA.set_xticks(ticks, option_names, fontsize=10)
     axA.set_yticks([])
     axS = fig.add_subplot(gs[0, len(shown) + 2])
     strip = np.array([[to_rgb(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])] for c in labels])
@@ -346,11 +348,11 @@ def _count_matrix(ax, M, det, title, option_names):
     for r in range(C):
         for c in range(C):
             ax.text(c, r, str(int(M[r, c])), ha="center", va="center", fontsize=11)
-    ax.set_xticks(range(C), option_names, fontsize=8)
-    ax.set_yticks(range(C), [f"cl.{c + 1}" for c in range(C)], fontsize=8)
+    ax.set_xticks(range(C), option_names, fontsize=10)
+    ax.set_yticks(range(C), [f"cl.{c + 1}" for c in range(C)], fontsize=10)
     for lab, c in zip(ax.get_yticklabels(), range(C)):
         lab.set_color(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])
-    ax.set_xlabel("her answer", fontsize=8)
+    ax.set_xlabel("her answer", fontsize=10)
     ax.set_title(f"{title}\ndet = {det:g}", fontsize=10)
     for side in ax.spines.values():
         side.set_edgecolor("#009E73")
@@ -358,7 +360,7 @@ def _count_matrix(ax, M, det, title, option_names):
 
 
 def plot_payment_calculation(reports, result, agent: int, *,
-                             option_names=("A", "B", "C"), figsize=(9.5, 8.6)):
+                             option_names=("A", "B", "C"), figsize=(7, 7.2)):
     """Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
 
     Left: the partition ``D*_{-i}`` learned by DMI-clustering the tasks agent ``i``
@@ -427,23 +429,23 @@ def plot_payment_calculation(reports, result, agent: int, *,
         c = pm["peer"][j]
         axs.add_patch(Rectangle((x, 1), 1, 1, facecolor=CLUSTER_COLORS[c % 8],
                                 edgecolor="white", lw=1.5))
-        axs.text(x + 0.5, 1.5, str(c + 1), ha="center", va="center", fontsize=9,
+        axs.text(x + 0.5, 1.5, str(c + 1), ha="center", va="center", fontsize=10,
                  color="white", weight="bold")
         axs.add_patch(Rectangle((x, 0), 1, 1, facecolor="0.88", edgecolor="white",
                                 lw=1.5))
         axs.text(x + 0.5, 0.5, option_names[pm["report"][j]], ha="center",
-                 va="center", fontsize=9)
+                 va="center", fontsize=10)
         axs.text(x + 0.5, -0.35, str(pm["tasks"][j] + 1), ha="center", va="center",
-                 fontsize=8, color="0.35")
+                 fontsize=10, color="0.35")
     n1 = int(np.sum(pm["part"] == 0))
     axs.axvline(n1, color="black", lw=2)
     axs.text(n1 / 2, 2.35, "$T_1$", ha="center", fontsize=11)
     axs.text(n1 + (T - n1) / 2, 2.35, "$T_2$", ha="center", fontsize=11)
     axs.text(-0.3, 1.5, "virtual peer $\\mathbf{C}^*_i$", ha="right", va="center",
-             fontsize=9)
+             fontsize=10)
     axs.text(-0.3, 0.5, "her report $\\mathbf{R}_i$", ha="right", va="center",
-             fontsize=9)
-    axs.text(-0.3, -0.35, "task", ha="right", va="center", fontsize=8, color="0.35")
+             fontsize=10)
+    axs.text(-0.3, -0.35, "task", ha="right", va="center", fontsize=10, color="0.35")
     axs.set_xlim(-0.25 * T, T + 0.1)
     axs.set_ylim(-0.8, 2.8)
     axs.set_axis_off()
@@ -539,7 +541,7 @@ def strategy_mix_outcome(p_always: float, p_perm: float, *, n_tasks: int = 60,
 
 
 def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=None,
-                      figsize=(9.5, 4.3), **kwargs):
+                      figsize=(7, 3.8), **kwargs):
     """Accuracy of three aggregators and K-DMI payments by strategy type, for one crowd.
 
     Left: the fraction of (non-gold) tasks each aggregator gets right — plurality,
@@ -572,10 +574,10 @@ def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=Non
     bars = ax1.bar(range(len(names)), vals, color=["0.6", "#56B4E9", "#0072B2"])
     for b, v in zip(bars, vals):
         ax1.text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.0%}", ha="center",
-                 fontsize=9)
+                 fontsize=10)
     ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
-    ax1.text(-0.45, 1 / 3 + 0.015, "chance", fontsize=8, ha="left", color="0.4")
-    ax1.set_xticks(range(len(names)), names, fontsize=9)
+    ax1.text(-0.45, 1 / 3 + 0.015, "chance", fontsize=10, ha="left", color="0.4")
+    ax1.set_xticks(range(len(names)), names, fontsize=10)
     ax1.set_ylim(0, 1.12)
     ax1.set_ylabel("accuracy on non-gold tasks")
     ax1.set_title("aggregated answers", fontsize=10)
@@ -586,7 +588,7 @@ def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=Non
     x = np.arange(len(types))
     ax2.bar(x, np.nan_to_num(means), yerr=np.nan_to_num(ses), capsize=4,
             color=_TYPE_COLORS)
-    ax2.set_xticks(x, [f"{t}\n({c} agents)" for t, c in zip(types, counts)], fontsize=9)
+    ax2.set_xticks(x, [f"{t}\n({c} agents)" for t, c in zip(types, counts)], fontsize=10)
     ax2.set_ylabel("mean K-DMI payment (± 1 s.e.)")
     ax2.set_title("payments by strategy type", fontsize=10)
     share = outcome["types"]
@@ -595,6 +597,52 @@ def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=Non
                  f"(det of the average strategy = {outcome['det_S_bar']:.3f})",
                  fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.9))
+    return fig
+
+
+def strategy_mix_sweep(p_always_values, p_perm: float = 0.2, **kwargs) -> dict:
+    """:func:`strategy_mix_outcome` for several shares of low-effort agents.
+
+    Returns ``p_always`` (the shares), ``p_perm``, ``accuracy`` (dict aggregator →
+    array over the shares) and ``payments`` (dict type → array ``(share, 3)`` of
+    mean, standard error, count).  ``kwargs`` go to :func:`strategy_mix_outcome`.
+    """
+    shares = np.asarray(p_always_values, dtype=float)
+    outs = [strategy_mix_outcome(float(p), p_perm, **kwargs) for p in shares]
+    acc = {k: np.array([o["accuracy"][k] for o in outs]) for k in outs[0]["accuracy"]}
+    pay = {t: np.array([o["payments"][t] for o in outs], dtype=float)
+           for t in STRATEGY_TYPES}
+    return dict(p_always=shares, p_perm=float(p_perm), accuracy=acc, payments=pay)
+
+
+def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
+    """Small multiples of :func:`plot_strategy_mix` along the share of low-effort agents.
+
+    Left: accuracy of plurality, surprisingly popular and gold-named DMI-clustering.
+    Right: mean K-DMI payment (± 1 s.e.) of truthful, low-effort and permutation
+    agents.  The x-axis is the share of "always one option" agents.
+    """
+    import matplotlib.pyplot as plt
+
+    x = 100 * sweep["p_always"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    for (name, acc), color, marker in zip(sweep["accuracy"].items(),
+                                          ["0.5", "#56B4E9", "#0072B2"], "osD"):
+        ax1.plot(x, acc, marker=marker, color=color, label=name)
+    ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
+    ax1.set_ylim(0, 1.05)
+    ax1.set_xlabel('"always A" agents (%)')
+    ax1.set_ylabel("accuracy")
+    ax1.legend(fontsize=10, loc="lower left", frameon=False)
+    for (name, pay), color in zip(sweep["payments"].items(), _TYPE_COLORS):
+        ax2.errorbar(x, pay[:, 0], yerr=pay[:, 1], marker="o", capsize=3,
+                     color=color, label=name)
+    ax2.set_xlabel('"always A" agents (%)')
+    ax2.set_ylabel("mean K-DMI payment")
+    ax2.legend(fontsize=10, frameon=False)
+    fig.suptitle(f"{100 * sweep['p_perm']:.0f}% permutation agents, the rest truthful",
+                 fontsize=11)
+    fig.tight_layout()
     return fig
 
 
@@ -659,7 +707,7 @@ def strategy_invariance_curve(crowd_sizes, *, shares=(0.4, 0.3, 0.2, 0.1),
                 states=states, reference=reference, limit_agreement=limit, **out)
 
 
-def plot_strategy_invariance(curve: dict, *, figsize=(9.5, 4.3)):
+def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
     """Two panels from :func:`strategy_invariance_curve`.
 
     Left: agreement of the K-DMI clustering with the truthful clustering (up to
@@ -687,7 +735,7 @@ def plot_strategy_invariance(curve: dict, *, figsize=(9.5, 4.3)):
     ax1.set_xlabel("number of agents $m$")
     ax1.set_ylabel("agreement with the truthful clustering")
     ax1.set_title("clustering: invariant to strategies as $m \\to \\infty$", fontsize=10)
-    ax1.legend(fontsize=9, loc="lower right")
+    ax1.legend(fontsize=10, loc="lower right")
     R = curve["v_ratio"]
     ax2.errorbar(m, np.nanmean(R, axis=1),
                  yerr=np.nanstd(R, axis=1) / np.sqrt(np.sum(np.isfinite(R), axis=1)),
@@ -701,7 +749,7 @@ def plot_strategy_invariance(curve: dict, *, figsize=(9.5, 4.3)):
     ax2.set_ylabel("$v$(strategic) / $v$(truthful)")
     ax2.set_title("$v = \\max_C \\det[C^\\top A]$ decreases under strategies",
                   fontsize=10)
-    ax2.legend(fontsize=9)
+    ax2.legend(fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -774,7 +822,7 @@ def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
 
 
 def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = False,
-                   title: str | None = None, figsize=(9.5, 5.2)):
+                   title: str | None = None, figsize=(7, 4.2), axes=None):
     """Figure 8: surprisingly popular vs DMI-clustering on the answer simplex.
 
     Both methods partition the simplex by three rays from the mean of all points
@@ -798,6 +846,9 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
     title : str, optional
         Figure title; default names the figure and counts the disagreements.
     figsize : tuple
+    axes : pair of Axes, optional
+        Draw into these two axes (e.g. the frames of a frame player) instead of a new
+        figure.
 
     Returns
     -------
@@ -807,7 +858,11 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
 
     A = _distributions(A)
     out = sp_dmi_disagreement(A, gold=gold)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    if axes is None:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
+    else:
+        ax1, ax2 = axes
+        fig = ax1.figure
     _sp_panel(ax1, A, out["sp"], out["differ"], option_names, zoom)
     ax1.set_title("surprisingly popular: $\\arg\\max_c\\, a_c/\\bar a_c$\n"
                   "lines from the vertices through the mean", fontsize=10)
@@ -818,5 +873,6 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
         title = (f"Figure 8: surprisingly popular vs DMI-clustering\nthey disagree on "
                  f"{out['n_differ']} of {A.shape[0]} tasks (red circles)")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    if axes is None:
+        fig.tight_layout(rect=(0, 0, 1, 0.92))
     return fig

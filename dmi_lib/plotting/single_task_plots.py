@@ -274,7 +274,7 @@ def plot_single_task_partition(points, world, means, *, method: str = "sp",
 
 def plot_sp_vs_sts(points, world, means, *, decisions=None, n_respondents: int = 500,
                    random_state=0, option_names=("A", "B", "C"), suptitle=None,
-                   figsize=(9.5, 5.4)):
+                   figsize=(7, 4.2)):
     """Figure 9: surprisingly popular vs the spectral truth serum on two-world data.
 
     Left: surprisingly popular's partition (three rays from the prior ``v``, black
@@ -355,7 +355,7 @@ def plot_separation_sweep(sweep: dict, *, figsize=None):
     seps = sweep["separations"]
     n = sweep["n_points"]
     if figsize is None:
-        figsize = (4.75 * anis.size, 4.2)
+        figsize = (3.5 * anis.size, 3.4)
     fig, axes = plt.subplots(1, anis.size, figsize=figsize, squeeze=False)
     for i, an in enumerate(anis):
         ax = axes[0, i]
@@ -371,6 +371,6 @@ def plot_separation_sweep(sweep: dict, *, figsize=None):
         ax.set_ylabel("accuracy")
         shape = "spherical worlds" if an == 1 else f"elongated worlds (×{an:g} across)"
         ax.set_title(f"{shape}, spread σ = {sweep['spread']:g}", fontsize=10)
-        ax.legend(fontsize=8.5, loc="lower right")
+        ax.legend(fontsize=10.5, loc="lower right")
     fig.tight_layout()
     return fig
