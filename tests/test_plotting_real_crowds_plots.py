@@ -21,6 +21,10 @@ from dmi_lib.practical import (  # noqa: E402
 )
 from dmi_lib.plotting.real_crowds_plots import (  # noqa: E402
     METHOD_COLORS,
+    SHORT_METHOD,
+    compact_table,
+    data_summary,
+    short_name,
     plot_accuracy_vs_plurality,
     plot_gold_curve,
     plot_payments,
@@ -52,7 +56,7 @@ def test_accuracy_dot_plot(small):
                             sort=False)
     expect = 100 * (wide["DMI practical"] - wide["plurality (random ties)"]).to_numpy()
     assert np.allclose(pts[1].get_offsets()[:, 0], expect)
-    assert [t.get_text() for t in ax.get_yticklabels()] == list(wide.index)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["temp", "Prelec 3"]
     with pytest.raises(ValueError, match="baseline 'nope' is not a method"):
         plot_accuracy_vs_plurality(held, baseline="nope")
     with pytest.raises(ValueError, match="is missing column"):
@@ -80,7 +84,7 @@ def test_strategic_panels(small):
                             gold_size=5, random_state=0)
     fig = plot_strategic(table)
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert [ax.get_title() for ax in axes] == list(small)
+    assert [ax.get_title() for ax in axes] == ["temp", "Prelec 3"]
     assert fig._suptitle.get_text() == "Strategic crowds: low-effort"
     # plurality, SP, DMI (paper), DMI practical, DMI validated
     assert len(axes[0].lines) == 5
@@ -116,3 +120,40 @@ def test_payment_scatter(small):
     assert ax.get_title() == f"temp  (ρ = {rho:.2f})"
     with pytest.raises(ValueError, match="no paid worker of data set 'x'"):
         plot_payments(workers, ["x"])
+
+
+def test_short_names():
+    assert short_name("prelec2017_sp/4a") == "Prelec 4a"
+    assert short_name("weather_cf") == "weather_cf"
+    assert short_name("hosseini2021_spvoting") == "Hosseini"
+    assert len(set(SHORT_METHOD.values())) == len(SHORT_METHOD)
+    assert set(SHORT_METHOD) >= set(METHOD_COLORS)
+
+
+def test_compact_table_renames_and_rounds():
+    table = pd.DataFrame({"DMI practical": [0.81234, 0.5], "crowd-kit DS": [0.9, 0.1]},
+                         index=pd.Index(["prelec2017_sp/1a", "rte"], name="dataset"))
+    out = compact_table(table, digits=2, columns=["crowd-kit DS", "DMI practical"])
+    assert list(out.columns) == ["DS", "practical"]
+    assert list(out.index) == ["Prelec 1a", "rte"] and out.index.name == "dataset"
+    assert out.loc["Prelec 1a", "practical"] == 0.81
+    two = pd.DataFrame({"DMI (paper)": [1.0, 2.0]}, index=pd.MultiIndex.from_tuples(
+        [("prelec2017_sp/2", 3), ("dog", 10)], names=["dataset", "gold_size"]))
+    assert list(compact_table(two).index) == [("Prelec 2", 3), ("dog", 10)]
+    with pytest.raises(ValueError, match=r"columns \['nope'\] are not in the table"):
+        compact_table(table, columns=["nope"])
+    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+        compact_table([1, 2])
+
+
+def test_data_summary_counts(small):
+    summary = data_summary(small)
+    for name, d in small.items():
+        per_task = d.answers.groupby("task").size()
+        row = summary.loc[name]
+        assert row["tasks"] == per_task.size and row["options"] == len(d.options)
+        assert row["workers"] == d.answers["worker"].nunique()
+        assert np.isclose(row["answers/task"], per_task.mean())
+        assert row["min answers/task"] == per_task.min()
+        assert np.isclose(row["largest class"],
+                          d.gold.value_counts().max() / d.gold.size)
