@@ -490,8 +490,9 @@ def log_volume_score(A, labels, k: int | None = None) -> float:
     distance between their mean, multiplying the product of cluster sizes is
     maximized."*  The ``(k-1)``-volume of the simplex of the cluster means is
     ``√det(G) / (k-1)!`` with ``G`` the Gram matrix of ``ā_c - ā_k``.  For
-    ``k = rank([A 1])`` it is the DMI-score up to a constant factor (Theorem 2.2's
-    geometric reading); for ``k = 2`` it is ``n_1 n_2 ‖ā_1 - ā_2‖``.
+    ``k = rank([A 1])`` it is the DMI-score times a constant that depends on ``A``
+    alone (Theorem 2.2's geometric reading; the constant is ``1/(k-1)!`` when
+    ``Ã = [A 1]``); for ``k = 2`` it is ``n_1 n_2 ‖ā_1 - ā_2‖``.
 
     Parameters
     ----------

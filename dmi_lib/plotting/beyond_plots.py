@@ -117,6 +117,7 @@ def plot_fewer_states_study(study, ax=None):
     if "variant_s" in study:
         _band(ax, x, study["variant_s"], BEYOND_COLORS["beyond"],
               "k = 2, under a strategy", ls="--", mfc="white")
+    ax.set_xticks(x, [f"{v:g}" for v in x])
     _accuracy_axes(ax, "state noise")
     ax.legend(loc="lower left", fontsize=9)
     return fig
