@@ -65,12 +65,14 @@ def draw_simplex_clustering(ax, A, labels, world, *, title=None, option_names=("
     A = check_matrix(A)
     xy = simplex_xy(A)
     draw_simplex(ax, option_names)
+    for text in ax.texts:  # vertex labels: legible when a two-panel figure shrinks
+        text.set_fontsize(10)
     scatter_clusters(ax, xy, labels, s=18, rasterized=True)
     wrong = _wrong_mask(labels, world)
     ax.scatter(xy[wrong, 0], xy[wrong, 1], marker="x", c="k", s=14, lw=0.9,
                rasterized=True)
     acc = matched_accuracy(labels, world)
-    ax.set_title((title + "\n" if title else "") + f"{acc:.0%} right", fontsize=11)
+    ax.set_title((title + "\n" if title else "") + f"{acc:.0%} right", fontsize=12)
     return ax
 
 
