@@ -566,8 +566,9 @@ def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
     2. projection fixed: DMI-clustering of the projected points
        (:func:`dmi_lib.dmi_cluster`: exact for ``k <= 3``).
 
-    The first restart starts from the top ``k - 1`` principal axes, the others from
-    random subspaces; the best end point is kept.  For ``k = 2`` step 2 is the mean
+    The ascent starts from every set of ``k - 1`` principal axes of the centred data
+    (at most 20 sets) and from ``n_init`` random subspaces; the best end point is
+    kept.  For ``k = 2`` step 2 is the mean
     split (Corollary 2.3) of the projection on the line joining the two means.
 
     Parameters
@@ -576,6 +577,7 @@ def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
     k : int
         ``2 <= k <= rank([A 1])``; at ``k = rank([A 1])`` this is Algorithm 1.
     n_init : int
+        Random starts, on top of the principal-axes starts.
     random_state : None, int or Generator
     max_iter : int
 
@@ -608,9 +610,11 @@ def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
     if k > rank + 1:
         raise ValueError(f"k = {k} exceeds rank([A 1]) = {rank + 1}: the centred data "
                          f"span only {rank} dimension(s)")
+    axes = list(itertools.islice(itertools.combinations(range(rank), k - 1), 20))
+    starts = [Vt[list(c)].T for c in axes] + [
+        np.linalg.qr(rng.normal(size=(A.shape[1], k - 1)))[0] for _ in range(n_init)]
     best = None
-    for r in range(n_init):
-        Q = Vt[:k - 1].T if r == 0 else np.linalg.qr(rng.normal(size=(A.shape[1], k - 1)))[0]
+    for Q in starts:
         labels, it = None, 0
         for it in range(1, max_iter + 1):
             new = dmi_cluster(X @ Q).labels

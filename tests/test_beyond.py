@@ -201,7 +201,7 @@ def brute_best(A, k):
 
 def test_projected_dmi_reaches_the_brute_force_optimum_on_small_inputs():
     """A local search, like k-cofactors: never above the optimum, and on these 60
-    small random inputs it reaches it in all but a few."""
+    small random inputs it reaches it in all but one (measured: 1 miss)."""
     misses = 0
     for seed in range(60):
         rng = np.random.default_rng(seed)
@@ -212,7 +212,7 @@ def test_projected_dmi_reaches_the_brute_force_optimum_on_small_inputs():
         assert res.log_score <= best + 1e-9
         assert np.isclose(res.log_score, log_volume_score(A, res.labels, 2))
         misses += res.log_score < best - 1e-9
-    assert misses <= 3
+    assert misses <= 1
 
 
 @FAST
@@ -221,8 +221,10 @@ def test_projected_dmi_is_a_fixed_point_and_similarity_invariant_score(seed):
     rng = np.random.default_rng(seed)
     A = rng.normal(size=(30, 3))
     res = projected_dmi_cluster(A, 2, random_state=0)
-    # the labels are the DMI-clustering of the projection onto the means' line
-    assert same_partition(dmi_cluster((A - A.mean(0)) @ res.projection).labels, res.labels)
+    # a fixed point: Algorithm 1 on the projection onto the line through the two
+    # cluster means (computed here, not taken from the result) returns the labels
+    delta = A[res.labels == 0].mean(0) - A[res.labels == 1].mean(0)
+    assert same_partition(dmi_cluster(A @ delta[:, None]).labels, res.labels)
     # a similarity (rotation, scale s, shift) multiplies every score by s^(k-1)
     Q = np.linalg.qr(rng.normal(size=(3, 3)))[0]
     s = float(rng.uniform(0.5, 2))
@@ -386,3 +388,4 @@ def test_continuous_study_claims():
     assert np.array_equal(out["moments"][0], out["moments"][1])  # exact invariance
     assert out["binned"][1].mean() < out["binned"][0].mean() - 0.2
     assert math.isclose(float(np.sum(binned_features([0, 0], [0.1, 0.9], [0.5]))), 1.0)
+
