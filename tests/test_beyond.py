@@ -389,3 +389,11 @@ def test_continuous_study_claims():
     assert out["binned"][1].mean() < out["binned"][0].mean() - 0.2
     assert math.isclose(float(np.sum(binned_features([0, 0], [0.1, 0.9], [0.5]))), 1.0)
 
+
+
+def test_every_public_name_says_it_is_beyond_the_paper():
+    import dmi_lib.beyond as beyond
+
+    unlabelled = [name for name in beyond.__all__
+                  if "beyond the paper" not in (getattr(beyond, name).__doc__ or "").lower()]
+    assert unlabelled == []
