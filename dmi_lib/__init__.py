@@ -57,6 +57,9 @@ _LAZY = {
                   "practical_dmi_aggregate", "validated_dmi_aggregate"),
     "tabular": ("METHODS", "AnswerMatrix", "DMIAggregator", "MajorityVote",
                 "SurprisinglyPopular", "aggregate", "answer_matrix"),
+    # Beyond the paper (chapter 14): its future directions.
+    "beyond": ("continuous_dmi_cluster", "kernel_dmi_cluster", "projected_dmi_cluster",
+               "third_moment_aggregate"),
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
 

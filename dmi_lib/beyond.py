@@ -1,0 +1,1114 @@
+"""Beyond the paper: its future directions, implemented and measured.
+
+Kong, *Information Elicitation Meets Clustering*, names four directions it leaves open
+(Sections 4 and 5).  Nothing in this module is in the paper: each function is one
+possible way to follow a direction, and the book chapter
+``book/14_future_directions.ipynb`` measures it against the paper's own method on
+simulated crowds, including where it does not help.
+
+1. **Higher-order moments** (end of Section 4): a hypothetical question elicits a
+   third-order moment, from which a mixture of worlds can be recovered
+   (:func:`simulate_hypothetical`, :func:`third_moment`, :func:`tensor_worlds`,
+   :func:`third_moment_aggregate`, :func:`third_moment_study`).
+2. **Other k <= d** (Section 5): maximise the volume of the simplex of the ``k``
+   cluster means times the product of the cluster sizes, for ``k`` below
+   ``rank([A 1])`` (:func:`log_volume_score`, :func:`projected_dmi_cluster`,
+   :func:`fewer_states_study`).
+3. **Non-linear (kernel) clustering** (Section 5): DMI-clustering of a kernel
+   embedding of whitened data, which keeps Theorem 2.2's affine invariance
+   (:func:`whiten`, :func:`kernel_embedding`, :func:`kernel_dmi_cluster`,
+   :func:`ring_states`, :func:`kernel_study`).
+4. **A continuous setting** (Section 5): answers on a continuous scale, each task
+   represented by its empirical moments, which a common affine strategy moves by one
+   affine map (:func:`moment_features`, :func:`affine_moment_map`,
+   :func:`binned_features`, :func:`continuous_dmi_cluster`,
+   :func:`simulate_continuous`, :func:`continuous_study`).
+
+:func:`matched_accuracy` scores a clustering against the true states when the
+clusters carry no names.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import check_distribution, check_labels, check_matrix, check_random_state
+from .aggregation import name_clusters, surprisingly_popular_single
+from .core import DEFAULT_RANK_TOL, dmi_cluster
+from .simulation import random_states, simulate_crowd, simulate_single_task, truthful
+
+__all__ = [
+    "ContinuousReports",
+    "KernelDMIResult",
+    "ProjectedDMIResult",
+    "ThirdMoment",
+    "ThirdMomentResult",
+    "affine_moment_map",
+    "binned_features",
+    "continuous_dmi_cluster",
+    "continuous_study",
+    "fewer_states_study",
+    "kernel_dmi_cluster",
+    "kernel_embedding",
+    "kernel_study",
+    "log_volume_score",
+    "matched_accuracy",
+    "moment_features",
+    "projected_dmi_cluster",
+    "ring_states",
+    "simulate_continuous",
+    "simulate_hypothetical",
+    "tensor_worlds",
+    "third_moment",
+    "third_moment_aggregate",
+    "third_moment_study",
+    "whiten",
+]
+
+
+def _small_problems():
+    """One BLAS thread: the studies solve thousands of tiny problems, for which
+    thread start-up costs more than it saves (a 150 × 150 ``eigh`` took 0.5 s with
+    contended threads, 0.01 s with one)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _int(x, name: str, low: int) -> int:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {x!r}")
+    if x < low:
+        raise ValueError(f"{name} must be >= {low}, got {x}")
+    return int(x)
+
+
+def _positive(x, name: str) -> float:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) \
+            or not np.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a positive number, got {x!r}")
+    return float(x)
+
+
+def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
+    """Share of items whose cluster, once named, is their true state (beyond the paper).
+
+    Clusters carry no names (the paper's permutation problem); this names them in
+    the way most favourable to the clustering.  ``one_to_one=True``: distinct clusters
+    get distinct states (an optimal matching); ``False``: each cluster gets the state
+    most common in it (several clusters may share a state).
+
+    Parameters
+    ----------
+    labels, truth : array_like of int, shape (n,)
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Examples
+    --------
+    >>> matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1])
+    0.75
+    >>> matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1], one_to_one=False)
+    1.0
+    """
+    truth = np.asarray(truth)
+    if truth.ndim != 1:
+        raise ValueError(f"truth must be 1-D, got shape {truth.shape}")
+    labels = check_labels(labels, truth.size)
+    truth = check_labels(truth, labels.size, name="truth")
+    if labels.size == 0:
+        raise ValueError("labels is empty: no items to score")
+    k, s = int(labels.max()) + 1, int(truth.max()) + 1
+    table = np.bincount(labels * s + truth, minlength=k * s).reshape(k, s)
+    if not one_to_one:
+        return float(table.max(axis=1).sum() / labels.size)
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(table, maximize=True)
+    return float(table[rows, cols].sum() / labels.size)
+
+
+# --------------------------------------------------------------------------- #
+# 1. Higher-order moments: a hypothetical question
+# --------------------------------------------------------------------------- #
+def _hypothetical_table(P: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """``H[c, c', c''] = Pr[c'' | c, c']`` under the common prior (worlds ``P``)."""
+    pair = prior[:, None, None] * P[:, :, None] * P[:, None, :]  # Pr[w, c, c']
+    total = pair.sum(axis=0)
+    if np.any(total <= 0):
+        c, c2 = (int(i) for i in np.argwhere(total <= 0)[0])
+        raise ValueError(
+            f"signals {c} and {c2} never occur together under world_prior: the "
+            "hypothetical question 'if another respondent answered "
+            f"{c2}' has no Bayesian answer for a respondent who saw {c}")
+    return np.einsum("wab,wc->abc", pair / total, P)
+
+
+def simulate_hypothetical(world_signal_probs, world_prior, n_respondents, *, true_world,
+                          random_state=None, prediction_noise: float = 0.0):
+    """A single-task survey with a hypothetical question (beyond the paper).
+
+    Section 4 ends: *"A future direction will be using a hypothetical question (e.g.
+    will you update your prediction for other people's answers if you have seen some
+    one answers A?) to elicit a third-order moment"*.  Each respondent ``i`` reports
+    her signal ``cᵢ``, her prediction ``pᵢ`` (as in
+    :func:`dmi_lib.simulation.simulate_single_task`, which draws them) and, for every
+    option ``c'``, her updated prediction after seeing someone answer ``c'``:
+    ``hᵢ[c', c''] = Pr[c'' | cᵢ, c']`` (Bayesian, common prior).
+
+    Parameters
+    ----------
+    world_signal_probs : array_like (W, C)
+    world_prior : array_like (W,)
+    n_respondents : int
+    true_world : int
+    random_state : None, int or Generator
+    prediction_noise : float in [0, 1]
+        Both the predictions and the hypothetical answers are mixed with a uniform
+        Dirichlet draw: ``(1 - ν)·exact + ν·u``.
+
+    Returns
+    -------
+    answers : ndarray of int (m,)
+    predictions : ndarray (m, C)
+    hypothetical : ndarray (m, C, C)
+        ``hypothetical[i, c']`` is a probability vector over ``c''``.
+
+    Raises
+    ------
+    ValueError
+        Bad model (see :func:`~dmi_lib.simulation.simulate_single_task`), or a pair of
+        signals that never occurs together (the update is then undefined).
+    """
+    rng = check_random_state(random_state)
+    P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
+    prior = check_distribution(world_prior, "world_prior", ndim=1)
+    if prior.size != P.shape[0]:
+        raise ValueError(f"world_prior must have one entry per world ({P.shape[0]}), got "
+                         f"{prior.size}")
+    H = _hypothetical_table(P, prior)
+    answers, predictions = simulate_single_task(P, prior, n_respondents,
+                                                true_world=true_world, random_state=rng,
+                                                prediction_noise=prediction_noise)
+    hyp = H[answers]
+    if prediction_noise > 0:
+        C = P.shape[1]
+        hyp = (1.0 - prediction_noise) * hyp + prediction_noise * rng.dirichlet(
+            np.ones(C), size=(answers.size, C))
+    return answers, predictions, hyp
+
+
+@dataclass
+class ThirdMoment:
+    """First, second and third moments elicited in one survey (beyond the paper).
+
+    Attributes
+    ----------
+    prior : ndarray (C,)
+        ``Pr[c]``, Algorithm 5's reconstruction.
+    M : ndarray (C, C)
+        ``Pr[c, c']`` (symmetrised).
+    T : ndarray (C, C, C)
+        ``Pr[c, c', c''] = Pr[c] Pr[c'|c] Pr[c''|c, c']`` (symmetrised over the six
+        orders of its indices).
+    a : ndarray (C,)
+        The answer shares.
+    counts : ndarray of int (C,)
+    """
+
+    prior: np.ndarray
+    M: np.ndarray
+    T: np.ndarray
+    a: np.ndarray
+    counts: np.ndarray
+
+
+def third_moment(answers, predictions, hypothetical) -> ThirdMoment:
+    """Moments up to order three from answers, predictions and hypothetical answers.
+
+    Beyond the paper.  Algorithm 5 gives ``Pr[c]`` and ``Pr[c, c']`` from the
+    predictions; the hypothetical answers of the respondents who answered ``c``,
+    averaged, give ``Pr[c'' | c, c']``, so ``Pr[c, c', c''] = Pr[c, c'] Pr[c''|c, c']``.
+    With Bayesian respondents and a common prior this is exactly
+    ``Σ_w π_w P_wc P_wc' P_wc''``.
+
+    Parameters
+    ----------
+    answers : array_like of int (m,)
+    predictions : array_like (m, C)
+    hypothetical : array_like (m, C, C)
+        ``hypothetical[i, c']``: respondent ``i``'s prediction after seeing someone
+        answer ``c'`` (a probability vector).
+
+    Returns
+    -------
+    ThirdMoment
+
+    Raises
+    ------
+    ValueError
+        As :func:`~dmi_lib.aggregation.surprisingly_popular_single` (e.g. an option
+        nobody answered), or ``hypothetical`` of the wrong shape or not made of
+        probability vectors.
+    """
+    sp = surprisingly_popular_single(answers, predictions)
+    C = sp.prior.size
+    ans = np.asarray(answers).astype(np.intp)
+    H = np.asarray(hypothetical, dtype=float)
+    if H.shape != (ans.size, C, C):
+        raise ValueError(f"hypothetical must have shape (m, C, C) = {(ans.size, C, C)}, "
+                         f"got {H.shape}")
+    H = check_distribution(H, "hypothetical", axis=2)
+    Hbar = np.zeros((C, C, C))
+    np.add.at(Hbar, ans, H)
+    Hbar /= sp.counts[:, None, None]  # Pr[c'' | c, c']: mean over those who answered c
+    joint = sp.joint  # joint[c, c'] = Pr[c'|c] Pr[c]
+    T = joint[:, :, None] * Hbar
+    T = sum(np.transpose(T, p) for p in itertools.permutations(range(3))) / 6.0
+    return ThirdMoment(prior=sp.prior, M=(joint + joint.T) / 2.0, T=T, a=sp.a,
+                       counts=sp.counts)
+
+
+def tensor_worlds(M, T, n_worlds, *, random_state=None, n_projections: int = 8):
+    """Recover the worlds of a mixture from its second and third moments.
+
+    Beyond the paper: the method of moments of Hsu and Kakade (2013), in the form
+    "whiten, then diagonalise one random slice" (Jennrich's algorithm).  If
+    ``M = Σ_w π_w μ_w μ_wᵀ`` and ``T = Σ_w π_w μ_w ⊗ μ_w ⊗ μ_w`` with linearly
+    independent ``μ_w``, let ``W`` whiten ``M`` (``WᵀMW = I``); then
+    ``T(W, W, W) = Σ_w π_w^{-1/2} ν_w^{⊗3}`` with orthonormal ``ν_w``, the
+    eigenvectors of any generic slice ``T(W, W, W, θ)``.  Unlike ``M`` alone (which
+    fixes the worlds only up to a rotation) this determines each ``μ_w``.
+
+    Parameters
+    ----------
+    M : array_like (C, C)
+    T : array_like (C, C, C)
+    n_worlds : int
+        ``1 <= n_worlds <= C``.
+    random_state : None, int or Generator
+        Draws the slices ``θ``; the one with the widest eigenvalue gap is used.
+    n_projections : int
+
+    Returns
+    -------
+    worlds : ndarray (n_worlds, C)
+        Each ``μ_w``, scaled to sum to one (signal distributions), in no particular
+        order.  Exact for exact moments; with noisy moments entries may leave [0, 1].
+    weights : ndarray (n_worlds,)
+        ``π_w = λ_w^{-2}``, not renormalised.
+
+    Examples
+    --------
+    >>> P = np.array([[.7, .2, .1], [.1, .8, .1], [.2, .2, .6]])
+    >>> pi = np.array([.5, .3, .2])
+    >>> M = np.einsum("w,wa,wb->ab", pi, P, P)
+    >>> T = np.einsum("w,wa,wb,wc->abc", pi, P, P, P)
+    >>> mu, w = tensor_worlds(M, T, 3, random_state=0)
+    >>> order = np.argsort(-w)
+    >>> bool(np.allclose(mu[order], P) and np.allclose(w[order], pi))
+    True
+    """
+    M = check_matrix(M, "M")
+    C = M.shape[0]
+    if M.shape != (C, C):
+        raise ValueError(f"M must be square, got shape {M.shape}")
+    T = check_matrix(T, "T", ndim=3)
+    if T.shape != (C, C, C):
+        raise ValueError(f"T must have shape {(C, C, C)} to match M, got {T.shape}")
+    k = _int(n_worlds, "n_worlds", 1)
+    if k > C:
+        raise ValueError(f"n_worlds = {k} exceeds C = {C}: at most C linearly "
+                         "independent worlds can be recovered from C options")
+    n_projections = _int(n_projections, "n_projections", 1)
+    rng = check_random_state(random_state)
+    evals, U = np.linalg.eigh((M + M.T) / 2.0)
+    top = np.argsort(evals)[::-1][:k]
+    if evals[top[0]] <= 0:
+        raise ValueError("M has no positive eigenvalue: it is not a second moment")
+    lam = np.maximum(evals[top], 1e-12 * evals[top[0]])  # noisy moments: clip at ~0
+    W = U[:, top] / np.sqrt(lam)
+    B = U[:, top] * np.sqrt(lam)  # pinv(Wᵀ)
+    Tw = np.einsum("abc,ai,bj,ck->ijk", T, W, W, W)
+    best_gap, V = -np.inf, None
+    for theta in rng.normal(size=(n_projections, k)):
+        w, vecs = np.linalg.eigh(np.einsum("ijk,k->ij", Tw, theta))
+        gap = np.min(np.diff(np.sort(w))) if k > 1 else 1.0
+        if gap > best_gap:
+            best_gap, V = gap, vecs
+    mu = (B @ V).T
+    sums = mu.sum(axis=1)
+    sums = np.where(np.abs(sums) > 1e-300, sums, 1e-300)
+    lam_w = np.einsum("ijk,ia,ja,ka->a", Tw, V, V, V) * np.sign(sums)
+    with np.errstate(divide="ignore"):
+        weights = 1.0 / lam_w ** 2
+    return mu / sums[:, None], weights
+
+
+@dataclass
+class ThirdMomentResult:
+    """Outcome of :func:`third_moment_aggregate` (beyond the paper).
+
+    Attributes
+    ----------
+    world : int
+        Index (into ``worlds``) of the most likely world.
+    worlds : ndarray (W, C)
+        Recovered signal distribution of each world.
+    weights : ndarray (W,)
+        Recovered prior of each world.
+    log_posterior : ndarray (W,)
+        ``log π_w + Σ_c n_c log μ_wc`` up to a constant.
+    moments : ThirdMoment
+    """
+
+    world: int
+    worlds: np.ndarray
+    weights: np.ndarray
+    log_posterior: np.ndarray
+    moments: ThirdMoment = field(repr=False)
+
+    @property
+    def answer_distribution(self) -> np.ndarray:
+        """The recovered signal distribution of the chosen world: the aggregate."""
+        return self.worlds[self.world]
+
+
+def third_moment_aggregate(answers, predictions, hypothetical, n_worlds, *,
+                           random_state=None) -> ThirdMomentResult:
+    """Which world are we in?  Third-moment aggregation of one survey (beyond the paper).
+
+    :func:`third_moment` turns the survey into moments, :func:`tensor_worlds`
+    recovers every world's signal distribution ``μ_w`` and prior ``π_w``, and the
+    answer counts ``n_c`` pick the world of largest posterior
+    ``π_w Π_c μ_wc^{n_c}``.  The output is a world *as a signal distribution*:
+    naming it (e.g. "the world in which 56 % say good is 'good'") is side
+    information, as for DMI-clustering's clusters.
+
+    Parameters
+    ----------
+    answers, predictions, hypothetical
+        As in :func:`third_moment`.
+    n_worlds : int
+    random_state : None, int or Generator
+        Passed to :func:`tensor_worlds`.
+
+    Returns
+    -------
+    ThirdMomentResult
+    """
+    mom = third_moment(answers, predictions, hypothetical)
+    worlds, weights = tensor_worlds(mom.M, mom.T, n_worlds, random_state=random_state)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logpost = (np.log(np.clip(weights, 1e-300, None))
+                   + np.log(np.clip(worlds, 1e-12, None)) @ mom.counts)
+    return ThirdMomentResult(world=int(np.argmax(logpost)), worlds=worlds,
+                             weights=weights, log_posterior=logpost, moments=mom)
+
+
+def third_moment_study(worlds, prior, *, noises=(0.0,), n_instances: int = 100,
+                       n_respondents: int = 500, n_seeds: int = 10, random_state=0):
+    """Surprisingly popular against the third moment, over many surveys (beyond the paper).
+
+    For every prediction noise and seed, ``n_instances`` surveys are drawn, each in a
+    world drawn from ``prior``.  Three answers are scored against the true world:
+
+    * ``sp`` -- Algorithm 5 (surprisingly popular), its options named by the best
+      many-to-one map from options to worlds (the most favourable naming);
+    * ``third`` -- :func:`third_moment_aggregate`; its answer, a signal distribution,
+      counts as right when the true world's distribution is the nearest (L1) one;
+    * ``oracle`` -- the posterior-maximal world under the *true* model (a ceiling).
+
+    Surveys in which some option was answered by nobody are skipped (Algorithm 5 is
+    undefined there); ``n_used`` counts the rest.
+
+    Returns
+    -------
+    dict
+        ``noise`` (N,), and ``sp``, ``third``, ``oracle``, ``n_used`` of shape
+        (N, n_seeds).
+    """
+    P = check_distribution(worlds, "worlds", axis=1, ndim=2)
+    pi = check_distribution(prior, "prior", ndim=1)
+    W = P.shape[0]
+    noises = np.asarray(noises, dtype=float).ravel()
+    n_instances = _int(n_instances, "n_instances", 1)
+    n_seeds = _int(n_seeds, "n_seeds", 1)
+    base = check_random_state(random_state)
+    seeds = base.integers(2**32, size=(noises.size, n_seeds))
+    out = {name: np.zeros((noises.size, n_seeds)) for name in ("sp", "third", "oracle",
+                                                               "n_used")}
+    logP = np.log(np.clip(P, 1e-300, None))
+    with _small_problems():
+        for (i, nu), j in itertools.product(enumerate(noises), range(n_seeds)):
+            rng = np.random.default_rng(seeds[i, j])
+            truth, sp, third, oracle = [], [], [], []
+            for w in rng.choice(W, size=n_instances, p=pi):
+                c, p, h = simulate_hypothetical(P, pi, n_respondents, true_world=int(w),
+                                                random_state=rng, prediction_noise=nu)
+                counts = np.bincount(c, minlength=P.shape[1])
+                if counts.min() == 0:
+                    continue
+                res = third_moment_aggregate(c, p, h, W, random_state=rng)
+                truth.append(w)
+                sp.append(int(np.argmax(res.moments.a / res.moments.prior)))  # Algorithm 5
+                third.append(np.argmin(np.abs(res.answer_distribution - P).sum(axis=1)))
+                oracle.append(np.argmax(np.log(pi) + logP @ counts))
+            truth = np.asarray(truth)
+            out["n_used"][i, j] = truth.size
+            out["sp"][i, j] = matched_accuracy(sp, truth, one_to_one=False)
+            out["third"][i, j] = np.mean(np.asarray(third) == truth)
+            out["oracle"][i, j] = np.mean(np.asarray(oracle) == truth)
+    out["noise"] = noises
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# 2. Other k <= d: the volume score
+# --------------------------------------------------------------------------- #
+def _cluster_means(A: np.ndarray, labels: np.ndarray, k: int):
+    sizes = np.bincount(labels, minlength=k)
+    sums = np.stack([np.bincount(labels, weights=A[:, j], minlength=k)
+                     for j in range(A.shape[1])], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / sizes[:, None], sizes
+
+
+def log_volume_score(A, labels, k: int | None = None) -> float:
+    """``log(n_1⋯n_k · vol_{k-1}(ā_1, …, ā_k))`` for any ``k <= d + 1`` (beyond the paper).
+
+    The paper's Section 5: *"The geometric interpretation of DMI-clustering can be
+    extended to any other k ≤ d easily. For example, in a three-dimensional space,
+    when we pick k=2, the clustering goal is to find two clusters such that the
+    distance between their mean, multiplying the product of cluster sizes is
+    maximized."*  The ``(k-1)``-volume of the simplex of the cluster means is
+    ``√det(G) / (k-1)!`` with ``G`` the Gram matrix of ``ā_c - ā_k``.  For
+    ``k = rank([A 1])`` it is the DMI-score times a constant that depends on ``A``
+    alone (Theorem 2.2's geometric reading; the constant is ``1/(k-1)!`` when
+    ``Ã = [A 1]``); for ``k = 2`` it is ``n_1 n_2 ‖ā_1 - ā_2‖``.
+
+    Parameters
+    ----------
+    A : array_like (n, d)
+    labels : array_like of int (n,)
+        Values in ``0..k-1``.
+    k : int, optional
+        Default ``labels.max() + 1``.
+
+    Returns
+    -------
+    float
+        ``-inf`` if a cluster is empty or the means are affinely dependent.
+
+    Examples
+    --------
+    >>> float(np.exp(log_volume_score([[0, 0, 0], [0, 0, 0], [3, 4, 0]], [0, 0, 1])))
+    10.0
+    """
+    A = check_matrix(A)
+    labels = check_labels(labels, A.shape[0])
+    k = int(labels.max()) + 1 if k is None else _int(k, "k", 2)
+    if labels.max() >= k:
+        raise ValueError(f"labels must lie in 0..{k - 1}, found {int(labels.max())}")
+    means, sizes = _cluster_means(A, labels, k)
+    if sizes.min() == 0:
+        return -np.inf
+    E = means[:-1] - means[-1]
+    sign, logdet = np.linalg.slogdet(E @ E.T)
+    if sign <= 0:
+        return -np.inf
+    return float(np.log(sizes).sum() + 0.5 * logdet - math.lgamma(k))
+
+
+@dataclass
+class ProjectedDMIResult:
+    """Outcome of :func:`projected_dmi_cluster` (beyond the paper).
+
+    Attributes
+    ----------
+    labels : ndarray of int (n,)
+    k : int
+    log_score : float
+        :func:`log_volume_score` of ``labels``.
+    projection : ndarray (d, k-1)
+        Orthonormal basis of the span of the centred cluster means: DMI-clustering of
+        ``(A - ā) @ projection`` (Algorithm 1, ``k`` clusters) returns ``labels``.
+    n_iter : int
+        Alternations of the best restart.
+    """
+
+    labels: np.ndarray
+    k: int
+    log_score: float
+    projection: np.ndarray
+    n_iter: int
+
+
+def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
+                          max_iter: int = 100) -> ProjectedDMIResult:
+    """Maximise the volume score for ``k < rank([A 1])`` clusters (beyond the paper).
+
+    Projecting points onto a ``(k-1)``-dimensional subspace can only shrink the
+    simplex of their cluster means, and leaves it unchanged on the subspace that
+    contains it.  Hence the best ``k``-clustering of ``A`` under
+    :func:`log_volume_score` is the best DMI-clustering (Algorithm 1, exactly ``k``
+    clusters) of ``A`` projected onto the best ``(k-1)``-subspace.  This alternates
+    the two maximisations, each step not decreasing the score:
+
+    1. clustering fixed: project onto the span of the centred cluster means;
+    2. projection fixed: DMI-clustering of the projected points
+       (:func:`dmi_lib.dmi_cluster`: exact for ``k <= 3``).
+
+    The ascent starts from every set of ``k - 1`` principal axes of the centred data
+    (at most 20 sets) and from ``n_init`` random subspaces; the best end point is
+    kept.  For ``k = 2`` step 2 is the mean
+    split (Corollary 2.3) of the projection on the line joining the two means.
+
+    Parameters
+    ----------
+    A : array_like (n, d)
+    k : int
+        ``2 <= k <= rank([A 1])``; at ``k = rank([A 1])`` this is Algorithm 1.
+    n_init : int
+        Random starts, on top of the principal-axes starts.
+    random_state : None, int or Generator
+    max_iter : int
+
+    Returns
+    -------
+    ProjectedDMIResult
+
+    Notes
+    -----
+    The volume score is invariant to rotations, translations and uniform scaling of
+    the data (similarities), but not to general affine maps: as the paper says,
+    *"picking other k will lose the affine-invariant property"*.
+
+    Examples
+    --------
+    Two groups in 3-D, far apart along the third axis:
+
+    >>> A = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 9], [1, 0, 9], [0, 1, 9]]
+    >>> projected_dmi_cluster(A, 2, random_state=0).labels.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+    A = check_matrix(A, min_rows=2)
+    k = _int(k, "k", 2)
+    n_init = _int(n_init, "n_init", 1)
+    max_iter = _int(max_iter, "max_iter", 1)
+    rng = check_random_state(random_state)
+    X = A - A.mean(axis=0)
+    _, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    rank = int(np.sum(sv > DEFAULT_RANK_TOL * sv[0])) if sv[0] > 0 else 0
+    if k > rank + 1:
+        raise ValueError(f"k = {k} exceeds rank([A 1]) = {rank + 1}: the centred data "
+                         f"span only {rank} dimension(s)")
+    axes = list(itertools.islice(itertools.combinations(range(rank), k - 1), 20))
+    starts = [Vt[list(c)].T for c in axes] + [
+        np.linalg.qr(rng.normal(size=(A.shape[1], k - 1)))[0] for _ in range(n_init)]
+    best = None
+    for Q in starts:
+        labels, it = None, 0
+        for it in range(1, max_iter + 1):
+            new = dmi_cluster(X @ Q).labels
+            if labels is not None and np.array_equal(new, labels):
+                break
+            labels = new
+            means, _ = _cluster_means(X, labels, k)
+            Q = np.linalg.qr((means[:-1] - means[-1]).T)[0]
+        score = log_volume_score(A, labels, k)
+        if best is None or score > best.log_score:
+            best = ProjectedDMIResult(labels=labels.astype(np.intp), k=k, log_score=score,
+                                      projection=Q, n_iter=it)
+    return best
+
+
+def fewer_states_study(worlds, *, noises=(0.2,), n_tasks: int = 150, n_agents: int = 300,
+                       tasks_per_agent: int = 10, n_gold: int = 10, n_seeds: int = 20,
+                       strategy=None, random_state=0):
+    """Fewer states than options: Algorithm 1 (k = rank) against k = #states (beyond the paper).
+
+    Tasks have one of ``W < C`` states (the rows of ``worlds``, blurred by ``noise``,
+    :func:`~dmi_lib.simulation.random_states`); a truthful crowd answers them.  The
+    noise makes ``rank([A 1]) = C``, so the paper's DMI-clustering returns ``C``
+    clusters and names them with ``C`` distinct options
+    (:func:`~dmi_lib.aggregation.dmi_aggregate`), while :func:`projected_dmi_cluster`
+    returns ``W``.  Both are named by :func:`~dmi_lib.aggregation.name_clusters`
+    with the same ``n_gold`` gold tasks; world ``w``'s right answer is option ``w``.
+
+    With ``strategy`` (a ``C × C`` row-stochastic matrix) every answer distribution
+    becomes ``a S`` -- the large-crowd effect of a common strategy (proof of Theorem
+    3.2) -- and the methods are also run on that.
+
+    Returns
+    -------
+    dict
+        ``noise`` (N,); ``paper``, ``variant`` (N, n_seeds): accuracy; with a strategy
+        also ``paper_s``, ``variant_s`` (accuracy under it) and ``paper_same``,
+        ``variant_same`` (whether the partition is unchanged by it).
+    """
+    P = check_distribution(worlds, "worlds", axis=1, ndim=2)
+    W, C = P.shape
+    if W >= C:
+        raise ValueError(f"worlds must have fewer rows (states) than columns (options), "
+                         f"got shape {P.shape}")
+    noises = np.asarray(noises, dtype=float).ravel()
+    n_seeds = _int(n_seeds, "n_seeds", 1)
+    S = None if strategy is None else check_distribution(strategy, "strategy", axis=1,
+                                                         ndim=2)
+    from .core import same_partition
+
+    base = check_random_state(random_state)
+    seeds = base.integers(2**32, size=(noises.size, n_seeds))
+    keys = ["paper", "variant"] + ([] if S is None else
+                                   ["paper_s", "variant_s", "paper_same", "variant_same"])
+    out = {key: np.zeros((noises.size, n_seeds)) for key in keys}
+    with _small_problems():
+        for (i, noise), j in itertools.product(enumerate(noises), range(n_seeds)):
+            rng = np.random.default_rng(seeds[i, j])
+            states, world = random_states(n_tasks, C, kind="mixture", worlds=P, noise=noise,
+                                          random_state=rng, return_worlds=True)
+            rep = simulate_crowd(states, [truthful(C)] * n_agents,
+                                 tasks_per_agent=tasks_per_agent, random_state=rng)
+            A, answered = rep.answer_matrix()
+            A, world = A[answered], world[answered]
+            gold = np.full(world.size, -1)
+            idx = rng.choice(world.size, size=min(n_gold, world.size), replace=False)
+            gold[idx] = world[idx]
+            runs = [("", A)] + ([] if S is None else [("_s", A @ S)])
+            labels = {}
+            for suffix, X in runs:
+                lp = dmi_cluster(X).labels
+                lv = projected_dmi_cluster(X, W, random_state=rng).labels
+                labels[suffix] = (lp, lv)
+                out["paper" + suffix][i, j] = np.mean(name_clusters(lp, X, gold=gold)[lp] == world)
+                out["variant" + suffix][i, j] = np.mean(name_clusters(lv, X, gold=gold)[lv]
+                                                        == world)
+            if S is not None:
+                out["paper_same"][i, j] = same_partition(labels[""][0], labels["_s"][0])
+                out["variant_same"][i, j] = same_partition(labels[""][1], labels["_s"][1])
+    out["noise"] = noises
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# 3. Non-linear (kernel) clustering
+# --------------------------------------------------------------------------- #
+def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
+    """Affine-invariant coordinates: the centred data with identity covariance.
+
+    Beyond the paper.  ``Z = √n U_r`` where ``A - ā = U_r Σ_r V_rᵀ`` is the thin SVD
+    kept to the rank ``r`` of the centred data (relative tolerance ``rank_tol``,
+    default :data:`dmi_lib.core.DEFAULT_RANK_TOL`).  For any invertible ``T`` and
+    shift ``b``, ``whiten(A T + b) = whiten(A) O`` for an orthogonal ``O``: pairwise
+    distances of ``Z`` -- hence any distance kernel on ``Z`` -- do not depend on the
+    affine map.
+
+    Returns
+    -------
+    ndarray (n, r)
+
+    Examples
+    --------
+    >>> Z = whiten([[0., 0.], [2., 0.], [0., 1.], [2., 1.]])
+    >>> bool(np.allclose(Z.T @ Z / 4, np.eye(2)))
+    True
+    """
+    A = check_matrix(A, min_rows=2)
+    tol = DEFAULT_RANK_TOL if rank_tol is None else float(rank_tol)
+    X = A - A.mean(axis=0)
+    U, sv, _ = np.linalg.svd(X, full_matrices=False)
+    r = int(np.sum(sv > tol * sv[0])) if sv[0] > 0 else 0
+    if r == 0:
+        raise ValueError("all rows of A are identical: nothing to whiten")
+    return U[:, :r] * np.sqrt(A.shape[0])
+
+
+def kernel_embedding(A, k: int, *, bandwidth: float = 0.5,
+                     rank_tol: float | None = None) -> np.ndarray:
+    """Top ``k - 1`` kernel principal components of the whitened data (beyond the paper).
+
+    The Gaussian kernel ``K_ij = exp(-‖zᵢ - zⱼ‖² / (2h²))`` on ``Z = whiten(A)``
+    (``h = bandwidth``, in units of the data's own standard deviation), doubly
+    centred; its top ``k - 1`` eigenvectors scaled by the square roots of their
+    eigenvalues are the coordinates.
+
+    Returns
+    -------
+    ndarray (n, k - 1)
+    """
+    k = _int(k, "k", 2)
+    h = _positive(bandwidth, "bandwidth")
+    Z = whiten(A, rank_tol=rank_tol)
+    n = Z.shape[0]
+    if k - 1 >= n:
+        raise ValueError(f"k = {k} needs at least k rows of A, got {n}")
+    sq = np.einsum("ij,ij->i", Z, Z)
+    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0) / (2 * h * h))
+    row = K.mean(axis=0)
+    Kc = K - row[None, :] - row[:, None] + row.mean()
+    w, V = np.linalg.eigh(Kc)
+    top = np.argsort(w)[::-1][:k - 1]
+    return V[:, top] * np.sqrt(np.maximum(w[top], 0.0))
+
+
+@dataclass
+class KernelDMIResult:
+    """Outcome of :func:`kernel_dmi_cluster` (beyond the paper).
+
+    Attributes
+    ----------
+    labels : ndarray of int (n,)
+    k : int
+    embedding : ndarray (n, k - 1)
+        The kernel coordinates that were DMI-clustered.
+    bandwidth : float
+    """
+
+    labels: np.ndarray
+    k: int
+    embedding: np.ndarray
+    bandwidth: float
+
+
+def kernel_dmi_cluster(A, k: int | None = None, *, bandwidth: float = 0.5,
+                       random_state=None, rank_tol: float | None = None
+                       ) -> KernelDMIResult:
+    """DMI-clustering in a kernel feature space (beyond the paper).
+
+    Section 5: *"Another interesting future direction is to apply other clustering
+    techniques like non-linear clustering techniques (e.g. kernel method) to
+    information elicitation."*  Algorithm 1 is run on :func:`kernel_embedding`: its
+    linear partition (Theorem 2.2, linearly-partitioned) of the kernel coordinates
+    is a non-linear partition of the answers.  Because the kernel is computed on
+    :func:`whiten`-ed data, the clustering is invariant to every invertible affine
+    map of ``A`` -- the property that makes the paper's clustering robust to a common
+    strategy (Theorem 3.2) survives.
+
+    Parameters
+    ----------
+    A : array_like (n, d)
+    k : int, optional
+        Number of clusters; default ``rank([A 1])`` (as Algorithm 1).
+    bandwidth : float
+        Kernel width ``h`` in standard deviations of the whitened data.
+    random_state : None, int or Generator
+        Passed to :func:`dmi_lib.dmi_cluster` (used only when ``k > 3``).
+    rank_tol : float, optional
+
+    Returns
+    -------
+    KernelDMIResult
+    """
+    Z = whiten(A, rank_tol=rank_tol)
+    k = Z.shape[1] + 1 if k is None else _int(k, "k", 2)
+    Y = kernel_embedding(A, k, bandwidth=bandwidth, rank_tol=rank_tol)
+    res = dmi_cluster(Y, random_state=random_state)
+    if res.k != k:
+        raise ValueError(f"the kernel embedding spans {res.k - 1} dimension(s), not "
+                         f"k - 1 = {k - 1}: try another bandwidth (got {bandwidth})")
+    return KernelDMIResult(labels=res.labels, k=k, embedding=Y, bandwidth=float(bandwidth))
+
+
+def ring_states(n_tasks: int, *, core_radius: float = 0.06, ring_radius: float = 0.25,
+                width: float = 0.03, random_state=None):
+    """Task states that no linear partition separates (beyond the paper).
+
+    Three states on the 3-option simplex: state 0 -- contested tasks, answers near
+    uniform (a disc of radius ``core_radius`` around ``(1/3, 1/3, 1/3)``); states 1
+    and 2 -- two arcs of a ring of radius ``ring_radius`` (angles 0.2π-0.8π and
+    1.2π-1.8π in the simplex plane), each of normal radial ``width``.  The three
+    cones from the mean that DMI-clustering can draw (Corollary 2.4) cannot cut the
+    disc out of the ring.
+
+    Returns
+    -------
+    states : ndarray (n_tasks, 3)
+        Probability vectors (all entries positive for the default sizes).
+    world : ndarray of int (n_tasks,)
+    """
+    n = _int(n_tasks, "n_tasks", 1)
+    rng = check_random_state(random_state)
+    world = rng.integers(0, 3, size=n)
+    angle = np.where(world == 1, rng.uniform(0.2, 0.8, n),
+                     rng.uniform(1.2, 1.8, n)) * np.pi
+    radius = np.where(world == 0, core_radius * np.sqrt(rng.random(n)),
+                      ring_radius + width * rng.normal(size=n))
+    e1 = np.array([1.0, -1.0, 0.0]) / np.sqrt(2)
+    e2 = np.array([1.0, 1.0, -2.0]) / np.sqrt(6)
+    states = 1 / 3 + np.outer(radius * np.cos(angle), e1) + np.outer(radius * np.sin(angle),
+                                                                     e2)
+    if np.any(states < 0):
+        raise ValueError("ring_radius + 3*width leaves the simplex: use smaller radii")
+    return states, world
+
+
+def kernel_study(bandwidths, *, layouts=("ring", "cones"), n_tasks: int = 150,
+                 n_agents: int = 500, tasks_per_agent: int = 30, n_seeds: int = 15,
+                 random_state=0):
+    """Algorithm 1 against kernel DMI-clustering, per bandwidth (beyond the paper).
+
+    ``"ring"``: :func:`ring_states` (not linearly separable).  ``"cones"``: three
+    worlds of :func:`~dmi_lib.simulation.random_states` (``accuracy=0.6``,
+    ``noise=0.3``), the paper's home ground.  A truthful crowd answers every task;
+    clusters are scored by :func:`matched_accuracy` (best one-to-one naming).
+
+    Returns
+    -------
+    dict
+        ``bandwidth`` (B,), ``layouts``; ``paper`` (L, n_seeds) and ``kernel``
+        (L, B, n_seeds).
+    """
+    bandwidths = np.asarray(bandwidths, dtype=float).ravel()
+    n_seeds = _int(n_seeds, "n_seeds", 1)
+    for lay in layouts:
+        if lay not in ("ring", "cones"):
+            raise ValueError(f"layouts must hold 'ring' or 'cones', got {lay!r}")
+    base = check_random_state(random_state)
+    seeds = base.integers(2**32, size=(len(layouts), n_seeds))
+    paper = np.zeros((len(layouts), n_seeds))
+    kern = np.zeros((len(layouts), bandwidths.size, n_seeds))
+    with _small_problems():
+        for (li, lay), j in itertools.product(enumerate(layouts), range(n_seeds)):
+            rng = np.random.default_rng(seeds[li, j])
+            if lay == "ring":
+                states, world = ring_states(n_tasks, random_state=rng)
+            else:
+                states, world = random_states(n_tasks, 3, kind="mixture", accuracy=0.6,
+                                              noise=0.3, random_state=rng, return_worlds=True)
+            rep = simulate_crowd(states, [truthful(3)] * n_agents,
+                                 tasks_per_agent=tasks_per_agent, random_state=rng)
+            A, answered = rep.answer_matrix()
+            A, world = A[answered], world[answered]
+            paper[li, j] = matched_accuracy(dmi_cluster(A).labels, world)
+            for b, h in enumerate(bandwidths):
+                kern[li, b, j] = matched_accuracy(
+                    kernel_dmi_cluster(A, 3, bandwidth=h).labels, world)
+    return {"bandwidth": bandwidths, "layouts": tuple(layouts), "paper": paper,
+            "kernel": kern}
+
+
+# --------------------------------------------------------------------------- #
+# 4. A continuous setting
+# --------------------------------------------------------------------------- #
+@dataclass(frozen=True, eq=False)
+class ContinuousReports:
+    """Answers on a continuous scale, long form (beyond the paper).
+
+    Attributes
+    ----------
+    task : ndarray of int (N,)
+    value : ndarray of float (N,)
+    world : ndarray of int (n_tasks,)
+        The state of each task.
+    n_tasks : int
+    """
+
+    task: np.ndarray
+    value: np.ndarray
+    world: np.ndarray
+    n_tasks: int
+
+
+def _task_values(task, value, n_tasks):
+    value = np.asarray(value, dtype=float)
+    if value.ndim != 1:
+        raise ValueError(f"value must be 1-D, got shape {value.shape}")
+    if not np.all(np.isfinite(value)):
+        raise ValueError("value must be finite")
+    task = np.asarray(task)
+    if task.shape != value.shape:
+        raise ValueError(f"task and value must have the same shape, got {task.shape} and "
+                         f"{value.shape}")
+    n = int(task.max()) + 1 if n_tasks is None and task.size else (n_tasks or 0)
+    task = check_labels(task, value.size, n, "task")
+    counts = np.bincount(task, minlength=n)
+    if n == 0 or counts.min() == 0:
+        missing = np.flatnonzero(counts == 0)[:5].tolist() if n else []
+        raise ValueError(f"every task needs at least one value; tasks {missing} have none")
+    return task, value, n, counts
+
+
+def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None
+                    ) -> np.ndarray:
+    """Empirical raw moments of each task's answers (beyond the paper).
+
+    Row ``t`` is ``(mean of r, mean of r², …, mean of r^degree)`` over the answers
+    ``r`` to task ``t``: the continuous analogue of the paper's row-normalised answer
+    distribution.
+
+    Parameters
+    ----------
+    task : array_like of int (N,)
+    value : array_like of float (N,)
+    degree : int
+    n_tasks : int, optional
+
+    Returns
+    -------
+    ndarray (n_tasks, degree)
+
+    Examples
+    --------
+    >>> moment_features([0, 0, 1], [1.0, 3.0, 2.0])
+    array([[2., 5.],
+           [2., 4.]])
+    """
+    degree = _int(degree, "degree", 1)
+    task, value, n, counts = _task_values(task, value, n_tasks)
+    powers = value[:, None] ** np.arange(1, degree + 1)
+    return np.stack([np.bincount(task, weights=powers[:, j], minlength=n)
+                     for j in range(degree)], axis=1) / counts[:, None]
+
+
+def affine_moment_map(alpha: float, beta: float, degree: int = 2):
+    """``(T, b)`` with ``moments(α r + β) = moments(r) T + b`` (beyond the paper).
+
+    By the binomial theorem ``E[(αr+β)^j] = Σ_i C(j,i) α^i β^{j-i} E[r^i]``, so the
+    moment vector of every task moves by the same affine map; it is invertible when
+    ``α ≠ 0`` (``T`` is triangular with diagonal ``α^j``).  The identity holds for
+    empirical moments too, exactly.
+
+    Returns
+    -------
+    T : ndarray (degree, degree)
+    b : ndarray (degree,)
+
+    Examples
+    --------
+    >>> T, b = affine_moment_map(2.0, 1.0, 2)
+    >>> T.tolist(), b.tolist()
+    ([[2.0, 4.0], [0.0, 4.0]], [1.0, 1.0])
+    """
+    degree = _int(degree, "degree", 1)
+    alpha, beta = float(alpha), float(beta)
+    T = np.zeros((degree, degree))
+    b = np.zeros(degree)
+    for j in range(1, degree + 1):
+        b[j - 1] = beta ** j
+        for i in range(1, j + 1):
+            T[i - 1, j - 1] = math.comb(j, i) * alpha ** i * beta ** (j - i)
+    return T, b
+
+
+def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.ndarray:
+    """Share of each task's answers in each bin: the paper's discrete answer matrix.
+
+    Beyond the paper (the discretisation a continuous scale needs before Algorithm 1
+    applies).  Bin ``j`` is ``[edges[j-1], edges[j])`` with ``-∞`` and ``+∞`` at the
+    ends, so there are ``len(edges) + 1`` options.
+
+    Examples
+    --------
+    >>> binned_features([0, 0, 1], [0.1, 0.9, 0.5], [1/3, 2/3])
+    array([[0.5, 0. , 0.5],
+           [0. , 1. , 0. ]])
+    """
+    task, value, n, counts = _task_values(task, value, n_tasks)
+    edges = np.asarray(edges, dtype=float).ravel()
+    if edges.size == 0 or np.any(np.diff(edges) <= 0):
+        raise ValueError(f"edges must be a non-empty increasing sequence, got "
+                         f"{edges.tolist()}")
+    C = edges.size + 1
+    option = np.searchsorted(edges, value, side="right")
+    return np.bincount(task * C + option, minlength=n * C).reshape(n, C) / counts[:, None]
+
+
+def continuous_dmi_cluster(task, value, *, degree: int = 2, n_tasks: int | None = None,
+                           random_state=None):
+    """DMI-clustering of tasks answered on a continuous scale (beyond the paper).
+
+    Section 5: *"This work focuses on discrete setting and we can also consider
+    continuous setting"*.  Each task becomes its vector of the first ``degree``
+    empirical moments (:func:`moment_features`) and Algorithm 1 clusters those
+    vectors.  If every respondent reports ``α r + β`` instead of ``r`` (``α ≠ 0``),
+    every moment vector moves by the same invertible affine map
+    (:func:`affine_moment_map`), so by Theorem 2.2 the clustering is unchanged --
+    exactly, even for a finite crowd.
+
+    Returns
+    -------
+    DMIResult
+        From :func:`dmi_lib.dmi_cluster`; ``k = rank`` of the moment vectors plus one
+        (at most ``degree + 1``).
+    """
+    return dmi_cluster(moment_features(task, value, degree=degree, n_tasks=n_tasks),
+                       random_state=random_state)
+
+
+def simulate_continuous(n_tasks: int, reports_per_task: int, *, means, sds,
+                        task_spread: float = 0.03, random_state=None):
+    """Tasks whose answers are numbers (beyond the paper).
+
+    Task ``t`` has state ``w`` (uniform over ``len(means)`` states) and centre
+    ``means[w] + task_spread·N(0, 1)``; each of its answers is that centre plus
+    ``sds[w]·N(0, 1)`` (a truthful signal).
+
+    Returns
+    -------
+    ContinuousReports
+    """
+    n = _int(n_tasks, "n_tasks", 1)
+    m = _int(reports_per_task, "reports_per_task", 1)
+    means = np.asarray(means, dtype=float).ravel()
+    sds = np.asarray(sds, dtype=float).ravel()
+    if means.shape != sds.shape or means.size == 0 or np.any(sds < 0):
+        raise ValueError(f"means and sds must be equal-length, sds >= 0; got "
+                         f"{means.tolist()} and {sds.tolist()}")
+    rng = check_random_state(random_state)
+    world = rng.integers(0, means.size, size=n)
+    centre = means[world] + task_spread * rng.normal(size=n)
+    value = centre[:, None] + sds[world][:, None] * rng.normal(size=(n, m))
+    return ContinuousReports(task=np.repeat(np.arange(n), m), value=value.ravel(),
+                             world=world, n_tasks=n)
+
+
+def continuous_study(strategies, *, means=(0.3, 0.7, 0.5), sds=(0.08, 0.08, 0.25),
+                     edges=(1 / 3, 2 / 3), n_tasks: int = 150, reports_per_task: int = 50,
+                     n_seeds: int = 20, random_state=0):
+    """Bins (the paper's discrete method) against moments, per strategy (beyond the paper).
+
+    For each seed one set of truthful answers is drawn (:func:`simulate_continuous`)
+    and every strategy -- a function applied to all answers -- is applied to the same
+    answers; Algorithm 1 then clusters the bin shares (:func:`binned_features`) and
+    the moment vectors (:func:`moment_features`, degree 2).  Scored by
+    :func:`matched_accuracy`.
+
+    Parameters
+    ----------
+    strategies : dict {name: callable}
+        ``f(values) -> values`` (vectorised).
+
+    Returns
+    -------
+    dict
+        ``names`` (list); ``binned``, ``moments`` (S, n_seeds).
+    """
+    names = list(strategies)
+    n_seeds = _int(n_seeds, "n_seeds", 1)
+    base = check_random_state(random_state)
+    seeds = base.integers(2**32, size=n_seeds)
+    out = {"names": names, "binned": np.zeros((len(names), n_seeds)),
+           "moments": np.zeros((len(names), n_seeds))}
+    with _small_problems():
+        for j in range(n_seeds):
+            rep = simulate_continuous(n_tasks, reports_per_task, means=means, sds=sds,
+                                      random_state=seeds[j])
+            for s, name in enumerate(names):
+                value = np.asarray(strategies[name](rep.value), dtype=float)
+                B = binned_features(rep.task, value, edges, n_tasks=rep.n_tasks)
+                if np.ptp(B, axis=0).max() == 0:  # every task identical: one cluster
+                    out["binned"][s, j] = np.bincount(rep.world).max() / rep.n_tasks
+                else:
+                    out["binned"][s, j] = matched_accuracy(dmi_cluster(B).labels, rep.world)
+                out["moments"][s, j] = matched_accuracy(
+                    continuous_dmi_cluster(rep.task, value, n_tasks=rep.n_tasks).labels,
+                    rep.world)
+    return out
