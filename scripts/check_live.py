@@ -341,6 +341,14 @@ def run(args, report: dict) -> dict:
         if not live["server"].startswith("local:"):
             raise Failure(f"expected the local Jupyter server, got {live['server']}")
 
+        req = urllib.request.Request(jupyter_origin + "/api/sessions",
+                                     headers={"Authorization": f"token {info['token']}"})
+        with urllib.request.urlopen(req) as r:
+            sessions = [x["path"] for x in json.load(r)]
+        report["checks"]["kernel sessions (notebook paths)"] = sessions
+        if len(sessions) != 1:
+            raise Failure(f"expected one kernel session, found {sessions}")
+
         # 3. the slider and its figure
         wait_for(cdp, SLIDER_JS, 30, "the slider")
         fig0 = wait_for(cdp, FIGURE_JS, 60, "the interact figure")
@@ -357,7 +365,15 @@ def run(args, report: dict) -> dict:
                                 f"f.data !== {json.dumps(fig0['data'])}; }})()",
                            60, "the figure to change after the slider moved")
         t["slider moved -> new figure"] = round(time.monotonic() - s, 2)
-        time.sleep(0.3)
+        # interact redraws while the handle moves: wait until the last value is drawn
+        last, since = None, time.monotonic()
+        while time.monotonic() - since < 1.5 and time.monotonic() - s < 60:
+            data = cdp.js(FIGURE_JS)["data"]
+            if data != last:
+                last, since = data, time.monotonic()
+            time.sleep(0.1)
+        t["slider moved -> figure settled (incl. 1.5 s quiet)"] = round(
+            time.monotonic() - s, 2)
         slider1 = cdp.js(SLIDER_JS)
         fig1 = cdp.js(FIGURE_JS)
         time.sleep(0.3)

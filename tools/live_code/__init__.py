@@ -101,16 +101,32 @@ def _no_remote_widget_js(app: Sphinx, config) -> None:
 
 
 def _local_thebe_url(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """Point sphinx-thebe's ``THEBE_JS_URL`` at the vendored thebe."""
-    files = context.get("script_files") or []
-    for i, js in enumerate(files):
-        body = getattr(js, "attributes", {}).get("body", "")
-        if js.filename is None and "THEBE_JS_URL" in body:
-            _, _, rest = body.partition(";")
-            body = ("const THEBE_JS_URL = (document.documentElement.dataset.content_root"
-                    f' || "") + "_static/{THEBE_JS}";{rest}')
-            files[i] = type(js)(None, priority=js.priority,
-                                **{**js.attributes, "body": body})
+    """Point sphinx-thebe's ``THEBE_JS_URL`` at the vendored thebe, once per page.
+
+    sphinx-thebe's inline settings script (``const THEBE_JS_URL = ...``) reaches the page
+    twice (once with filename None, once with "" from Sphinx's registry), and a second
+    ``const`` declaration is a SyntaxError; every script tag passes through ``js_tag``,
+    so it is rewritten there and written once.
+    """
+    js_tag = context.get("js_tag")
+    if js_tag is None:
+        return
+    done = []
+
+    def local_js_tag(js):
+        attrs = getattr(js, "attributes", None) or {}
+        body = attrs.get("body", "")
+        if getattr(js, "filename", "x") or "THEBE_JS_URL" not in body:  # None or "": inline
+            return js_tag(js)
+        if done:
+            return ""
+        done.append(True)
+        _, _, rest = body.partition(";")
+        body = ("const THEBE_JS_URL = (document.documentElement.dataset.content_root"
+                f' || "") + "_static/{THEBE_JS}";{rest}')
+        return js_tag(type(js)(js.filename, priority=js.priority, **{**attrs, "body": body}))
+
+    context["js_tag"] = local_js_tag
 
 
 def _add_switch(app: Sphinx, doctree: nodes.document, docname: str) -> None:
