@@ -270,6 +270,61 @@ def start_chromium(width: int, height: int) -> tuple[subprocess.Popen, str, str]
     raise Failure("Chromium's DevTools endpoint did not come up")
 
 
+def run_binder(args, report: dict) -> dict:
+    """A page built with a repository URL and served without ``_live/server.json``:
+    switching on must ask the configured BinderHub (and nothing else) for a kernel."""
+    url = args.url
+    book_origin = origin(url)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    chrome, ws_url, profile = start_chromium(1280, 1600)
+    cdp = CDP(ws_url)
+    try:
+        for domain in ("Page", "Network", "Runtime", "Log"):
+            cdp.call(f"{domain}.enable")
+        m0 = cdp.mark()
+        cdp.call("Page.navigate", url=url)
+        wait_for(cdp, "document.readyState === 'complete' && !!window.dmiLive", 60,
+                 "the page to load")
+        time.sleep(1.0)
+        cfg = cdp.js("JSON.parse(document.querySelector('#dmi-live-config').textContent)")
+        report["page config"] = cfg
+        if not cfg.get("binder"):
+            raise Failure("the page carries no Binder settings (built without --repo-url?)")
+        binder_origin = origin(cfg["binder"]["binderUrl"])
+        static = requests_in(cdp.events_since(m0))
+        foreign = [u for u in static if origin(u) not in (book_origin, "data:", "blob:")]
+        report["checks"] = {"static page requests": {"count": len(static),
+                                                     "not from the book": foreign}}
+        if foreign:
+            raise Failure(f"the static page fetched from other servers: {foreign}")
+        m1 = cdp.mark()
+        cdp.js("document.querySelector('.dmi-live-switch').click()")
+        wait_for(cdp, f"""performance.getEntriesByType('resource').some(
+            e => e.name.startsWith({json.dumps(binder_origin)}))
+            || ['error', 'unavailable'].includes(dmiLive.state)""", 60,
+                 "a request to the BinderHub")
+        time.sleep(2.0)
+        reqs = requests_in(cdp.events_since(m1))
+        state = cdp.js("({state: dmiLive.state, server: dmiLive.server, status: "
+                       "document.querySelector('.dmi-live-status').textContent})")
+        report["live"] = state
+        report["checks"]["live requests"] = sorted(set(reqs))
+        if state.get("server", "") != "binder:" + cfg["binder"]["binderUrl"]:
+            raise Failure(f"expected Binder, got {state}")
+        foreign = [u for u in reqs if origin(u) not in (book_origin, binder_origin, "data:",
+                                                          "blob:")]
+        if foreign:
+            raise Failure(f"live code on Binder fetched from other servers: {foreign}")
+        if not any(origin(u) == binder_origin for u in reqs):
+            raise Failure("no request reached the BinderHub")
+    finally:
+        write_console(cdp.events_since(0), Path(args.out) / "console_binder.txt")
+        chrome.terminate()
+        chrome.wait(timeout=10)
+        shutil.rmtree(profile, ignore_errors=True)
+    return report
+
+
 def run(args, report: dict) -> dict:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -471,10 +526,14 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(ROOT / "_build" / "check_live"))
     p.add_argument("--timeout", type=float, default=300, help="seconds for all cells")
     p.add_argument("--drag-px", type=float, default=120, help="slider drag distance")
+    p.add_argument("--binder", action="store_true", help="check the Binder path instead: "
+                   "--url is a page built with --repo-url, served without a Jupyter server")
     args = p.parse_args(argv)
     report: dict = {}
     try:
-        run(args, report)
+        if args.binder and not args.url:
+            raise Failure("--binder needs --url")
+        (run_binder if args.binder else run)(args, report)
         report["result"] = "passed"
         code = 0
     except Failure as err:

@@ -6,6 +6,7 @@ The browser run itself (a kernel, a slider, a figure that changes) is
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -196,6 +197,9 @@ def test_cross_origin_only_from_the_book():
     assert f"--ServerApp.allow_origin_pat={live_server.origin_pattern(8123)}" in cmd
     assert "--ServerApp.ip=127.0.0.1" in cmd
     assert not any("token" in c.lower() for c in cmd)  # passed in JUPYTER_TOKEN instead
+    # traitlets reads a dict option as a Python literal (JSON's false is rejected)
+    ext = next(c for c in cmd if c.startswith("--ServerApp.jpserver_extensions="))
+    assert ast.literal_eval(ext.split("=", 1)[1])["jupyterlab"] is False
 
 
 def test_book_server_answers_server_json(tmp_path):
