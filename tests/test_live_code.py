@@ -223,3 +223,20 @@ def test_book_server_answers_server_json(tmp_path):
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_thebe_loader_url_is_local_and_written_once():
+    from sphinx.builders.html._assets import _JavaScript
+
+    import live_code
+
+    body = ('const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"; '
+            'const thebe_selector = ".thebe,.cell"')
+    context = {"js_tag": lambda js: f"<script>{js.attributes.get('body', '')}</script>"
+                                    if not js.filename else f"<script src={js.filename}>"}
+    live_code._local_thebe_url(None, "page", "page.html", context, None)
+    tags = [context["js_tag"](js) for js in (
+        _JavaScript(None, body=body), _JavaScript("", body=body), _JavaScript("a.js"))]
+    assert tags[1] == "" and tags[2] == "<script src=a.js>"
+    assert "unpkg" not in tags[0] and '"_static/live/thebe/lib/index.js"' in tags[0]
+    assert 'const thebe_selector = ".thebe,.cell"' in tags[0]
