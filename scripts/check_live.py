@@ -171,7 +171,7 @@ FIGURE_JS = """(() => {
   const out = w.querySelector('.widget-output, .jp-OutputArea');
   const fig = out && out.querySelector('svg, img');
   if (!fig) return null;
-  fig.scrollIntoView({block: 'center'});
+  fig.scrollIntoView({block: 'center', behavior: 'instant'});
   const r = fig.getBoundingClientRect();
   const data = fig.tagName.toLowerCase() === 'img' ? fig.src : fig.outerHTML;
   // document coordinates, as Page.captureScreenshot's clip wants them
@@ -183,7 +183,7 @@ SLIDER_JS = """(() => {
   const w = document.querySelector('.widget-interact');
   const h = w && w.querySelector('.widget-slider .noUi-handle, .widget-slider input[type=range]');
   if (!h) return null;
-  h.scrollIntoView({block: 'center'});
+  h.scrollIntoView({block: 'center', behavior: 'instant'});
   const r = h.getBoundingClientRect();
   const ro = w.querySelector('.widget-readout');
   return {x: r.x + r.width / 2, y: r.y + r.height / 2,
@@ -206,6 +206,24 @@ def write_console(events: list[dict], path: Path):
             lines.append(f"log.{p['entry']['level']}: {p['entry']['text']} "
                          f"{p['entry'].get('url', '')}")
     path.write_text("\n".join(lines) + "\n")
+
+
+SWITCH_JS = """(() => { const b = document.querySelector('.dmi-live-switch');
+  b.scrollIntoView({block: 'center', behavior: 'instant'});
+  const r = b.getBoundingClientRect();
+  return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"""
+
+
+def switch_position(cdp: CDP) -> dict:
+    """Scroll the switch into view; its centre once the page has stopped moving."""
+    cdp.js(SWITCH_JS)
+    time.sleep(0.3)
+    box = cdp.js(SWITCH_JS)
+    hit = cdp.js(f"document.elementFromPoint({box['x']}, {box['y']})"
+                 ".closest('.dmi-live-switch') !== null")
+    if not hit:
+        raise Failure("the live-code switch is covered by another element")
+    return box
 
 
 def start_live(port: int, page: str, log_path: Path) -> tuple[subprocess.Popen, str]:
@@ -372,9 +390,7 @@ def run(args, report: dict) -> dict:
 
         # 2. switch on: thebe, kernel, all cells
         m1 = cdp.mark()
-        box = cdp.js("""(() => { const b = document.querySelector('.dmi-live-switch');
-            b.scrollIntoView({block: 'center'}); const r = b.getBoundingClientRect();
-            return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()""")
+        box = switch_position(cdp)
         s = time.monotonic()
         click(cdp, box["x"], box["y"])
         state = wait_for(cdp, "['ready', 'error', 'unavailable'].includes(dmiLive.state) "
@@ -481,9 +497,7 @@ def run(args, report: dict) -> dict:
             raise Failure(f"uncaught exceptions on the page: {exceptions}")
 
         # 5. switch off
-        box = cdp.js("""(() => { const b = document.querySelector('.dmi-live-switch');
-            b.scrollIntoView({block: 'center'}); const r = b.getBoundingClientRect();
-            return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()""")
+        box = switch_position(cdp)
         s = time.monotonic()
         click(cdp, box["x"], box["y"])
         time.sleep(1.0)
