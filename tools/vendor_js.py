@@ -155,9 +155,11 @@ def fetch(pin: Pin) -> bytes:
             cached.unlink()  # a stale or damaged cache entry: fetch it again
     try:
         data = _fetch_with_npm(pin)
-    except (FileNotFoundError, subprocess.CalledProcessError) as err:
-        print(f"vendor_js: npm pack failed ({err}); trying the registry over HTTP",
-              file=sys.stderr)
+    except FileNotFoundError:
+        data = _fetch_with_http(pin)  # no npm on this machine
+    except subprocess.CalledProcessError as err:
+        print(f"vendor_js: npm pack {pin.name}@{pin.version} failed ({err}); trying the "
+              "registry over HTTP", file=sys.stderr)
         data = _fetch_with_http(pin)
     verify(data, pin)
     cached.parent.mkdir(parents=True, exist_ok=True)
