@@ -136,9 +136,11 @@ def main(argv: list[str] | None = None) -> int:
                                                book_port), env=env, stdin=subprocess.DEVNULL)
 
     def stop(*_):
-        httpd.shutdown()
+        raise KeyboardInterrupt  # leaves serve_forever; `finally` stops both servers
 
+    # SIGINT too: a shell starting this in the background would leave it ignored
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         wait_ready(BookHandler.info, jupyter)
         url = f"http://{HOST}:{book_port}/{args.page.lstrip('/')}"
