@@ -4,6 +4,8 @@
     python3 dev.py test            # create .venv, install pinned deps, run every test
     python3 dev.py book [--open]   # same set-up, then build the HTML book (and open it)
     python3 dev.py lab             # same set-up, then start JupyterLab on book/
+    python3 dev.py live            # build the book if needed, serve it with a local
+                                   # Jupyter server behind each page's "Live code" switch
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
 
 The virtual environment lives in ``.venv/`` and is reinstalled only when a
@@ -95,6 +97,11 @@ def effective_config(repo_url: str | None) -> Path:
     static = ROOT / "_build" / "_mathjax"
     if not (static / "mathjax" / "tex-mml-chtml.js").exists():
         shutil.copytree(es5, static / "mathjax", dirs_exist_ok=True)
+    # Local Sphinx extensions (the live-code switch): their paths are relative to the
+    # repository, and the effective config lives in _build/.
+    local_ext = cfg.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in local_ext.items():
+        local_ext[name] = str((ROOT / path).resolve())
     sphinx_cfg = cfg.setdefault("sphinx", {}).setdefault("config", {})
     sphinx_cfg["html_static_path"] = [str(static)]
     sphinx_cfg["mathjax_path"] = "mathjax/tex-mml-chtml.js"
@@ -132,6 +139,31 @@ def cmd_lab(args) -> int:
                           env=env_vars()).returncode
 
 
+def cmd_live(args) -> int:
+    """Serve the book and a local Jupyter server for its live-code switches.
+
+    Options: --port N (the book's port, default 8000; 0 for any free port), --page
+    PATH (page to open), --no-browser, --rebuild, --repo-url URL (passed to the build).
+    """
+    ensure_env()
+    book_args = []
+    if "--repo-url" in args:
+        i = args.index("--repo-url")
+        book_args, args = args[i:i + 2], args[:i] + args[i + 2:]
+    live_js = ROOT / "_build" / "html" / "_static" / "live" / "live-code.js"
+    if "--rebuild" in args or not live_js.exists():
+        if cmd_book(book_args) != 0:
+            return 1
+    cmd = [str(PY), str(ROOT / "tools" / "live_server.py"), "--book",
+           str(ROOT / "_build" / "html"), "--root", str(ROOT),
+           *(a for a in args if a != "--rebuild")]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env_vars())
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:  # the server got Ctrl-C too and stops both of its servers
+        return proc.wait()
+
+
 def cmd_bench(args) -> int:
     ensure_env()
     if not args:
@@ -144,6 +176,7 @@ def cmd_bench(args) -> int:
 
 
 COMMANDS = {"test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_bench,
+            "live": cmd_live,
             "setup": lambda args: ensure_env() or 0,
             "_write-config": lambda args: effective_config(args[0] if args else None) and 0}
 
