@@ -214,7 +214,7 @@ def _gold_rows(counts, gold, rows: np.ndarray, opts: pd.Index):
         bad = pd.unique(gold.to_numpy()[codes < 0])[:10].tolist()
         raise ValueError(f"gold label(s) {bad} are not among options {list(opts)}")
     keys = list(gold.index)
-    found = counts[counts.index.isin(keys)].compute()
+    found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute()
     gold_codes = pd.Series(codes, index=gold.index).reindex(found.index)
     found_rows = _row_ids(found.to_numpy(dtype=np.int64), rows)
     return found_rows, gold_codes.to_numpy(dtype=np.intp), found.index
@@ -275,10 +275,10 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
         raise ValueError(f"method {method!r} is not available for a dask table; use one "
                          f"of {list(DASK_METHODS)} (the per-task methods need each "
                          "task's predictions in memory: run them with pandas)")
-    if kw.get("ties", "first") != "first":
-        raise ValueError(f"ties={kw['ties']!r} is not available for a dask table: random "
+    ties = kw.pop("ties", "first")
+    if ties != "first":
+        raise ValueError(f"ties={ties!r} is not available for a dask table: random "
                          "tie-breaking draws in the global task order; use ties='first'")
-    kw.pop("ties", None)
     counts, opts = task_counts(answers, options=options, duplicates=duplicates)
     counts = counts.persist()  # read twice: distinct vectors, then the map back
     rows, weights = distinct_counts(counts)
@@ -290,4 +290,9 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
     labels = counts.map_partitions(_map_back, rows, values, meta=meta)
     if not compute:
         return labels
-    return labels.compute().sort_index()
+    out = labels.compute().sort_index()
+    if pd.api.types.is_string_dtype(out.index.dtype):
+        # Dask reads strings as Arrow strings (missing value pd.NA); give the index
+        # the dtype pandas infers for the same values, as the pandas path does.
+        out.index = pd.Index(out.index.tolist(), name="task")
+    return out

@@ -610,6 +610,12 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
     >>> aggregate(one, "sp-single").tolist()
     [0]
     """
+    if type(answers).__module__.startswith("dask"):
+        # A table larger than memory: the distributed path of dmi_lib.scale_out.
+        from .scale_out import aggregate_dask
+
+        return aggregate_dask(answers, method, gold=gold, options=options, ties=ties,
+                              random_state=random_state, duplicates=duplicates, **kw)
     am, codes, _ = _resolve(answers, method, gold=gold, options=options, ties=ties,
                             random_state=random_state, duplicates=duplicates,
                             prediction_type=prediction_type, smoothing=smoothing, kw=kw)
