@@ -91,27 +91,24 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
 
 
 def _options(answers, options):
-    """The label values in column order: given, or the labels seen, sorted."""
-    if options is not None:
-        opts = pd.Index(list(options), name="label")
-        if opts.has_duplicates:
-            raise ValueError(f"options has duplicates: {list(opts)}")
-        return opts
-    seen = answers["label"].drop_duplicates().compute()
-    try:
-        return pd.Index(sorted(seen.tolist()), name="label")
-    except TypeError as exc:
-        raise TypeError(f"labels of mixed types cannot be sorted ({exc}); pass options=")\
-            from exc
+    """The label values in column order, by the pandas path's rule (one pass)."""
+    from .tabular import _check_options
+
+    seen = answers["label"].drop_duplicates().compute().to_numpy()
+    if options is None:
+        try:
+            sorted(seen.tolist())
+        except TypeError as exc:  # pandas would number them by first appearance
+            raise TypeError(f"labels of mixed types cannot be sorted ({exc}); a "
+                            "partitioned table has no first appearance: pass options="
+                            ) from exc
+    return _check_options(options, seen)[1]
 
 
 def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
     """Answer counts per task of one partition (tasks as index, one column per option)."""
     C = len(opts)
-    label_codes = opts.get_indexer(part["label"].to_numpy())
-    if (label_codes < 0).any():
-        bad = pd.unique(part["label"].to_numpy()[label_codes < 0])[:10].tolist()
-        raise ValueError(f"label(s) {bad} are not among options {list(opts)}")
+    label_codes = opts.get_indexer(part["label"].to_numpy())  # checked by _options
     task_codes, tasks = pd.factorize(part["task"].to_numpy())
     n = len(tasks)
     counts = np.bincount(task_codes.astype(np.int64) * C + label_codes,
