@@ -1,9 +1,9 @@
 """Aggregating answer logs beyond memory: Dask on a LocalCluster against pandas.
 
 Writes a synthetic answer log as partitioned Parquet (not committed; default
-``benchmarks/results/answers-N/``), one file per 10⁶ answers, each answer of a task
-drawn uniformly (so every task's answers are spread over files, as in a log kept in
-time order), then aggregates it with ``dmi_lib.aggregate`` on a Dask LocalCluster
+``benchmarks/results/answers-N/``), one file per 10⁶ answers, written by
+``dmi_lib.scale_out.write_answer_log`` (every task's answers spread over files, as in a
+log kept in time order), then aggregates it with ``dmi_lib.aggregate`` on a Dask LocalCluster
 (``read_answers`` + the distributed count → distinct vectors → map back path) and,
 up to ``--pandas-max`` answers, with pandas on the whole table in memory.
 
@@ -28,28 +28,17 @@ import numpy as np
 import pandas as pd
 import psutil
 
+from dmi_lib.scale_out import write_answer_log
+
 ROOT = Path(__file__).resolve().parent
 
 
-def write_log(n_answers: int, out: Path, *, per_file: int = 1_000_000, answers_per_task=10,
-              n_workers: int = 20_000, C: int = 3, seed: int = 0) -> Path:
-    """A synthetic answer log of ``n_answers`` rows as Parquet files in ``out``."""
+def write_log(n_answers: int, out: Path) -> Path:
+    """The benchmark's log of ``n_answers`` rows in ``out`` (written once, then reused)."""
     out.mkdir(parents=True, exist_ok=True)
-    n_files = -(-n_answers // per_file)
-    if len(list(out.glob("*.parquet"))) == n_files:
-        return out
-    rng = np.random.default_rng(seed)
-    n_tasks = max(n_answers // answers_per_task, 1)
-    truth = rng.integers(0, C, n_tasks)
-    for f in range(n_files):
-        size = min(per_file, n_answers - f * per_file)
-        task = rng.integers(0, n_tasks, size)
-        right = rng.random(size) < 0.6
-        label = np.where(right, truth[task], rng.integers(0, C, size)).astype(np.int8)
-        # Worker ids carry no signal here; the default duplicates="keep" counts every row.
-        worker = (task * 7919 + np.arange(f * per_file, f * per_file + size)) % n_workers
-        pd.DataFrame({"task": task, "worker": worker, "label": label}).to_parquet(
-            out / f"answers-{f:05d}.parquet", index=False)
+    n_files = -(-n_answers // 1_000_000)
+    if len(list(out.glob("*.parquet"))) != n_files:
+        write_answer_log(out, n_answers, n_files=n_files, seed=0)
     return out
 
 

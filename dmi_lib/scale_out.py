@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["DASK_METHODS", "aggregate_dask", "distinct_counts", "read_answers",
-           "task_counts"]
+           "task_counts", "write_answer_log"]
 
 #: Methods :func:`aggregate_dask` runs.  The per-task methods ``"sp-single"`` and
 #: ``"spectral"`` need every respondent's prediction of every task on one machine
@@ -293,3 +293,53 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
         # the dtype pandas infers for the same values, as the pandas path does.
         out.index = pd.Index(out.index.tolist(), name="task")
     return out
+
+
+def write_answer_log(folder, n_answers: int, *, n_files: int = 1, answers_per_task: int = 10,
+                     C: int = 3, accuracy: float = 0.6, seed=0) -> np.ndarray:
+    """Write a simulated answer log as Parquet files; return the true option per task.
+
+    Each answer picks its task uniformly at random (so a task's answers spread over the
+    files, as in a log kept in time order) and is the task's true option with
+    probability ``accuracy``, else a uniform guess.  Each answer has its own worker id.
+    For benchmarks and the book's out-of-core example.
+
+    Parameters
+    ----------
+    folder : str or path
+        Existing directory; files ``answers-00000.parquet``, … are written into it.
+    n_answers, n_files : int
+        Rows in all, and files to spread them over (about equal sizes).
+    answers_per_task : int
+        Mean answers per task (``n_answers // answers_per_task`` tasks).
+    C : int
+        Number of options (labels ``0 … C-1``, stored as int8).
+    accuracy : float in [0, 1]
+    seed : int or numpy Generator
+
+    Returns
+    -------
+    ndarray of int, shape (n_tasks,)
+        The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
+    """
+    from pathlib import Path
+
+    from ._validation import check_random_state
+
+    for name, value in (("n_answers", n_answers), ("n_files", n_files),
+                        ("answers_per_task", answers_per_task), ("C", C)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not 0.0 <= accuracy <= 1.0:
+        raise ValueError(f"accuracy must be in [0, 1], got {accuracy!r}")
+    rng = check_random_state(seed)
+    n_tasks = max(n_answers // answers_per_task, 1)
+    truth = rng.integers(0, C, n_tasks)
+    bounds = np.linspace(0, n_answers, n_files + 1).astype(np.int64)
+    for f, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        task = rng.integers(0, n_tasks, hi - lo)
+        right = rng.random(hi - lo) < accuracy
+        label = np.where(right, truth[task], rng.integers(0, C, hi - lo)).astype(np.int8)
+        pd.DataFrame({"task": task, "worker": np.arange(lo, hi), "label": label}).to_parquet(
+            Path(folder) / f"answers-{f:05d}.parquet", index=False)
+    return truth
