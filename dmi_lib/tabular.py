@@ -667,6 +667,12 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
     >>> aggregate(one, "sp-single").tolist()
     [0]
     """
+    if type(answers).__module__.startswith("dask"):
+        # A table larger than memory: the distributed path of dmi_lib.scale_out.
+        from .scale_out import aggregate_dask
+
+        return aggregate_dask(answers, method, gold=gold, options=options, ties=ties,
+                              random_state=random_state, duplicates=duplicates, **kw)
     am, codes, _ = _resolve(answers, method, gold=gold, options=options, ties=ties,
                             random_state=random_state, duplicates=duplicates,
                             prediction_type=prediction_type, smoothing=smoothing, kw=kw)
@@ -864,3 +870,28 @@ class DMIAggregator(_Aggregator):
         self.names_ = pd.Series(am.options[details.names].to_numpy(), name="label",
                                 index=pd.RangeIndex(details.names.size, name="cluster"))
         return self
+
+
+def _decide_distinct(rows, weights, opts, method, gold_pairs, kw):
+    """Option code for each distinct count vector (``rows``, with multiplicities)."""
+    if method == "plurality":
+        return _pick(_agg.plurality(rows, ties="all"), "first", None)
+    shares = rows / rows.sum(axis=1, keepdims=True)
+    if method == "surprisingly-popular":
+        prior = kw.get("prior")
+        if prior is None:
+            prior = weights @ shares / weights.sum()
+        return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), "first",
+                     None)
+    # Provisional: expand to one row per task until the weighted solvers exist.
+    A = np.repeat(shares, weights, axis=0)
+    start = np.concatenate([[0], np.cumsum(weights)[:-1]])
+    g = None
+    if gold_pairs is not None:
+        g = np.full(len(A), -1, dtype=np.intp)
+        r, c = gold_pairs
+        g[start[r]] = c
+    details = _agg.dmi_aggregate(A, gold=g, method=kw.get("dmi_method", "auto"),
+                                 random_state=check_random_state(kw.get("random_state")),
+                                 rank_tol=kw.get("rank_tol"), return_details=True)
+    return details.options[start]

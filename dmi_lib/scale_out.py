@@ -1,0 +1,345 @@
+"""Crowd aggregation beyond one machine: long answer tables as Dask DataFrames.
+
+DMI-clustering of crowd data needs only each task's answer *counts*, and those
+collapse to few distinct count vectors: with ``m`` answers per task and ``C``
+options there are at most ``C(m + C - 1, C - 1)`` of them, whatever the number of
+tasks.  So a log of 10⁸-10¹⁰ answers spread over many files is aggregated in three
+steps:
+
+1. **count** (distributed): one pass over the answers gives, per task, the number of
+   answers for each option (a group-by on ``task``, combined across partitions);
+2. **cluster** (one machine, tiny): the distinct count vectors with their
+   multiplicities are aggregated exactly as :func:`dmi_lib.tabular.aggregate` does
+   with a pandas table (the same code runs on the same distinct rows);
+3. **map back** (distributed): every task gets the label of its count vector.
+
+:func:`read_answers` opens partitioned Parquet or CSV files by glob;
+:func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` calls it for a
+``dask.dataframe.DataFrame``).  Dask is an optional dependency (the ``dask``
+extra), imported only here and only when used.
+
+Examples
+--------
+>>> import dask.dataframe as dd, pandas as pd
+>>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2], "worker": list("abcabc"),
+...                    "label": [0, 0, 1, 1, 1, 0]})
+>>> aggregate_dask(dd.from_pandas(df, npartitions=2), "plurality").tolist()
+[0, 1]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DASK_METHODS", "aggregate_dask", "distinct_counts", "read_answers",
+           "task_counts", "write_answer_log"]
+
+#: Methods :func:`aggregate_dask` runs.  The per-task methods ``"sp-single"`` and
+#: ``"spectral"`` need every respondent's prediction of every task on one machine
+#: at once per task (run them on the pandas table of the tasks concerned).
+DASK_METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical",
+                "dmi-validated")
+_COLUMNS = ("task", "worker", "label")
+
+
+def _dask():
+    try:
+        import dask.dataframe as dd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("dmi_lib.scale_out needs dask: pip install 'dmi_lib[dask]'"
+                          ) from exc
+    return dd
+
+
+def is_dask_frame(obj) -> bool:
+    """True for a ``dask.dataframe.DataFrame``, without importing dask."""
+    return type(obj).__module__.startswith("dask") and hasattr(obj, "npartitions") \
+        and hasattr(obj, "columns")
+
+
+def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs):
+    """Open a long answer table spread over files, as a lazy Dask DataFrame.
+
+    Parameters
+    ----------
+    path : str or list of str
+        A glob (``"logs/answers-*.parquet"``), a directory of Parquet files, or a
+        list of paths.
+    format : {"parquet", "csv"}, optional
+        Default: from the file ending (``.csv``/``.csv.gz`` → CSV, else Parquet).
+    columns : sequence of str
+        Columns to read (default ``task``, ``worker``, ``label``).
+    **kwargs
+        Passed to :func:`dask.dataframe.read_parquet` / :func:`~dask.dataframe.read_csv`.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+    """
+    dd = _dask()
+    first = path[0] if isinstance(path, (list, tuple)) and path else path
+    if not isinstance(first, str) or not first:
+        raise TypeError(f"path must be a glob, a directory or a list of paths, got {path!r}")
+    if format is None:
+        format = "csv" if first.endswith((".csv", ".csv.gz", ".tsv")) else "parquet"
+    if format == "parquet":
+        return dd.read_parquet(path, columns=list(columns), **kwargs)
+    if format == "csv":
+        return dd.read_csv(path, usecols=list(columns), **kwargs)
+    raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
+
+
+def _options(answers, options):
+    """The label values in column order, by the pandas path's rule (one pass)."""
+    from .tabular import _check_options
+
+    seen = answers["label"].drop_duplicates().compute().to_numpy()
+    if options is None:
+        try:
+            sorted(seen.tolist())
+        except TypeError as exc:  # pandas would number them by first appearance
+            raise TypeError(f"labels of mixed types cannot be sorted ({exc}); a "
+                            "partitioned table has no first appearance: pass options="
+                            ) from exc
+    return _check_options(options, seen)[1]
+
+
+def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
+    """Answer counts per task of one partition (tasks as index, one column per option)."""
+    C = len(opts)
+    label_codes = opts.get_indexer(part["label"].to_numpy())  # checked by _options
+    task_codes, tasks = pd.factorize(part["task"].to_numpy())
+    n = len(tasks)
+    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes,
+                         minlength=n * C).reshape(n, C)
+    return pd.DataFrame(counts, index=pd.Index(tasks, name="task"),
+                        columns=[f"c{j}" for j in range(C)])
+
+
+def _check_missing(answers) -> None:
+    """Raise on missing values in the required columns (one pass, all columns)."""
+    na = answers[list(_COLUMNS)].isna().sum().compute()
+    if na.any():
+        col = na.index[int(np.argmax(na.to_numpy() > 0))]
+        raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
+
+
+def _check_duplicates(answers) -> None:
+    """Raise if some (task, worker) pair answers twice (a distributed group-by)."""
+    sizes = answers.groupby(["task", "worker"]).size()
+    n_dup = int((sizes > 1).sum().compute())
+    if n_dup:
+        raise ValueError(f"answers has {n_dup} (task, worker) pair(s) with several rows; "
+                         "pass duplicates='keep' to count every row as a vote")
+
+
+def task_counts(answers, *, options=None, duplicates: str = "error"):
+    """Each task's answer counts, computed where the data lives.
+
+    Parameters
+    ----------
+    answers : dask.dataframe.DataFrame
+        Columns ``task``, ``worker``, ``label``.
+    options : sequence, optional
+        Label values in column order (default: the labels seen, sorted — one pass).
+    duplicates : {"error", "keep"}
+        ``"error"`` checks that no ``(task, worker)`` pair answers twice (one more
+        distributed group-by); ``"keep"`` counts every row.
+
+    Returns
+    -------
+    counts : dask.dataframe.DataFrame
+        Index ``task`` (one row per task, in no particular order), integer columns
+        ``c0 … c{C-1}``: the number of answers of each option.
+    options : pandas.Index
+    """
+    dd = _dask()
+    if not is_dask_frame(answers):
+        raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
+    missing = [c for c in _COLUMNS if c not in answers.columns]
+    if missing:
+        raise ValueError(f"answers is missing column(s) {missing}; a long table needs "
+                         f"the columns {list(_COLUMNS)} (one row per answer)")
+    if duplicates not in ("error", "keep"):
+        raise ValueError(f"duplicates must be 'error' or 'keep' for a dask table, got "
+                         f"{duplicates!r} ('first' needs a global row order)")
+    _check_missing(answers)
+    if duplicates == "error":
+        _check_duplicates(answers)
+    opts = _options(answers, options)
+    meta = pd.DataFrame({f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
+                        index=pd.Index([], name="task",
+                                       dtype=answers["task"].dtype))
+    partial = answers.map_partitions(_partition_counts, opts, meta=meta)
+    # A task may span partitions: sum its partial counts (a tree reduction that
+    # keeps the result partitioned, so no single machine holds every task).
+    counts = partial.groupby(partial.index).sum(split_out=answers.npartitions)
+    del dd
+    return counts, opts
+
+
+def distinct_counts(counts):
+    """The distinct count vectors of ``counts`` and how many tasks have each.
+
+    Returns
+    -------
+    rows : ndarray of int, shape (u, C)
+        Distinct count vectors, in lexicographic order.
+    weights : ndarray of int, shape (u,)
+        The number of tasks with each vector.
+    """
+    cols = list(counts.columns)
+    per_part = counts.map_partitions(
+        lambda p: p.value_counts(subset=cols, sort=False).rename("n").reset_index(),
+        meta=pd.DataFrame({**{c: pd.Series(dtype=np.int64) for c in cols},
+                           "n": pd.Series(dtype=np.int64)}))
+    table = per_part.compute().groupby(cols, sort=True)["n"].sum()
+    rows = np.array(table.index.tolist(), dtype=np.int64).reshape(len(table), len(cols))
+    return rows, table.to_numpy(dtype=np.int64)
+
+
+def _gold_rows(counts, gold, rows: np.ndarray, opts: pd.Index):
+    """Gold as ``(row of rows, option code)`` pairs, one per gold task with answers."""
+    if isinstance(gold, dict):
+        gold = pd.Series(gold)
+    if not isinstance(gold, pd.Series):
+        raise TypeError(f"gold must be a pandas Series or dict indexed by task, got "
+                        f"{type(gold).__name__}")
+    codes = opts.get_indexer(gold.to_numpy())
+    if (codes < 0).any():
+        bad = pd.unique(gold.to_numpy()[codes < 0])[:10].tolist()
+        raise ValueError(f"gold label(s) {bad} are not among options {list(opts)}")
+    keys = list(gold.index)
+    found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute()
+    gold_codes = pd.Series(codes, index=gold.index).reindex(found.index)
+    found_rows = _row_ids(found.to_numpy(dtype=np.int64), rows)
+    return found_rows, gold_codes.to_numpy(dtype=np.intp), found.index
+
+
+def _row_ids(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Position in ``rows`` (distinct, lexicographic) of each row of ``X``."""
+    table = pd.MultiIndex.from_arrays(rows.T)
+    ids = table.get_indexer(pd.MultiIndex.from_arrays(X.T))
+    if (ids < 0).any():  # cannot happen: rows are the distinct rows of the same counts
+        raise RuntimeError("a task's count vector is missing from the distinct rows")
+    return ids
+
+
+def _map_back(part: pd.DataFrame, rows: np.ndarray, values: np.ndarray) -> pd.Series:
+    ids = _row_ids(part.to_numpy(dtype=np.int64), rows)
+    return pd.Series(values[ids], index=part.index, name="agg_label")
+
+
+def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
+                   duplicates: str = "error", compute: bool = True, **kw):
+    """:func:`dmi_lib.aggregate` for a Dask DataFrame (data larger than one machine).
+
+    Same methods, keywords and answers as the pandas path for ``"plurality"``,
+    ``"surprisingly-popular"``, ``"dmi"``, ``"dmi-practical"`` and
+    ``"dmi-validated"``: every one of them is a function of the tasks' count vectors,
+    so the distinct vectors (with their multiplicities) are decided on one machine
+    and the labels mapped back to the tasks where they live.
+
+    Parameters
+    ----------
+    answers : dask.dataframe.DataFrame
+        Columns ``task``, ``worker``, ``label`` (see :func:`read_answers`).
+    method, gold, options, **kw
+        As in :func:`dmi_lib.tabular.aggregate`; ``gold`` is a (small) pandas Series
+        indexed by task.
+    duplicates : {"error", "keep"}
+        See :func:`task_counts`.
+    compute : bool
+        Return a pandas Series sorted by task (default, equal to the pandas path's
+        answer) or a lazy Dask Series (one row per task, partitioned, unsorted).
+
+    Returns
+    -------
+    pandas.Series or dask.dataframe.Series
+        Index ``task``, name ``"agg_label"``.
+
+    Raises
+    ------
+    ValueError
+        A per-task method (``"sp-single"``, ``"spectral"``), ``ties="random"`` (its
+        draws follow the global task order, which a partitioned table does not have),
+        and everything the pandas path rejects.
+    """
+    from .tabular import _decide_distinct
+
+    if method not in DASK_METHODS:
+        raise ValueError(f"method {method!r} is not available for a dask table; use one "
+                         f"of {list(DASK_METHODS)} (the per-task methods need each "
+                         "task's predictions in memory: run them with pandas)")
+    ties = kw.pop("ties", "first")
+    if ties != "first":
+        raise ValueError(f"ties={ties!r} is not available for a dask table: random "
+                         "tie-breaking draws in the global task order; use ties='first'")
+    counts, opts = task_counts(answers, options=options, duplicates=duplicates)
+    counts = counts.persist()  # read twice: distinct vectors, then the map back
+    rows, weights = distinct_counts(counts)
+    gold_pairs = None if gold is None else _gold_rows(counts, gold, rows, opts)[:2]
+    codes = _decide_distinct(rows, weights, opts, method, gold_pairs, kw)
+    values = opts[codes].to_numpy()
+    meta = pd.Series(dtype=values.dtype, name="agg_label",
+                     index=pd.Index([], name="task", dtype=answers["task"].dtype))
+    labels = counts.map_partitions(_map_back, rows, values, meta=meta)
+    if not compute:
+        return labels
+    out = labels.compute().sort_index()
+    if pd.api.types.is_string_dtype(out.index.dtype):
+        # Dask reads strings as Arrow strings (missing value pd.NA); give the index
+        # the dtype pandas infers for the same values, as the pandas path does.
+        out.index = pd.Index(out.index.tolist(), name="task")
+    return out
+
+
+def write_answer_log(folder, n_answers: int, *, n_files: int = 1, answers_per_task: int = 10,
+                     C: int = 3, accuracy: float = 0.6, seed=0) -> np.ndarray:
+    """Write a simulated answer log as Parquet files; return the true option per task.
+
+    Each answer picks its task uniformly at random (so a task's answers spread over the
+    files, as in a log kept in time order) and is the task's true option with
+    probability ``accuracy``, else a uniform guess.  Each answer has its own worker id.
+    For benchmarks and the book's out-of-core example.
+
+    Parameters
+    ----------
+    folder : str or path
+        Existing directory; files ``answers-00000.parquet``, … are written into it.
+    n_answers, n_files : int
+        Rows in all, and files to spread them over (about equal sizes).
+    answers_per_task : int
+        Mean answers per task (``n_answers // answers_per_task`` tasks).
+    C : int
+        Number of options (labels ``0 … C-1``, stored as int8).
+    accuracy : float in [0, 1]
+    seed : int or numpy Generator
+
+    Returns
+    -------
+    ndarray of int, shape (n_tasks,)
+        The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
+    """
+    from pathlib import Path
+
+    from ._validation import check_random_state
+
+    for name, value in (("n_answers", n_answers), ("n_files", n_files),
+                        ("answers_per_task", answers_per_task), ("C", C)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not 0.0 <= accuracy <= 1.0:
+        raise ValueError(f"accuracy must be in [0, 1], got {accuracy!r}")
+    rng = check_random_state(seed)
+    n_tasks = max(n_answers // answers_per_task, 1)
+    truth = rng.integers(0, C, n_tasks)
+    bounds = np.linspace(0, n_answers, n_files + 1).astype(np.int64)
+    for f, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        task = rng.integers(0, n_tasks, hi - lo)
+        right = rng.random(hi - lo) < accuracy
+        label = np.where(right, truth[task], rng.integers(0, C, hi - lo)).astype(np.int8)
+        pd.DataFrame({"task": task, "worker": np.arange(lo, hi), "label": label}).to_parquet(
+            Path(folder) / f"answers-{f:05d}.parquet", index=False)
+    return truth

@@ -1,0 +1,140 @@
+"""The Dask path of aggregation equals the pandas path, on a real two-worker cluster."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from dmi_lib import aggregate  # noqa: E402
+from dmi_lib.scale_out import (  # noqa: E402
+    aggregate_dask,
+    distinct_counts,
+    read_answers,
+    task_counts,
+    write_answer_log,
+)
+from dmi_lib.tabular import answer_matrix  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of two worker processes, started and closed by this module."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def crowd(n_tasks=600, m=7, C=3, seed=0, accuracy=0.6, string_ids=False):
+    """A long table of ``n_tasks × m`` answers, rows shuffled (tasks span partitions)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, C, n_tasks)
+    task = np.repeat(np.arange(n_tasks), m)
+    worker = np.tile(np.arange(m), n_tasks)
+    noise = rng.integers(0, C, n_tasks * m)
+    label = np.where(rng.random(n_tasks * m) < accuracy, np.repeat(truth, m), noise)
+    df = pd.DataFrame({"task": task, "worker": worker, "label": label})
+    if string_ids:
+        df["task"] = "t" + df["task"].astype(str)
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True), truth
+
+
+def test_task_counts_equal_the_answer_matrix(client):
+    df, _ = crowd(C=4, seed=1)
+    counts, opts = task_counts(dd.from_pandas(df, npartitions=6))
+    got = counts.compute().sort_index()
+    am = answer_matrix(df)
+    assert list(opts) == list(am.options)
+    assert np.array_equal(got.index.to_numpy(), am.tasks.to_numpy())
+    assert np.array_equal(got.to_numpy(), am.counts)
+
+
+def test_distinct_counts_are_the_distinct_rows_with_multiplicities(client):
+    df, _ = crowd(C=3, m=5, seed=2)
+    counts, _ = task_counts(dd.from_pandas(df, npartitions=4))
+    rows, weights = distinct_counts(counts)
+    ref_rows, ref_w = np.unique(answer_matrix(df).counts, axis=0, return_counts=True)
+    assert np.array_equal(rows, ref_rows) and np.array_equal(weights, ref_w)
+    assert weights.sum() == df["task"].nunique()
+
+
+@pytest.mark.parametrize("C", [2, 3, 4])
+@pytest.mark.parametrize("method", ["plurality", "surprisingly-popular", "dmi"])
+def test_dask_equals_pandas(client, method, C):
+    df, _ = crowd(C=C, seed=10 + C)
+    want = aggregate(df, method, random_state=0)
+    got = aggregate(dd.from_pandas(df, npartitions=5), method, random_state=0)
+    assert isinstance(got, pd.Series) and got.name == "agg_label"
+    pd.testing.assert_series_equal(got, want)
+
+
+def test_gold_names_clusters_alike(client):
+    df, truth = crowd(C=3, seed=4, string_ids=True)
+    gold = pd.Series(truth[:10], index=[f"t{i}" for i in range(10)])
+    want = aggregate(df, "dmi", gold=gold)
+    got = aggregate_dask(dd.from_pandas(df, npartitions=3), "dmi", gold=gold)
+    pd.testing.assert_series_equal(got, want)
+
+
+def test_lazy_result_computes_to_the_same(client):
+    df, _ = crowd(C=2, seed=5)
+    lazy = aggregate_dask(dd.from_pandas(df, npartitions=4), "plurality", compute=False)
+    assert dd.Series is type(lazy) or hasattr(lazy, "compute")
+    pd.testing.assert_series_equal(lazy.compute().sort_index(), aggregate(df, "plurality"))
+
+
+def test_read_answers_parquet_and_csv_globs(client, tmp_path):
+    df, _ = crowd(C=3, seed=6)
+    df["label"] = df["label"].astype(np.int8)  # the labels' dtype comes back unchanged
+    for i, start in enumerate(range(0, len(df), len(df) // 4 + 1)):
+        part = df.iloc[start:start + len(df) // 4 + 1]
+        part.to_parquet(tmp_path / f"answers-{i}.parquet")
+        part.to_csv(tmp_path / f"answers-{i}.csv", index=False)
+    want = aggregate(df, "dmi")
+    got = aggregate(read_answers(str(tmp_path / "answers-*.parquet")), "dmi")
+    pd.testing.assert_series_equal(got, want)
+    got = aggregate(read_answers(str(tmp_path / "answers-*.csv")), "dmi")
+    pd.testing.assert_series_equal(got, want.astype(np.int64))  # CSV has no int8
+
+
+def test_errors_are_specific(client):
+    df, _ = crowd(n_tasks=50, C=2, seed=7)
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match="not available for a dask table"):
+        aggregate(ddf, "sp-single")
+    with pytest.raises(ValueError, match="ties='random' is not available"):
+        aggregate(ddf, "plurality", ties="random")
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['worker'\]"):
+        aggregate(dd.from_pandas(df.drop(columns="worker"), npartitions=2))
+    dup = pd.concat([df, df.iloc[:3]])
+    with pytest.raises(ValueError, match="3 .task, worker. pair"):
+        aggregate(dd.from_pandas(dup, npartitions=2), "plurality")
+    # duplicates='keep' counts every row, as the pandas path does
+    pd.testing.assert_series_equal(
+        aggregate(dd.from_pandas(dup, npartitions=2), "plurality", duplicates="keep"),
+        aggregate(dup, "plurality", duplicates="keep"))
+    na = df.astype({"label": float})
+    na.loc[5, "label"] = np.nan
+    with pytest.raises(ValueError, match="1 missing value.*'label'"):
+        aggregate(dd.from_pandas(na, npartitions=2), "plurality")
+    bad = df.assign(label=df["label"].where(df.index != 0, 7))
+    with pytest.raises(ValueError, match=r"label\(s\) not among options \[0, 1\]: \[7\]"):
+        aggregate(dd.from_pandas(bad, npartitions=2), "plurality", options=[0, 1])
+
+
+def test_write_answer_log(tmp_path):
+    truth = write_answer_log(tmp_path, 1000, n_files=3, answers_per_task=10, C=4, seed=3)
+    files = sorted(tmp_path.glob("answers-*.parquet"))
+    table = pd.concat([pd.read_parquet(f) for f in files])
+    assert len(files) == 3 and len(table) == 1000 and truth.shape == (100,)
+    assert table["label"].dtype == np.int8 and set(table["label"]) <= {0, 1, 2, 3}
+    assert table["worker"].is_unique and table["task"].between(0, 99).all()
+    # about 70 % of the answers (0.6 + 0.4/4) are the task's true option
+    assert 0.6 < (table["label"].to_numpy() == truth[table["task"].to_numpy()]).mean() < 0.8
+    with pytest.raises(ValueError, match="n_files must be a positive integer, got 0"):
+        write_answer_log(tmp_path, 10, n_files=0)
