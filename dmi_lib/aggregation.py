@@ -356,7 +356,8 @@ class DMIAggregation:
 
 
 def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
-                  rank_tol: float | None = None, return_details: bool = False):
+                  rank_tol: float | None = None, return_details: bool = False,
+                  sample_weight=None):
     """Aggregate a crowd's answers by DMI-clustering the tasks (Section 3).
 
     Each task's answer distribution is a point; DMI-clustering (Algorithm 1, via
@@ -377,6 +378,9 @@ def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
         Passed to :func:`dmi_lib.core.dmi_cluster`.
     return_details : bool
         Return a :class:`DMIAggregation` instead of the options alone.
+    sample_weight : array_like of float, shape (n,), optional
+        Row ``t`` counts as ``sample_weight[t]`` identical tasks (clustering and
+        naming alike); default 1 each.
 
     Returns
     -------
@@ -407,9 +411,9 @@ def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
         _check_gold(gold, *A.shape)  # fail before the (costly) clustering
     # The distinct rows, weighted by their counts: exact (identical rows can stay
     # together at an optimum, see dmi_cluster), and few when each task has few answers.
-    res = _cluster_distinct(A, method=method, random_state=random_state,
-                            rank_tol=rank_tol)
-    names = name_clusters(res.labels, A, gold=gold)
+    res = _cluster_distinct(A, sample_weight=sample_weight, method=method,
+                            random_state=random_state, rank_tol=rank_tol)
+    names = name_clusters(res.labels, A, gold=gold, sample_weight=sample_weight)
     options = names[res.labels]
     if return_details:
         return DMIAggregation(options=options, names=names, clustering=res)

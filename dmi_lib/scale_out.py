@@ -35,11 +35,11 @@ import pandas as pd
 __all__ = ["DASK_METHODS", "aggregate_dask", "distinct_counts", "read_answers",
            "task_counts", "write_answer_log"]
 
-#: Methods :func:`aggregate_dask` runs.  The per-task methods ``"sp-single"`` and
-#: ``"spectral"`` need every respondent's prediction of every task on one machine
-#: at once per task (run them on the pandas table of the tasks concerned).
-DASK_METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical",
-                "dmi-validated")
+#: Methods :func:`aggregate_dask` runs: those that give every task with the same answer
+#: counts the same label.  ``"dmi-practical"``/``"dmi-validated"`` (a per-task
+#: refinement and gold cross-validation) and ``"sp-single"``/``"spectral"`` (each
+#: task's predictions) work task by task: run them with pandas.
+DASK_METHODS = ("plurality", "surprisingly-popular", "dmi")
 _COLUMNS = ("task", "worker", "label")
 
 
@@ -199,55 +199,73 @@ def distinct_counts(counts):
     return rows, table.to_numpy(dtype=np.int64)
 
 
-def _gold_rows(counts, gold, rows: np.ndarray, opts: pd.Index):
-    """Gold as ``(row of rows, option code)`` pairs, one per gold task with answers."""
+def _gold_tasks(counts, gold, opts: pd.Index):
+    """The gold tasks' answer counts and option codes (gold is small: one machine)."""
     if isinstance(gold, dict):
         gold = pd.Series(gold)
     if not isinstance(gold, pd.Series):
-        raise TypeError(f"gold must be a pandas Series or dict indexed by task, got "
-                        f"{type(gold).__name__}")
+        raise TypeError(f"gold must be a pandas Series (index: task, values: label) or "
+                        f"a dict, got {type(gold).__name__}")
+    if not gold.index.is_unique:
+        raise ValueError(f"gold lists task {gold.index[gold.index.duplicated()][0]!r} "
+                         "more than once")
+    gold = gold.dropna()
     codes = opts.get_indexer(gold.to_numpy())
     if (codes < 0).any():
         bad = pd.unique(gold.to_numpy()[codes < 0])[:10].tolist()
         raise ValueError(f"gold label(s) {bad} are not among options {list(opts)}")
     keys = list(gold.index)
-    found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute()
-    gold_codes = pd.Series(codes, index=gold.index).reindex(found.index)
-    found_rows = _row_ids(found.to_numpy(dtype=np.int64), rows)
-    return found_rows, gold_codes.to_numpy(dtype=np.intp), found.index
+    found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute().sort_index()
+    if len(found) < len(gold):
+        missing = [t for t in keys if t not in set(found.index)][:5]
+        raise ValueError(f"gold names {len(gold) - len(found)} task(s) that have no "
+                         f"answers, e.g. {missing} (check the task ids' type)")
+    return found, pd.Series(codes, index=gold.index).reindex(found.index).to_numpy()
 
 
-def _row_ids(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Position in ``rows`` (distinct, lexicographic) of each row of ``X``."""
-    table = pd.MultiIndex.from_arrays(rows.T)
-    ids = table.get_indexer(pd.MultiIndex.from_arrays(X.T))
-    if (ids < 0).any():  # cannot happen: rows are the distinct rows of the same counts
-        raise RuntimeError("a task's count vector is missing from the distinct rows")
-    return ids
+def _groups_of_partition(part: pd.DataFrame, gold_index) -> pd.DataFrame:
+    """Per count vector of the non-gold tasks of one partition: tasks and first task."""
+    part = part[~part.index.isin(gold_index)]
+    cols = list(part.columns)
+    out = part.reset_index().groupby(cols, sort=False).agg(
+        n=("task", "size"), first=("task", "min"))
+    return out.reset_index()
 
 
-def _map_back(part: pd.DataFrame, rows: np.ndarray, values: np.ndarray) -> pd.Series:
-    ids = _row_ids(part.to_numpy(dtype=np.int64), rows)
-    return pd.Series(values[ids], index=part.index, name="agg_label")
+def _map_back(part: pd.DataFrame, rows, values, gold_values) -> pd.Series:
+    table = pd.MultiIndex.from_arrays(np.asarray(rows).T)
+    ids = table.get_indexer(pd.MultiIndex.from_arrays(part.to_numpy(dtype=np.int64).T))
+    out = pd.Series(values[np.maximum(ids, 0)], index=part.index, name="agg_label")
+    is_gold = part.index.isin(gold_values.index)
+    if is_gold.any():  # gold tasks are groups of their own
+        out[is_gold] = gold_values.reindex(part.index[is_gold]).to_numpy()
+    if (ids[~is_gold] < 0).any():  # cannot happen: the groups come from these counts
+        raise RuntimeError("a task's count vector is missing from the groups")
+    return out
 
 
 def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
-                   duplicates: str = "error", compute: bool = True, **kw):
+                   ties: str = "first", random_state=None, duplicates: str = "error",
+                   compute: bool = True, **kw):
     """:func:`dmi_lib.aggregate` for a Dask DataFrame (data larger than one machine).
 
-    Same methods, keywords and answers as the pandas path for ``"plurality"``,
-    ``"surprisingly-popular"``, ``"dmi"``, ``"dmi-practical"`` and
-    ``"dmi-validated"``: every one of them is a function of the tasks' count vectors,
-    so the distinct vectors (with their multiplicities) are decided on one machine
-    and the labels mapped back to the tasks where they live.
+    ``"plurality"``, ``"surprisingly-popular"`` and ``"dmi"`` give every task with the
+    same answer counts the same label (:func:`dmi_lib.tabular.task_groups`), so the
+    groups are formed where the data lives, decided on one machine by the same
+    function as the pandas path (:func:`dmi_lib.tabular.decide_groups`, in the same
+    order) and the labels mapped back: the answer equals the pandas path's exactly.
 
     Parameters
     ----------
     answers : dask.dataframe.DataFrame
         Columns ``task``, ``worker``, ``label`` (see :func:`read_answers`).
-    method, gold, options, **kw
+    method : {"dmi", "plurality", "surprisingly-popular"}
+    gold, options, random_state, **kw
         As in :func:`dmi_lib.tabular.aggregate`; ``gold`` is a (small) pandas Series
         indexed by task.
+    ties : {"first"}
+        Ties go to the first option; ``"random"`` draws once per task in the global
+        task order, which a partitioned table does not have (DMI has no ties).
     duplicates : {"error", "keep"}
         See :func:`task_counts`.
     compute : bool
@@ -262,29 +280,57 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
     Raises
     ------
     ValueError
-        A per-task method (``"sp-single"``, ``"spectral"``), ``ties="random"`` (its
-        draws follow the global task order, which a partitioned table does not have),
-        and everything the pandas path rejects.
+        A method other than the three above: ``"dmi-practical"`` and
+        ``"dmi-validated"`` refine each task by its own counts and cross-validate over
+        gold tasks, and ``"sp-single"``/``"spectral"`` need each task's predictions —
+        run those on the pandas table of the tasks concerned; ``ties="random"``
+        with plurality or surprisingly popular; everything the pandas path rejects.
     """
-    from .tabular import _decide_distinct
+    from ._validation import check_random_state
+    from .tabular import _check_keywords, decide_groups
 
     if method not in DASK_METHODS:
         raise ValueError(f"method {method!r} is not available for a dask table; use one "
-                         f"of {list(DASK_METHODS)} (the per-task methods need each "
-                         "task's predictions in memory: run them with pandas)")
-    ties = kw.pop("ties", "first")
-    if ties != "first":
-        raise ValueError(f"ties={ties!r} is not available for a dask table: random "
+                         f"of {list(DASK_METHODS)} (the other methods work task by "
+                         "task: run them with pandas)")
+    if ties not in ("first", "random"):
+        raise ValueError(f"ties must be one of ['first', 'random'], got {ties!r}")
+    if ties == "random" and method != "dmi":
+        raise ValueError("ties='random' is not available for a dask table: random "
                          "tie-breaking draws in the global task order; use ties='first'")
+    _check_keywords(method, kw)
+    rng = check_random_state(random_state)
     counts, opts = task_counts(answers, options=options, duplicates=duplicates)
-    counts = counts.persist()  # read twice: distinct vectors, then the map back
-    rows, weights = distinct_counts(counts)
-    gold_pairs = None if gold is None else _gold_rows(counts, gold, rows, opts)[:2]
-    codes = _decide_distinct(rows, weights, opts, method, gold_pairs, kw)
+    counts = counts.persist()  # read twice: the groups, then the map back
+    cols = list(counts.columns)
+    if gold is not None and method == "dmi":
+        gold_counts, gold_codes = _gold_tasks(counts, gold, opts)
+    else:
+        gold_counts, gold_codes = counts.head(0), np.empty(0, dtype=np.intp)
+    gold_index = gold_counts.index
+    meta = pd.DataFrame({**{c: pd.Series(dtype=np.int64) for c in cols},
+                         "n": pd.Series(dtype=np.int64),
+                         "first": pd.Series(dtype=counts.index.dtype)})
+    parts = counts.map_partitions(_groups_of_partition, gold_index, meta=meta).compute()
+    groups = parts.groupby(cols, sort=False).agg(n=("n", "sum"), first=("first", "min"))
+    groups = groups.reset_index()
+    table = pd.concat([groups, pd.DataFrame({
+        **{c: gold_counts[c].to_numpy() for c in cols}, "n": 1,
+        "first": gold_index.to_numpy(), "gold": gold_codes})], ignore_index=True)
+    table["gold"] = table["gold"].fillna(-1).astype(np.intp)
+    # The pandas path's order: groups by their first task, tasks in sorted order.
+    table = table.sort_values("first", kind="stable").reset_index(drop=True)
+    rows = table[cols].to_numpy(dtype=np.int64)
+    codes, _ = decide_groups(rows, table["n"].to_numpy(), opts, method,
+                             row_gold=table["gold"].to_numpy() if len(gold_index) else None,
+                             random_state=rng, kw=kw)
     values = opts[codes].to_numpy()
+    plain = table["gold"].to_numpy() < 0
+    gold_values = pd.Series(values[~plain], index=table["first"][~plain].to_numpy())
     meta = pd.Series(dtype=values.dtype, name="agg_label",
-                     index=pd.Index([], name="task", dtype=answers["task"].dtype))
-    labels = counts.map_partitions(_map_back, rows, values, meta=meta)
+                     index=pd.Index([], name="task", dtype=counts.index.dtype))
+    labels = counts.map_partitions(_map_back, rows[plain], values[plain], gold_values,
+                                   meta=meta)
     if not compute:
         return labels
     out = labels.compute().sort_index()

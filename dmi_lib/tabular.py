@@ -449,12 +449,109 @@ def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
     return out
 
 
-def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
-             prediction_type, smoothing, kw):
-    """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
-    _check_choice(method, "method", METHODS)
-    _check_choice(ties, "ties", _TIES)
-    _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
+#: Methods decided once per group of interchangeable tasks (:func:`task_groups`).
+_BY_GROUP = ("plurality", "surprisingly-popular", "dmi")
+
+
+def _prior_array(prior, options: pd.Index):
+    """``prior=`` for surprisingly popular: None, an array over ``options``, or a
+    Series indexed by option."""
+    if isinstance(prior, pd.Series):
+        missing = options.difference(prior.index)
+        if len(missing):
+            raise ValueError(f"prior has no entry for option(s) {list(missing)}")
+        prior = prior.reindex(options).to_numpy(dtype=float)
+    return prior
+
+
+def task_groups(counts, gold_codes=None):
+    """Group interchangeable tasks: the same answer counts and no gold label.
+
+    Plurality, surprisingly popular and DMI-clustering give every task of a group the
+    same answer (DMI: identical rows can stay together at an optimum, see
+    :func:`dmi_lib.core.dmi_cluster`), so they are decided once per group; a gold task
+    is a group of its own (its label names a cluster).  Crowd data with ``m`` answers
+    per task over ``C`` options has at most ``C(m+C−1, C−1)`` groups besides the gold
+    tasks, however many tasks.  The pandas path and the Dask path
+    (:mod:`dmi_lib.scale_out`) both decide on these groups, in this order.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n_tasks, C)
+        Answer counts, tasks in sorted order.
+    gold_codes : ndarray of int, shape (n_tasks,), optional
+        Gold option per task, ``-1`` where unknown.
+
+    Returns
+    -------
+    index : ndarray of int, shape (u,)
+        First task of each group; groups are in order of their first task.
+    inverse : ndarray of int, shape (n_tasks,)
+        Group of each task.
+    weights : ndarray of int, shape (u,)
+        Number of tasks per group.
+    """
+    from .core import distinct_rows
+
+    counts = np.asarray(counts)
+    key = counts
+    if gold_codes is not None:
+        alone = np.where(np.asarray(gold_codes) >= 0, np.arange(len(counts)), -1)
+        key = np.column_stack([counts, alone])
+    return distinct_rows(key)
+
+
+def decide_groups(rows, weights, options: pd.Index, method: str, *, row_gold=None,
+                  random_state=None, kw=None):
+    """The option code of each group of interchangeable tasks (``method`` in
+    ``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``; ties to the first option).
+
+    Parameters
+    ----------
+    rows : ndarray of int, shape (u, C)
+        Answer counts of each group (:func:`task_groups`).
+    weights : ndarray of int, shape (u,)
+        Tasks per group.
+    options : pandas.Index
+    method : str
+    row_gold : ndarray of int, shape (u,), optional
+        Gold option of each group (``-1``: none); DMI names its clusters with it.
+    random_state : None, int or numpy Generator
+        Seeds k-cofactors (DMI with 4 or more options).
+    kw : dict, optional
+        ``prior`` (surprisingly popular), ``dmi_method`` and ``rank_tol`` (DMI).
+
+    Returns
+    -------
+    codes : ndarray of int, shape (u,)
+    details : DMIAggregation or None
+    """
+    kw = kw or {}
+    rows = np.asarray(rows)
+    if method == "plurality":
+        return _pick(_agg.plurality(rows, ties="all"), "first", None), None
+    shares = rows / rows.sum(axis=1, keepdims=True)
+    if method == "surprisingly-popular":
+        if len(options) == 1:  # one option seen: nothing can be surprising
+            return np.zeros(len(rows), dtype=np.intp), None
+        prior = _prior_array(kw.get("prior"), options)
+        if prior is None:  # the column means of A over all tasks
+            prior = weights @ shares / weights.sum()
+        return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), "first",
+                     None), None
+    if method != "dmi":
+        raise ValueError(f"method {method!r} is not decided per group; use one of "
+                         f"{list(_BY_GROUP)}")
+    gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
+    details = _agg.dmi_aggregate(shares, gold=gold, sample_weight=weights,
+                                 method=kw.get("dmi_method", "auto"),
+                                 random_state=check_random_state(random_state),
+                                 rank_tol=kw.get("rank_tol"), return_details=True)
+    return details.options, details
+
+
+def _check_keywords(method: str, kw: dict) -> None:
+    """Refuse keywords the method does not take (naming them)."""
     allowed = {"dmi": {"dmi_method", "rank_tol"},
                "dmi-practical": {"dmi_method", "rank_tol", "gold_error",
                                  "default_confidence", "refine"},
@@ -465,6 +562,15 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
     if unknown:
         raise TypeError(f"aggregate(method={method!r}) got unexpected keyword "
                         f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}")
+
+
+def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
+             prediction_type, smoothing, kw):
+    """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
+    _check_choice(method, "method", METHODS)
+    _check_choice(ties, "ties", _TIES)
+    _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
+    _check_keywords(method, kw)
     if isinstance(smoothing, (bool, np.bool_)) or not isinstance(smoothing, numbers.Real) \
             or not 0.0 <= smoothing <= 1.0:
         raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
@@ -482,26 +588,18 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
     am, answers, task_codes, label_codes = _build(answers, options, duplicates)
     rng = check_random_state(random_state)
     details = None
-    if method == "plurality":
+    if method in _BY_GROUP and not (ties == "random" and method != "dmi"):
+        g = None if gold is None or method != "dmi" else _gold_codes(gold, am)
+        index, inverse, weights = task_groups(am.counts, g)
+        row_gold = None if g is None else g[index]
+        codes, details = decide_groups(am.counts[index], weights, am.options, method,
+                                       row_gold=row_gold, random_state=rng, kw=kw)
+        codes = codes[inverse]
+    elif method == "plurality":  # ties="random": one draw per task
         codes = _pick(_agg.plurality(am.counts, ties="all"), ties, rng)
     elif method == "surprisingly-popular":
-        prior = kw.get("prior")
-        if isinstance(prior, pd.Series):
-            missing = am.options.difference(prior.index)
-            if len(missing):
-                raise ValueError(f"prior has no entry for option(s) {list(missing)}")
-            prior = prior.reindex(am.options).to_numpy(dtype=float)
-        if len(am.options) == 1:  # one option seen: nothing can be surprising
-            codes = np.zeros(len(am.tasks), dtype=np.intp)
-        else:
-            codes = _pick(_agg.surprisingly_popular(am.A, prior=prior, ties="all"),
-                          ties, rng)
-    elif method == "dmi":
-        g = None if gold is None else _gold_codes(gold, am)
-        details = _agg.dmi_aggregate(am.A, gold=g, method=kw.get("dmi_method", "auto"),
-                                     random_state=rng, rank_tol=kw.get("rank_tol"),
-                                     return_details=True)
-        codes = details.options
+        prior = _prior_array(kw.get("prior"), am.options)
+        codes = _pick(_agg.surprisingly_popular(am.A, prior=prior, ties="all"), ties, rng)
     elif method in ("dmi-practical", "dmi-validated"):
         from .practical import practical_dmi_aggregate, validated_dmi_aggregate
 
@@ -871,27 +969,3 @@ class DMIAggregator(_Aggregator):
                                 index=pd.RangeIndex(details.names.size, name="cluster"))
         return self
 
-
-def _decide_distinct(rows, weights, opts, method, gold_pairs, kw):
-    """Option code for each distinct count vector (``rows``, with multiplicities)."""
-    if method == "plurality":
-        return _pick(_agg.plurality(rows, ties="all"), "first", None)
-    shares = rows / rows.sum(axis=1, keepdims=True)
-    if method == "surprisingly-popular":
-        prior = kw.get("prior")
-        if prior is None:
-            prior = weights @ shares / weights.sum()
-        return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), "first",
-                     None)
-    # Provisional: expand to one row per task until the weighted solvers exist.
-    A = np.repeat(shares, weights, axis=0)
-    start = np.concatenate([[0], np.cumsum(weights)[:-1]])
-    g = None
-    if gold_pairs is not None:
-        g = np.full(len(A), -1, dtype=np.intp)
-        r, c = gold_pairs
-        g[start[r]] = c
-    details = _agg.dmi_aggregate(A, gold=g, method=kw.get("dmi_method", "auto"),
-                                 random_state=check_random_state(kw.get("random_state")),
-                                 rank_tol=kw.get("rank_tol"), return_details=True)
-    return details.options[start]
