@@ -86,18 +86,11 @@ def effective_config(repo_url: str | None) -> Path:
     else:
         cfg.pop("launch_buttons", None)
         print("note: no --repo-url / DMI_BOOK_REPO_URL: building without launch buttons")
-    # MathJax from the pinned django-static-mathjax wheel (it needs no Django), so the
-    # pages render their maths offline too instead of loading it from a CDN.
-    import mathjax  # noqa: F401  (the wheel's package name)
-    import shutil
-
-    es5 = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    static = ROOT / "_build" / "_mathjax"
-    if not (static / "mathjax" / "tex-mml-chtml.js").exists():
-        shutil.copytree(es5, static / "mathjax", dirs_exist_ok=True)
-    sphinx_cfg = cfg.setdefault("sphinx", {}).setdefault("config", {})
-    sphinx_cfg["html_static_path"] = [str(static)]
-    sphinx_cfg["mathjax_path"] = "mathjax/tex-mml-chtml.js"
+    # The effective config is written under _build/, and jupyter-book resolves
+    # local_extensions paths against the config file's folder: make them absolute.
+    local = cfg.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in local.items():
+        local[name] = str((ROOT / path).resolve())
     out = ROOT / "_build" / "_config.effective.yml"
     out.parent.mkdir(exist_ok=True)
     out.write_text(yaml.safe_dump(cfg, sort_keys=False))
