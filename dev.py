@@ -4,6 +4,7 @@
     python3 dev.py test            # create .venv, install pinned deps, run every test
     python3 dev.py book [--open]   # same set-up, then build the HTML book (and open it)
     python3 dev.py lab             # same set-up, then start JupyterLab on book/
+                                   # (saves notebooks without outputs; --dry-run prints it)
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
 
 The virtual environment lives in ``.venv/`` and is reinstalled only when a
@@ -119,10 +120,30 @@ def cmd_book(args) -> int:
     return proc.returncode
 
 
+LAB_CONFIG = ROOT / "tools" / "jupyter_server_config.py"
+
+
+def lab_command(args) -> list[str]:
+    """The JupyterLab command line of ``dev.py lab``.
+
+    Notebooks are saved without outputs (the pre-save hook of LAB_CONFIG); as root,
+    Jupyter refuses to start unless given --allow-root, so it is added for root.
+    """
+    cmd = [str(BIN / "jupyter"), "lab", f"--config={LAB_CONFIG}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
+        cmd.append("--allow-root")
+    return [*cmd, *args, "book"]
+
+
 def cmd_lab(args) -> int:
+    dry_run = "--dry-run" in args
+    args = [a for a in args if a != "--dry-run"]
+    cmd = lab_command(args)
+    if dry_run:  # print the command (and check the set-up) without starting a server
+        print(" ".join(cmd))
+        return 0 if LAB_CONFIG.is_file() else 1
     ensure_env()
-    return subprocess.run([str(BIN / "jupyter"), "lab", "book", *args], cwd=ROOT,
-                          env=env_vars()).returncode
+    return subprocess.run(cmd, cwd=ROOT, env=env_vars()).returncode
 
 
 def cmd_bench(args) -> int:
