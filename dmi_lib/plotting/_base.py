@@ -217,7 +217,9 @@ def frame_player(draw, n_frames: int, *, figsize=(5, 4.5), interval: int = 800,
         raise ValueError(f"n_frames must be >= 1, got {n_frames}")
     if dpi <= 0:
         raise ValueError(f"dpi must be positive, got {dpi}")
-    fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
+    # Animations are saved without savefig's bbox="tight" (book_style): the constrained
+    # layout keeps titles and tick labels inside every frame instead.
+    fig, ax = plt.subplots(figsize=figsize, dpi=dpi, layout="constrained")
 
     def update(i):
         ax.clear()
