@@ -180,7 +180,7 @@ def api_rst(package: str) -> list[str]:
         heading = re.sub(r"^[\w.]+\s+[-\u2014:]+\s*", "", heading) or home
         lines += [heading, "-" * max(len(heading), 3), "",
                   f"Defined in ``{home}``; import them from ``{package}``.", "",
-                  ".. autosummary::", ""]
+                  ".. autosummary::", "   :nosignatures:", ""]
         lines += [f"   {package}.{name}" for name, _ in groups[home]]
         lines.append("")
         for name, obj in groups[home]:
