@@ -51,9 +51,23 @@ def _check_mathjax_path(app: Sphinx, config) -> None:
                              f"book serves it itself: use '{MATHJAX_DIR}/tex-mml-chtml.js'")
 
 
+#: Book-wide CSS (written to _static/dmi-book.css): the API page's summary tables wrap
+#: their long names, and on a phone each row's name and summary stack instead of
+#: overflowing the column.
+BOOK_CSS = """\
+table.autosummary td, table.autosummary code { white-space: normal; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  table.autosummary, table.autosummary tbody, table.autosummary tr,
+  table.autosummary td { display: block; width: 100%; }
+  table.autosummary td:last-child { padding-top: 0; }
+}
+"""
+
+
 def _copy_mathjax(app: Sphinx, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
+    (Path(app.outdir) / "_static" / "dmi-book.css").write_text(BOOK_CSS)
     dst = Path(app.outdir) / "_static" / MATHJAX_DIR
     if not (dst / "tex-mml-chtml.js").is_file():
         shutil.copytree(mathjax_source(), dst, dirs_exist_ok=True)
@@ -225,6 +239,7 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("dmi-api", _api_directive())
     app.connect("config-inited", _check_mathjax_path)
     app.connect("build-finished", _copy_mathjax)
+    app.add_css_file("dmi-book.css")
     try:
         from sphinx_proof.domain import ProofDomain, ProofIndex
     except ImportError:  # pragma: no cover - sphinx-proof is pinned
