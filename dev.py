@@ -4,6 +4,7 @@
     python3 dev.py test            # create .venv, install pinned deps, run every test
     python3 dev.py book [--open]   # same set-up, then build the HTML book (and open it)
     python3 dev.py lab             # same set-up, then start JupyterLab on book/
+                                   # (saves notebooks without outputs; --dry-run prints it)
     python3 dev.py live            # build the book if needed, serve it with a local
                                    # Jupyter server behind each page's "Live code" switch
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
@@ -88,23 +89,11 @@ def effective_config(repo_url: str | None) -> Path:
     else:
         cfg.pop("launch_buttons", None)
         print("note: no --repo-url / DMI_BOOK_REPO_URL: building without launch buttons")
-    # MathJax from the pinned django-static-mathjax wheel (it needs no Django), so the
-    # pages render their maths offline too instead of loading it from a CDN.
-    import mathjax  # noqa: F401  (the wheel's package name)
-    import shutil
-
-    es5 = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    static = ROOT / "_build" / "_mathjax"
-    if not (static / "mathjax" / "tex-mml-chtml.js").exists():
-        shutil.copytree(es5, static / "mathjax", dirs_exist_ok=True)
-    # Local Sphinx extensions (the live-code switch): their paths are relative to the
-    # repository, and the effective config lives in _build/.
-    local_ext = cfg.get("sphinx", {}).get("local_extensions") or {}
-    for name, path in local_ext.items():
-        local_ext[name] = str((ROOT / path).resolve())
-    sphinx_cfg = cfg.setdefault("sphinx", {}).setdefault("config", {})
-    sphinx_cfg["html_static_path"] = [str(static)]
-    sphinx_cfg["mathjax_path"] = "mathjax/tex-mml-chtml.js"
+    # The effective config is written under _build/, and jupyter-book resolves
+    # local_extensions paths against the config file's folder: make them absolute.
+    local = cfg.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in local.items():
+        local[name] = str((ROOT / path).resolve())
     out = ROOT / "_build" / "_config.effective.yml"
     out.parent.mkdir(exist_ok=True)
     out.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -133,10 +122,30 @@ def cmd_book(args) -> int:
     return proc.returncode
 
 
+LAB_CONFIG = ROOT / "tools" / "jupyter_server_config.py"
+
+
+def lab_command(args) -> list[str]:
+    """The JupyterLab command line of ``dev.py lab``.
+
+    Notebooks are saved without outputs (the pre-save hook of LAB_CONFIG); as root,
+    Jupyter refuses to start unless given --allow-root, so it is added for root.
+    """
+    cmd = [str(BIN / "jupyter"), "lab", f"--config={LAB_CONFIG}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
+        cmd.append("--allow-root")
+    return [*cmd, *args, "book"]
+
+
 def cmd_lab(args) -> int:
+    dry_run = "--dry-run" in args
+    args = [a for a in args if a != "--dry-run"]
+    cmd = lab_command(args)
+    if dry_run:  # print the command (and check the set-up) without starting a server
+        print(" ".join(cmd))
+        return 0 if LAB_CONFIG.is_file() else 1
     ensure_env()
-    return subprocess.run([str(BIN / "jupyter"), "lab", "book", *args], cwd=ROOT,
-                          env=env_vars()).returncode
+    return subprocess.run(cmd, cwd=ROOT, env=env_vars()).returncode
 
 
 def cmd_live(args) -> int:

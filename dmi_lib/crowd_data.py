@@ -298,10 +298,11 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
     name : str
         One of :func:`list_datasets`:
 
-        ``"dog"``, ``"face"`` (4 classes, 0..3), ``"bluebirds"``, ``"rte"`` (binary,
-        0/1), ``"temp"`` (binary, labels 1/2), ``"wsd"`` (3 senses, labels 1/2/3),
-        ``"weather_cf"`` (5 classes, 0..4, sparse)
+        ``"dog"``, ``"face"``, ``"bluebirds"``, ``"rte"``, ``"temp"``, ``"wsd"``, ``"weather_cf"``
             Multi-task label data: columns ``task``, ``worker``, ``label``.
+            ``"dog"``, ``"face"``: 4 classes, 0..3; ``"bluebirds"``, ``"rte"``:
+            binary, 0/1; ``"temp"``: binary, labels 1/2; ``"wsd"``: 3 senses, labels
+            1/2/3; ``"weather_cf"``: 5 classes, 0..4, sparse.
         ``"prelec2017_sp"``
             Prelec, Seung & McCoy (2017), one ``study`` at a time.  ``label`` is the
             binary vote (``own``), ``prediction`` (float) the respondent's predicted

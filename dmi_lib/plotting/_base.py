@@ -124,19 +124,102 @@ def draw_partition_rays(ax, center, directions, *, length=10.0, **kw):
     return ax
 
 
-def frame_player(draw, n_frames: int, *, figsize=(5, 4.5), interval: int = 800,
-                 dpi: int = 72, **kwargs) -> str:
-    """An HTML frame player (works in static HTML without a kernel).
+#: Text labels for the frame player's buttons.  matplotlib's ``to_jshtml`` draws them with
+#: Font Awesome 4 icons from a stylesheet on an external server; the book serves every
+#: page offline, so the player uses plain characters instead (each button keeps its
+#: ``title`` and ``aria-label``).
+_PLAYER_ICONS = {
+    "fa fa-minus": "\u2212",                      # slower
+    "fa fa-fast-backward": "\u21e4",              # first frame
+    "fa fa-step-backward": "\u2039",              # previous frame
+    "fa fa-play fa-flip-horizontal": "\u25c0\ufe0e",    # play backwards
+    "fa fa-pause": "\u2759\u2759",                # pause
+    "fa fa-play": "\u25b6\ufe0e",                  # play
+    "fa fa-step-forward": "\u203a",               # next frame
+    "fa fa-fast-forward": "\u21e5",               # last frame
+    "fa fa-plus": "+",                            # faster
+}
 
-    ``draw(ax, i)`` draws frame ``i`` on a cleared axes.  ``dpi`` sets the frames'
-    resolution (drawing frames dominates the cost; 72 keeps pages light).  Returns the ``to_jshtml``
-    HTML string; display it with ``IPython.display.HTML``.
+#: CSS pixels per inch of a figure on the page: an inline SVG figure of width w inches
+#: is shown w * 96 px wide, so a frame player of the same ``figsize`` is too.
+_CSS_PX_PER_INCH = 96
+
+
+def _offline_player_html(html: str, width_px: int) -> str:
+    """Make ``to_jshtml`` output self-contained and as wide as a static figure.
+
+    Drops the external Font Awesome stylesheet (its icons become the characters of
+    ``_PLAYER_ICONS``), shows the frames at ``width_px`` CSS pixels, shrinking to the
+    column on narrow screens (``max-width: 100%``), and lets the slider and buttons
+    wrap to that width.  Raises ``RuntimeError`` if the result still refers to an
+    external server, so a change in matplotlib's template cannot slip through.
+    """
+    import re
+
+    html = re.sub(r"<link[^>]*font-awesome[^>]*>\s*", "", html)
+    html = re.sub(r'<i class="(fa [^"]+)"></i>',
+                  lambda m: f'<span aria-hidden="true">{_PLAYER_ICONS.get(m.group(1), "?")}</span>',
+                  html)
+    html = html.replace('<div class="animation">',
+                        f'<div class="animation dmi-frame-player" style="display: block; '
+                        f'max-width: {width_px}px; margin: 0 auto;">', 1)
+    html = re.sub(r'<img id="(_anim_img\w+)">',
+                  rf'<img id="\1" style="display: block; width: {width_px}px; '
+                  r'max-width: 100%; height: auto; margin: 0 auto;" alt="animation frame">',
+                  html, count=1)
+    # matplotlib's stylesheet fixes the slider at 374 px and each button at 36 px.
+    html = html.replace("</style>", """.dmi-frame-player input[type=range].anim-slider {
+    width: 100%; max-width: 100%; box-sizing: border-box;
+}
+.dmi-frame-player .anim-buttons { display: flex; flex-wrap: wrap; justify-content: center;
+    gap: 2px; }
+.dmi-frame-player .anim-buttons button { width: auto; min-width: 2.1em; padding: 0 0.3em;
+    font-size: 1.1em; line-height: 1.6; }
+</style>""", 1)
+    external = re.findall(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//[^\"'\s>]+", html)
+    if external or "fa fa-" in html or "_anim_img" not in html:
+        raise RuntimeError(f"frame player HTML still depends on outside resources "
+                           f"({external[:3]}) or its template changed")
+    return html
+
+
+def frame_player(draw, n_frames: int, *, figsize=(5, 4.5), interval: int = 800,
+                 dpi: int = 2 * _CSS_PX_PER_INCH, **kwargs) -> str:
+    """An HTML frame player that works in static HTML, without a kernel or a network.
+
+    Parameters
+    ----------
+    draw : callable
+        ``draw(ax, i)`` draws frame ``i`` on a cleared axes.
+    n_frames : int
+        Number of frames (>= 1).
+    figsize : tuple of float
+        Figure size in inches; the player is shown as wide as a static figure of this
+        size (``figsize[0] * 96`` CSS pixels, narrower on small screens).
+    interval : int
+        Milliseconds between frames when playing.
+    dpi : int
+        Resolution of the frames; the default, 192, is twice the display resolution,
+        so frames stay sharp on high-density screens.
+    **kwargs
+        Passed to `matplotlib.animation.FuncAnimation`.
+
+    Returns
+    -------
+    str
+        The player's HTML (matplotlib's ``to_jshtml`` with its buttons as plain
+        characters and no external stylesheet); display it with
+        ``IPython.display.HTML`` or glue it into the book.
     """
     from matplotlib import animation
 
     if n_frames < 1:
         raise ValueError(f"n_frames must be >= 1, got {n_frames}")
-    fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
+    if dpi <= 0:
+        raise ValueError(f"dpi must be positive, got {dpi}")
+    # Animations are saved without savefig's bbox="tight" (book_style): the constrained
+    # layout keeps titles and tick labels inside every frame instead.
+    fig, ax = plt.subplots(figsize=figsize, dpi=dpi, layout="constrained")
 
     def update(i):
         ax.clear()
@@ -148,4 +231,4 @@ def frame_player(draw, n_frames: int, *, figsize=(5, 4.5), interval: int = 800,
     with matplotlib.rc_context({"animation.embed_limit": 50}):
         html = anim.to_jshtml(default_mode="once")
     plt.close(fig)
-    return html
+    return _offline_player_html(html, round(figsize[0] * _CSS_PX_PER_INCH))

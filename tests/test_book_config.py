@@ -1,0 +1,214 @@
+"""The book's configuration: offline assets, bibliography, API page, proof index, JupyterLab."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+SPHINX = CONFIG["sphinx"]["config"]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+book_ext = _load("book_ext", ROOT / "tools" / "book_ext.py")
+
+
+# --- offline ---------------------------------------------------------------------------
+
+def test_mathjax_is_served_with_the_book():
+    path = SPHINX["mathjax_path"]
+    assert "//" not in path and not path.startswith("/")
+    assert (book_ext.mathjax_source() / Path(path).relative_to(book_ext.MATHJAX_DIR)).is_file()
+    assert "book_ext" in CONFIG["sphinx"]["local_extensions"]
+    assert (ROOT / CONFIG["sphinx"]["local_extensions"]["book_ext"] / "book_ext.py").is_file()
+
+
+def test_no_page_loads_the_widget_javascript():
+    # myst-nb would otherwise add require.js and the html-manager from a CDN
+    assert SPHINX["nb_ipywidgets_js"] == {}
+
+
+def test_config_check_rejects_a_cdn_mathjax():
+    class Cfg:
+        mathjax_path = "https://cdn.example.org/mathjax/tex-mml-chtml.js"
+
+    from sphinx.errors import ExtensionError
+
+    with pytest.raises(ExtensionError, match="mathjax_path"):
+        book_ext._check_mathjax_path(None, Cfg())
+
+
+# --- bibliography ----------------------------------------------------------------------
+
+def _bib():
+    from pybtex.database import parse_file
+
+    return parse_file(str(ROOT / CONFIG["bibtex_bibfiles"][0]))
+
+
+def _paper_tex() -> Path | None:
+    for base in (ROOT.parent, ROOT.parent.parent):
+        tex = sorted((base / "shared" / "paper").glob("*.tex"))
+        if tex:
+            return tex[0]
+    return None
+
+
+def test_bibliography_has_no_invented_links():
+    bib = _bib()
+    assert "kong-iemc" in bib.entries
+    for key, entry in bib.entries.items():
+        fields = {f.lower() for f in entry.fields}
+        assert not fields & {"url", "doi", "eprint", "pages", "volume"}, key
+        assert entry.persons.get("author"), key
+
+
+def test_bibliography_keys_are_the_papers_cite_keys():
+    tex = _paper_tex()
+    if tex is None:
+        pytest.skip("the paper's LaTeX source is not beside this repository")
+    text = tex.read_text()
+    cited = {k.strip() for group in re.findall(r"\\cite[tp]?\*?(?:\[[^]]*\])?\{([^}]*)\}", text)
+             for k in group.split(",")}
+    keys = set(_bib().entries) - {"kong-iemc"}
+    assert keys <= cited, keys - cited
+    # the two keys the source does not identify are the only ones left out
+    assert cited - keys == {"liuchen", "huang2020affine"}
+
+
+def test_cover_page_cites_the_paper_and_has_index_entries():
+    index = (ROOT / "book" / "index.md").read_text()
+    assert "{cite}`kong-iemc`" in index
+    assert re.search(r"```\{index\} .*DMI-clustering", index)
+    toc = (ROOT / "_toc.yml").read_text()
+    assert "book/references" in toc and "book/api" in toc
+    assert "{bibliography}" in (ROOT / "book" / "references.md").read_text()
+
+
+# --- API reference ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("package", ["dmi_lib", "dmi_lib.plotting"])
+def test_api_page_documents_every_public_name(package):
+    import importlib
+
+    assert f".. dmi-api:: {package}" in (ROOT / "book" / "api.md").read_text()
+    rst = "\n".join(book_ext.api_rst(package))
+    mod = importlib.import_module(package)
+    names = book_ext.public_names(package)
+    assert names
+    for name in names:
+        obj = getattr(mod, name)
+        if callable(obj):
+            assert re.search(rf"^\.\. auto(function|class):: {re.escape(package)}\.{name}$",
+                             rst, re.M), name
+        else:
+            assert re.search(rf"^\.\. autodata:: [\w.]+\.{name}$", rst, re.M), name
+
+
+def test_public_names_include_lazily_loaded_ones():
+    names = book_ext.public_names("dmi_lib")
+    assert {"dmi_cluster", "aggregate", "load_dataset", "DMIClustering"} <= set(names)
+    assert not [n for n in names if n.startswith("_")]
+
+
+# --- proof index -----------------------------------------------------------------------
+
+def test_proof_titles_drop_latex():
+    from docutils import nodes
+
+    title = nodes.title("", "", nodes.Text(" 1 (DMI-clustering "),
+                        nodes.math("", r"\mathrm{DMI}(\mathbf{A})"), nodes.Text(")"))
+    assert book_ext._plain_title(title) == "1 (DMI-clustering \u2026)"
+
+
+def test_proof_index_lists_titles_by_type():
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    from sphinx_proof.domain import ProofIndex
+
+    env = SimpleNamespace(
+        proof_list={
+            "thm-b": {"docname": "b", "realtype": "theorem", "title": "2.10 (later)"},
+            "thm-a": {"docname": "a", "realtype": "theorem", "title": "2.2 (DMI-clustering)"},
+            "alg-x": {"docname": "a", "realtype": "algorithm", "title": ""},
+        },
+        titles={"a": nodes.title("", "Chapter A"), "b": nodes.title("", "Chapter B")})
+    index = book_ext.titled_proof_index(ProofIndex).__new__(
+        book_ext.titled_proof_index(ProofIndex))
+    index.domain = SimpleNamespace(env=env)
+    content, _ = index.generate()
+    assert [kind for kind, _ in content] == ["Algorithm", "Theorem"]
+    theorems = content[1][1]
+    assert [e[0] for e in theorems] == ["Theorem 2.2 (DMI-clustering)", "Theorem 2.10 (later)"]
+    assert theorems[0][2:5] == ("a", "thm-a", "Chapter A")
+    assert content[0][1][0][0] == "Algorithm (alg-x)"
+
+
+# --- JupyterLab ------------------------------------------------------------------------
+
+def test_pre_save_hook_strips_outputs():
+    hooks = _load("lab_config", ROOT / "tools" / "jupyter_server_config.py")
+    nb = {"type": "notebook", "content": {"cells": [
+        {"cell_type": "code", "source": "1+1", "metadata": {"tags": ["hide-input"]},
+         "execution_count": 3,
+         "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2"}}]},
+        {"cell_type": "markdown", "source": "text", "metadata": {}},
+    ]}}
+    out = hooks.strip_outputs(nb, path="book/x.ipynb", contents_manager=None)
+    code, md = out["content"]["cells"]
+    assert code["outputs"] == [] and code["execution_count"] is None
+    assert code["metadata"] == {"tags": ["hide-input"]} and code["source"] == "1+1"
+    assert md == {"cell_type": "markdown", "source": "text", "metadata": {}}
+    text = {"type": "file", "content": "x"}
+    assert hooks.strip_outputs(dict(text), path="a.txt") == text
+
+
+def test_lab_config_registers_the_hook():
+    from traitlets.config import Config
+
+    cfg = Config()
+    ns = {"get_config": lambda: cfg}
+    exec(compile((ROOT / "tools" / "jupyter_server_config.py").read_text(), "cfg", "exec"), ns)
+    assert cfg.ContentsManager.pre_save_hook is ns["strip_outputs"]
+
+
+def test_dev_lab_command(monkeypatch):
+    dev = _load("dev", ROOT / "dev.py")
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 0, raising=False)
+    cmd = dev.lab_command(["--no-browser"])
+    assert cmd[1:3] == ["lab", f"--config={dev.LAB_CONFIG}"]
+    assert "--allow-root" in cmd and cmd[-1] == "book" and "--no-browser" in cmd
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 1000, raising=False)
+    assert "--allow-root" not in dev.lab_command([])
+    proc = subprocess.run([sys.executable, str(ROOT / "dev.py"), "lab", "--dry-run"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "jupyter_server_config.py" in proc.stdout
+
+
+def test_jupyterlab_myst_is_enabled_and_compatible():
+    # `jupyter labextension list` marks an extension built for another JupyterLab "X"
+    proc = subprocess.run([str(Path(sys.executable).parent / "jupyter"), "labextension",
+                           "list"], capture_output=True, text=True)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
+    line = next((ln for ln in out.splitlines() if "jupyterlab-myst" in ln), "")
+    assert re.search(r"enabled\s+OK", line), out
+
+
+def test_gitattributes_strips_notebooks():
+    attrs = (ROOT / ".gitattributes").read_text()
+    assert re.search(r"^\*\.ipynb\s+.*filter=nbstripout", attrs, re.M)

@@ -1,0 +1,67 @@
+"""The frame player: offline (no external stylesheet), 2x frames, as wide as a figure."""
+
+from __future__ import annotations
+
+import base64
+import re
+import struct
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+from dmi_lib.plotting import frame_player  # noqa: E402
+from dmi_lib.plotting._base import _offline_player_html  # noqa: E402
+
+
+def _draw(ax, i):
+    ax.plot([0, 1], [0, i])
+
+
+@pytest.fixture(scope="module")
+def html():
+    return frame_player(_draw, 3, figsize=(4, 3))
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_no_external_resources(html):
+    assert "font-awesome" not in html
+    assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", html)
+    assert "fa fa-" not in html
+    # every button keeps a visible label and its accessible name
+    buttons = re.findall(r"<button[^>]*aria-label=\"([^\"]+)\"[^>]*>\s*"
+                         r"<span aria-hidden=\"true\">([^<]+)</span>", html)
+    assert len(buttons) == 9 and all(label.strip() for _, label in buttons)
+    assert "?" not in {label for _, label in buttons}
+
+
+def test_frames_are_twice_the_display_width(html):
+    frames = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=\\\n]+)", html)
+    assert len(frames) == 3
+    w, h = _png_size(base64.b64decode(frames[0].replace("\\\n", "").replace("\\", "")))
+    assert (w, h) == (4 * 192, 3 * 192)
+    # shown as wide as a static figure of the same figsize (4 in = 384 CSS px), and never
+    # wider than the column
+    img = re.search(r"<img id=\"_anim_img\w+\"[^>]*>", html).group(0)
+    assert "width: 384px" in img and "max-width: 100%" in img
+    assert "width: 374px" not in html.split("</style>")[-1]
+    assert ".dmi-frame-player input[type=range].anim-slider" in html
+
+
+def test_template_change_is_caught():
+    with pytest.raises(RuntimeError, match="outside resources"):
+        _offline_player_html('<div class="animation"><img id="_anim_imgx">'
+                             '<script src="https://example.org/x.js"></script></div>', 100)
+
+
+@pytest.mark.parametrize("kw, msg", [({"n_frames": 0}, "n_frames"), ({"dpi": 0}, "dpi")])
+def test_bad_arguments(kw, msg):
+    args = {"n_frames": 2, **kw}
+    with pytest.raises(ValueError, match=msg):
+        frame_player(_draw, args.pop("n_frames"), **args)

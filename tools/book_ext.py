@@ -1,0 +1,250 @@
+"""Sphinx extension of the book (listed under ``sphinx.local_extensions`` in _config.yml).
+
+* **MathJax served with the book.**  ``mathjax_path`` in _config.yml names a file under
+  ``_static/``; this extension copies MathJax 3 (the ``es5`` build shipped in the pinned
+  ``django-static-mathjax`` wheel, whose ``mathjax`` package needs no Django) into the
+  HTML output, so every page typesets its maths without a network.
+* **A proof index that shows titles.**  sphinx-proof's index (``prf-prf.html``) lists
+  each block under its internal label (``thm-dmi-clustering``); this one lists
+  "Theorem 2.2 (DMI-clustering)" under "Theorem", with the chapter it is in.
+* **An API reference that cannot fall behind.**  The ``dmi-api`` directive (used in
+  book/api.md) documents every public name of a package with autodoc, grouped by the
+  module that defines it, so a new public function appears without editing the page.
+
+Both work with a plain ``jupyter-book build .`` as well as with ``python3 dev.py book``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+MATHJAX_DIR = "mathjax"  # under _static/; _config.yml's mathjax_path points into it
+
+
+def mathjax_source() -> Path:
+    """The MathJax 3 ``es5`` directory of the installed ``django-static-mathjax`` wheel."""
+    try:
+        import mathjax  # the wheel's package name
+    except ImportError as err:  # pragma: no cover - the pins install it
+        raise ExtensionError("MathJax is served with the book from the pinned "
+                             "'django-static-mathjax' package, which is not installed "
+                             "(pip install -r requirements-dev.txt)") from err
+    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (src / "tex-mml-chtml.js").is_file():
+        raise ExtensionError(f"no tex-mml-chtml.js in {src}")
+    return src
+
+
+def _check_mathjax_path(app: Sphinx, config) -> None:
+    path = config.mathjax_path or ""
+    if "//" in path:
+        raise ExtensionError(f"mathjax_path {path!r} loads MathJax from another server; the "
+                             f"book serves it itself: use '{MATHJAX_DIR}/tex-mml-chtml.js'")
+
+
+#: Book-wide CSS (written to _static/dmi-book.css): the API page's summary tables wrap
+#: their long names, and on a phone each row's name and summary stack instead of
+#: overflowing the column.
+BOOK_CSS = """\
+table.autosummary td, table.autosummary code { white-space: normal; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  table.autosummary, table.autosummary tbody, table.autosummary tr,
+  table.autosummary td { display: block; width: 100%; }
+  table.autosummary td:last-child { padding-top: 0; }
+}
+"""
+
+
+def _copy_mathjax(app: Sphinx, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    (Path(app.outdir) / "_static" / "dmi-book.css").write_text(BOOK_CSS)
+    dst = Path(app.outdir) / "_static" / MATHJAX_DIR
+    if not (dst / "tex-mml-chtml.js").is_file():
+        shutil.copytree(mathjax_source(), dst, dirs_exist_ok=True)
+
+
+# --- proof index ---------------------------------------------------------------------
+
+def _record_proof_titles(app: Sphinx, doctree) -> None:
+    """Store each sphinx-proof block's rendered title next to its label."""
+    proofs = getattr(app.env, "proof_list", None)
+    if not proofs:
+        return
+    for node in doctree.findall(lambda n: "realtype" in getattr(n, "attributes", {})
+                                and "label" in n.attributes):
+        entry = proofs.get(node["label"])
+        if entry is None or entry.get("docname") != app.env.docname:
+            continue
+        title = next((c for c in node.children if c.tagname == "title"), None)
+        entry["title"] = _plain_title(title) if title is not None else ""
+
+
+def _plain_title(title) -> str:
+    """A title's text for the index: an index entry is plain text, so a formula in the
+    title (a ``math`` node) is shown as an ellipsis rather than as LaTeX source."""
+    from docutils import nodes
+
+    parts = []
+    for node in title.findall(nodes.Text):
+        if any(p.tagname == "math" for p in _ancestors(node, title)):
+            if not parts or parts[-1] != "\u2026":
+                parts.append("\u2026")
+        else:
+            parts.append(str(node))
+    text = " ".join("".join(parts).split())
+    return re.sub(r"\s+([)\]])", r"\1", text)
+
+
+def _ancestors(node, stop):
+    node = node.parent
+    while node is not None and node is not stop:
+        yield node
+        node = node.parent
+
+
+def _natural_key(text: str):
+    return [int(p) if p.isdigit() else p.lower() for p in re.split(r"(\d+)", text)]
+
+
+def titled_proof_index(base):
+    """A subclass of sphinx-proof's ``ProofIndex`` whose entries read like the book."""
+
+    class TitledProofIndex(base):
+        def generate(self, docnames=None):
+            proofs = getattr(self.domain.env, "proof_list", {})
+            titles = self.domain.env.titles
+            content = defaultdict(list)
+            for anchor, values in proofs.items():
+                if docnames and values["docname"] not in docnames:
+                    continue
+                kind = values["realtype"].title()
+                title = values.get("title", "").strip()
+                name = f"{kind} {title}" if title else f"{kind} ({anchor})"
+                chapter = titles.get(values["docname"])
+                extra = chapter.astext() if chapter is not None else values["docname"]
+                # (name, subtype, docname, anchor, extra, qualifier, description)
+                content[kind].append((name, 0, values["docname"], anchor, extra, "", ""))
+            result = [(kind, sorted(entries, key=lambda e: _natural_key(e[0])))
+                      for kind, entries in sorted(content.items())]
+            return result, True
+
+    return TitledProofIndex
+
+
+# --- API reference -------------------------------------------------------------------
+
+def public_names(package: str) -> list[str]:
+    """The public names of ``package``: its ``__all__``, else every name without a
+    leading underscore that is not a module (lazily loaded names included)."""
+    mod = importlib.import_module(package)
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in dir(mod)
+                 if not n.startswith("_") and not inspect.ismodule(getattr(mod, n))]
+    return list(names)
+
+
+def _submodules(package: str) -> list:
+    mod = importlib.import_module(package)
+    out = [mod]
+    for info in pkgutil.iter_modules(mod.__path__, prefix=f"{package}."):
+        if not info.ispkg:
+            out.append(importlib.import_module(info.name))
+    return out
+
+
+def _home(package: str, name: str, obj, modules) -> str:
+    """The module that defines ``name`` (for data: the module that assigns it)."""
+    if inspect.isclass(obj) or inspect.isfunction(obj):
+        return obj.__module__
+    for module in modules[1:]:
+        if vars(module).get(name) is obj:
+            try:
+                source = inspect.getsource(module)
+            except (OSError, TypeError):
+                continue
+            if re.search(rf"^{re.escape(name)}\s*[:=]", source, re.M):
+                return module.__name__
+    return package
+
+
+def api_rst(package: str) -> list[str]:
+    """reStructuredText documenting every public name of ``package`` with autodoc."""
+    mod = importlib.import_module(package)
+    modules = _submodules(package)
+    groups: dict[str, list[tuple[str, object]]] = defaultdict(list)
+    for name in public_names(package):
+        obj = getattr(mod, name)
+        groups[_home(package, name, obj, modules)].append((name, obj))
+    lines: list[str] = []
+    for home in sorted(groups, key=lambda m: [x.__name__ for x in modules].index(m)
+                       if m in [x.__name__ for x in modules] else len(modules)):
+        doc = inspect.getdoc(importlib.import_module(home)) or home
+        heading = " ".join(doc.strip().split("\n\n")[0].split()).rstrip(".")
+        heading = re.sub(r"^[\w.]+\s+[-\u2014:]+\s*", "", heading) or home
+        lines += [heading, "-" * max(len(heading), 3), "",
+                  f"Defined in ``{home}``; import them from ``{package}``.", "",
+                  ".. autosummary::", "   :nosignatures:", ""]
+        lines += [f"   {package}.{name}" for name, _ in groups[home]]
+        lines.append("")
+        for name, obj in groups[home]:
+            if inspect.isclass(obj):
+                lines += [f".. autoclass:: {package}.{name}", "   :members:", ""]
+            elif callable(obj):
+                lines += [f".. autofunction:: {package}.{name}", ""]
+            else:
+                lines += [f".. autodata:: {home}.{name}", "   :no-value:", ""]
+    return lines
+
+
+def _api_directive():
+    from docutils.parsers.rst import directives
+    from docutils.statemachine import StringList
+    from sphinx.util.docutils import SphinxDirective
+    from sphinx.util.nodes import nested_parse_with_titles
+
+    class DMIApi(SphinxDirective):
+        """``.. dmi-api:: PACKAGE``: autodoc for every public name of PACKAGE."""
+
+        required_arguments = 1
+        option_spec = {"noindex": directives.flag}
+
+        def run(self):
+            from docutils import nodes
+
+            package = self.arguments[0]
+            for module in _submodules(package):
+                if getattr(module, "__file__", None):
+                    self.env.note_dependency(module.__file__)
+            container = nodes.container()
+            lines = api_rst(package)
+            nested_parse_with_titles(self.state, StringList(lines, source=f"<{package} API>"),
+                                     container)
+            return container.children
+
+    return DMIApi
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_directive("dmi-api", _api_directive())
+    app.connect("config-inited", _check_mathjax_path)
+    app.connect("build-finished", _copy_mathjax)
+    app.add_css_file("dmi-book.css")
+    try:
+        from sphinx_proof.domain import ProofDomain, ProofIndex
+    except ImportError:  # pragma: no cover - sphinx-proof is pinned
+        pass
+    else:
+        ProofDomain.indices = [titled_proof_index(ProofIndex)]
+        app.connect("doctree-read", _record_proof_titles)
+    return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}
