@@ -138,7 +138,7 @@ _EXAMPLE2_S = """
 _INTRO_FEEDBACK_PCT = "56 40 4"
 _INTRO_PRIOR_PCT = "70 26 4"
 
-# Not from the paper: the project's issue tracker.
+# Not from the paper: a case constructed for this book.
 _CYCLE_A = """
 2 -3
 2 0
@@ -293,7 +293,7 @@ _REGISTRY = {
         "'good', surprisingly popular answers 'so so' (40/26 > 56/70, 4/4).",
         _intro),
     "cycle": (
-        "NOT from the paper: from the project's issue tracker",
+        "NOT from the paper: a case constructed for this book",
         "A case where the paper's batch iteration cycles: 5 points in the plane on "
         "which k-cofactors (Algorithm 2, batch assignment with its footnote's tie "
         "rule), started at the paper's C <- idxmax(Ã - mean(Ã)), alternates between "

@@ -782,7 +782,7 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
         How ``D*_{-i}`` is found.
 
         ``"exact"`` runs ``dmi_cluster(A[T₋ᵢ], method="exact")`` for every agent:
-        the paper's global optimum (for ``k = C <= 3``, or tiny ``n``), ``O(n² log n)``
+        the paper's global optimum (for ``k = C <= 3``, or tiny ``n``), ``O(n log n)``
         per agent for ``C = 3``.  Slow; faithful.
 
         ``"warm"`` runs a local search for every agent, all agents at once, from

@@ -138,3 +138,24 @@ def test_write_answer_log(tmp_path):
     assert 0.6 < (table["label"].to_numpy() == truth[table["task"].to_numpy()]).mean() < 0.8
     with pytest.raises(ValueError, match="n_files must be a positive integer, got 0"):
         write_answer_log(tmp_path, 10, n_files=0)
+
+
+def test_mechanism_payments_on_the_cluster_equal_the_serial_path(client):
+    """K-DMI and the DMI-Mechanism pay every agent through the cluster's executor."""
+    from dmi_lib.mechanisms import dmi_mechanism, kdmi_mechanism
+    from dmi_lib.simulation import random_states, simulate_crowd, truthful
+
+    rng = np.random.default_rng(6)
+    states = random_states(40, 3, kind="mixture", accuracy=0.75, noise=0.3,
+                           random_state=rng)
+    rep = simulate_crowd(states, [truthful(3)] * 70, tasks_per_agent=10, random_state=rng)
+    executor = client.get_executor()
+    for kw in ({}, {"method": "exact"}, {"payment": "whole"}):
+        serial = kdmi_mechanism(rep, random_state=2, **kw)
+        par = kdmi_mechanism(rep, random_state=2, executor=executor, **kw)
+        np.testing.assert_array_equal(serial.payments, par.payments)
+        np.testing.assert_array_equal(serial.partitions, par.partitions)
+        assert np.isfinite(serial.payments).any()
+    serial = dmi_mechanism(rep, random_state=2)
+    par = dmi_mechanism(rep, random_state=2, executor=executor)
+    np.testing.assert_array_equal(serial.payments, par.payments)
