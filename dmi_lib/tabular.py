@@ -31,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from typing import NamedTuple
 
@@ -595,6 +596,11 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
         codes, details = decide_groups(am.counts[index], weights, am.options, method,
                                        row_gold=row_gold, random_state=rng, kw=kw)
         codes = codes[inverse]
+        if details is not None:  # per task, as the callers read it
+            details = _agg.DMIAggregation(
+                options=codes, names=details.names,
+                clustering=dataclasses.replace(details.clustering,
+                                               labels=details.clustering.labels[inverse]))
     elif method == "plurality":  # ties="random": one draw per task
         codes = _pick(_agg.plurality(am.counts, ties="all"), ties, rng)
     elif method == "surprisingly-popular":
