@@ -8,6 +8,7 @@
     python3 dev.py live            # build the book if needed, serve it with a local
                                    # Jupyter server behind each page's "Live code" switch
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
+    python3 dev.py lint            # ruff check (pyflakes, syntax) over the Python files
 
 The virtual environment lives in ``.venv/`` and is reinstalled only when a
 requirements file changes (a hash of them is stamped into the venv).
@@ -184,7 +185,14 @@ def cmd_bench(args) -> int:
                           env=env_vars()).returncode
 
 
-COMMANDS = {"test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_bench,
+def cmd_lint(args) -> int:
+    ensure_env()
+    paths = args or ["dmi_lib", "tests", "benchmarks", "scripts", "tools", "dev.py"]
+    return subprocess.run([str(BIN / "ruff"), "check", *paths], cwd=ROOT,
+                          env=env_vars()).returncode
+
+
+COMMANDS = {"lint": cmd_lint, "test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_bench,
             "live": cmd_live,
             "setup": lambda args: ensure_env() or 0,
             "_write-config": lambda args: effective_config(args[0] if args else None) and 0}

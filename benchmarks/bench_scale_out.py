@@ -24,7 +24,6 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import psutil
 

@@ -904,7 +904,7 @@ def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
     max_iter = _check_int(max_iter, "max_iter", 1)
     init = _check_init(init, problem.n, problem.k)
     rng = check_random_state(random_state)
-    runs = []
+    runs, best, win_state = [], 0, None
     with _workers(problem.n) as (pool, block):
         eng = _Engine(problem, pool, block)
         for r in range(n_init):
@@ -922,7 +922,7 @@ def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
             # rows would dominate the memory); the first of equal scores wins.
             st = info.pop("state")
             info["logabs"] = st.logabs
-            if r == 0 or st.logabs > win_state.logabs:
+            if win_state is None or st.logabs > win_state.logabs:
                 best, win_state = r, st
             runs.append(info)
             del st, labels
