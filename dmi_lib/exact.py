@@ -69,7 +69,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .core import (Problem, _result, _score_and_D, _without_zero_weights,
                    argmax_rows, prepare)
 
-__all__ = ["brute_force", "cone_partition", "mean_split", "DEFAULT_MAX_LABELINGS"]
+# The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
+from .linear_partitions import linear_partition_optimum  # noqa: E402
+
+__all__ = ["brute_force", "cone_partition", "linear_partition_optimum", "mean_split",
+           "DEFAULT_MAX_LABELINGS"]
 
 #: Default cap on ``k ** (n - 1)`` for :func:`brute_force`: ~0.1-0.3 s for k <= 4
 #: (closed-form determinants), ~2 s for k = 5 on the 2-core development machine.
