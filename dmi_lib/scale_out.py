@@ -29,8 +29,13 @@ Examples
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+
+from ._validation import check_random_state
+from .tabular import _check_keywords, _check_options, _gold_labels, decide_groups
 
 __all__ = ["DASK_METHODS", "aggregate_dask", "distinct_counts", "read_answers",
            "task_counts", "write_answer_log"]
@@ -92,8 +97,6 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
 
 def _options(answers, options):
     """The label values in column order, by the pandas path's rule (one pass)."""
-    from .tabular import _check_options
-
     seen = answers["label"].drop_duplicates().compute().to_numpy()
     if options is None:
         try:
@@ -201,19 +204,7 @@ def distinct_counts(counts):
 
 def _gold_tasks(counts, gold, opts: pd.Index):
     """The gold tasks' answer counts and option codes (gold is small: one machine)."""
-    if isinstance(gold, dict):
-        gold = pd.Series(gold)
-    if not isinstance(gold, pd.Series):
-        raise TypeError(f"gold must be a pandas Series (index: task, values: label) or "
-                        f"a dict, got {type(gold).__name__}")
-    if not gold.index.is_unique:
-        raise ValueError(f"gold lists task {gold.index[gold.index.duplicated()][0]!r} "
-                         "more than once")
-    gold = gold.dropna()
-    codes = opts.get_indexer(gold.to_numpy())
-    if (codes < 0).any():
-        bad = pd.unique(gold.to_numpy()[codes < 0])[:10].tolist()
-        raise ValueError(f"gold label(s) {bad} are not among options {list(opts)}")
+    gold, codes = _gold_labels(gold, opts)
     keys = list(gold.index)
     found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute().sort_index()
     if len(found) < len(gold):
@@ -286,9 +277,6 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
         run those on the pandas table of the tasks concerned; ``ties="random"``
         with plurality or surprisingly popular; everything the pandas path rejects.
     """
-    from ._validation import check_random_state
-    from .tabular import _check_keywords, decide_groups
-
     if method not in DASK_METHODS:
         raise ValueError(f"method {method!r} is not available for a dask table; use one "
                          f"of {list(DASK_METHODS)} (the other methods work task by "
@@ -368,9 +356,7 @@ def write_answer_log(folder, n_answers: int, *, n_files: int = 1, answers_per_ta
     ndarray of int, shape (n_tasks,)
         The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
     """
-    from pathlib import Path
 
-    from ._validation import check_random_state
 
     for name, value in (("n_answers", n_answers), ("n_files", n_files),
                         ("answers_per_task", answers_per_task), ("C", C)):

@@ -416,10 +416,8 @@ def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
 # --------------------------------------------------------------------------- #
 # aggregate
 # --------------------------------------------------------------------------- #
-def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
-    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
-    unknown.  Tasks are matched by value; a gold task with no answers (often a type
-    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
+def _gold_labels(gold, options: pd.Index):
+    """Checked gold: ``(Series task → label without missing labels, option codes)``."""
     if isinstance(gold, dict):
         gold = pd.Series(gold)
     if not isinstance(gold, pd.Series):
@@ -429,10 +427,18 @@ def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
         dup = gold.index[gold.index.duplicated()][0]
         raise ValueError(f"gold lists task {_py(dup)!r} more than once")
     g = gold.dropna()
-    idx = am.options.get_indexer(g.to_numpy())
+    idx = options.get_indexer(g.to_numpy())
     if (idx < 0).any():
         bad = pd.unique(g.to_numpy()[idx < 0])[:10].tolist()
-        raise ValueError(f"gold label(s) {bad} are not among options {list(am.options)}")
+        raise ValueError(f"gold label(s) {bad} are not among options {list(options)}")
+    return g, idx
+
+
+def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
+    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
+    unknown.  Tasks are matched by value; a gold task with no answers (often a type
+    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
+    g, idx = _gold_labels(gold, am.options)
     out = np.full(len(am.tasks), -1, dtype=np.intp)
     pos = am.tasks.get_indexer(g.index)
     unknown = pos < 0
