@@ -39,7 +39,7 @@ import numpy as np
 
 from ._validation import check_distribution, check_labels, check_matrix, check_random_state
 from .aggregation import name_clusters, surprisingly_popular_single
-from .core import DEFAULT_RANK_TOL, dmi_cluster
+from .core import DEFAULT_RANK_TOL, dmi_cluster, same_partition
 from .simulation import random_states, simulate_crowd, simulate_single_task, truthful
 
 __all__ = [
@@ -663,8 +663,6 @@ def fewer_states_study(worlds, *, noises=(0.2,), n_tasks: int = 150, n_agents: i
     n_seeds = _int(n_seeds, "n_seeds", 1)
     S = None if strategy is None else check_distribution(strategy, "strategy", axis=1,
                                                          ndim=2)
-    from .core import same_partition
-
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=(noises.size, n_seeds))
     keys = ["paper", "variant"] + ([] if S is None else

@@ -41,6 +41,7 @@ from pandas.api import types as pdt
 
 from . import aggregation as _agg
 from ._validation import check_random_state
+from .core import distinct_rows
 
 __all__ = [
     "AnswerMatrix",
@@ -498,8 +499,6 @@ def task_groups(counts, gold_codes=None):
     weights : ndarray of int, shape (u,)
         Number of tasks per group.
     """
-    from .core import distinct_rows
-
     counts = np.asarray(counts)
     key = counts
     if gold_codes is not None:

@@ -6,14 +6,10 @@ import base64
 import re
 import struct
 
-import matplotlib
+import pytest
 
-matplotlib.use("Agg")
-
-import pytest  # noqa: E402
-
-from dmi_lib.plotting import frame_player  # noqa: E402
-from dmi_lib.plotting._base import _offline_player_html  # noqa: E402
+from dmi_lib.plotting import frame_player
+from dmi_lib.plotting._base import _offline_player_html
 
 
 def _draw(ax, i):

@@ -6,15 +6,11 @@ bars, titles, marked points), never on pixels.
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dmi_lib.plotting.beyond_plots import (  # noqa: E402
+from dmi_lib.plotting.beyond_plots import (
     draw_simplex_clustering,
     plot_continuous_study,
     plot_fewer_states_study,
@@ -22,12 +18,6 @@ from dmi_lib.plotting.beyond_plots import (  # noqa: E402
     plot_simplex_clusterings,
     plot_third_moment_study,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 A = np.array([[.8, .1, .1], [.7, .2, .1], [.1, .8, .1], [.2, .7, .1], [.1, .1, .8]])

@@ -7,20 +7,16 @@ the same picture (the functions are pure and seeded).
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dmi_lib.core import dmi_cluster  # noqa: E402
-from dmi_lib.datasets import load_paper_data  # noqa: E402
-from dmi_lib.exact import brute_force  # noqa: E402
-from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d  # noqa: E402
-from dmi_lib.plotting import simplex_xy  # noqa: E402
-from dmi_lib.plotting.elicitation import (  # noqa: E402
+from dmi_lib.core import dmi_cluster
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.exact import brute_force
+from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d
+from dmi_lib.plotting import simplex_xy
+from dmi_lib.plotting.elicitation import (
     CrowdScenario,
     answers_per_task_study,
     crowd_scenario,
@@ -37,12 +33,6 @@ from dmi_lib.plotting.elicitation import (  # noqa: E402
     plot_reduction,
     plot_strategy_effect,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 def _n_points(ax) -> int:

@@ -6,26 +6,16 @@ never pixels.
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.colors
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.image import AxesImage
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.collections import PathCollection  # noqa: E402
-from matplotlib.image import AxesImage  # noqa: E402
-
-from dmi_lib.core import assign, dmi_cluster, dmi_score, prepare  # noqa: E402
-from dmi_lib.datasets import load_paper_data  # noqa: E402
-from dmi_lib.kcofactors import cone_labels_2d  # noqa: E402
-from dmi_lib.plotting import geometry as g  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from dmi_lib.core import assign, dmi_cluster, dmi_score, prepare
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.kcofactors import cone_labels_2d
+from dmi_lib.plotting import geometry as g
 
 
 @pytest.fixture

@@ -4,19 +4,16 @@ polygon, the complexity plots): each function is called and what it drew is chec
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import matplotlib.colors
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dmi_lib.core import dmi_score  # noqa: E402
-from dmi_lib.datasets import load_paper_data  # noqa: E402
-from dmi_lib.exact import cone_partition  # noqa: E402
-from dmi_lib.kcofactors import k_cofactors_2d, k_cofactors_history  # noqa: E402
-from dmi_lib.plotting.kcofactors_plots import (  # noqa: E402
+from dmi_lib.core import dmi_score
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.exact import cone_partition
+from dmi_lib.kcofactors import k_cofactors_2d, k_cofactors_history
+from dmi_lib.plotting.kcofactors_plots import (
     inconsistent_points,
     plot_kcofactors_demo,
     plot_kcofactors_run,
@@ -28,12 +25,6 @@ from dmi_lib.plotting.kcofactors_plots import (  # noqa: E402
 )
 
 RED = matplotlib.colors.to_rgba("#D62728")
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture(scope="module")

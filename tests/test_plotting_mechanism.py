@@ -7,17 +7,13 @@ functions return, never on pixels.
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dmi_lib.datasets import load_paper_data  # noqa: E402
-from dmi_lib.mechanisms import kdmi_mechanism  # noqa: E402
-from dmi_lib.plotting.mechanism_plots import (  # noqa: E402
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.mechanisms import kdmi_mechanism
+from dmi_lib.plotting.mechanism_plots import (
     payment_matrices,
     plot_knowledge_extraction,
     plot_payment_calculation,
@@ -30,14 +26,8 @@ from dmi_lib.plotting.mechanism_plots import (  # noqa: E402
     strategy_invariance_curve,
     strategy_mix_outcome,
 )
-from dmi_lib.plotting import simplex_xy  # noqa: E402
-from dmi_lib.simulation import random_states, simulate_crowd, truthful  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+from dmi_lib.plotting import simplex_xy
+from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
 
 @pytest.fixture(scope="module")

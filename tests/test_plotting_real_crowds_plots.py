@@ -4,22 +4,17 @@ pixels."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-
-from dmi_lib.practical import (  # noqa: E402
+from dmi_lib.practical import (
     accuracy_study,
     load_study_datasets,
     payment_study,
     strategic_study,
 )
-from dmi_lib.plotting.real_crowds_plots import (  # noqa: E402
+from dmi_lib.plotting.real_crowds_plots import (
     METHOD_COLORS,
     SHORT_METHOD,
     compact_table,
@@ -31,12 +26,6 @@ from dmi_lib.plotting.real_crowds_plots import (  # noqa: E402
     plot_single_task,
     plot_strategic,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture(scope="module")

@@ -6,15 +6,11 @@ the decisions returned, never on pixels.
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.colors
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dmi_lib.plotting.single_task_plots import (  # noqa: E402
+from dmi_lib.plotting.single_task_plots import (
     WORLD_COLORS,
     plot_separation_sweep,
     plot_single_task_partition,
@@ -23,12 +19,6 @@ from dmi_lib.plotting.single_task_plots import (  # noqa: E402
     single_task_decisions,
     two_world_points,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture(scope="module")
