@@ -95,9 +95,17 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
 
 
-def _options(answers, options):
-    """The label values in column order, by the pandas path's rule (one pass)."""
-    seen = answers["label"].drop_duplicates().compute().to_numpy()
+def _scan(answers, options) -> pd.Index:
+    """One pass over the answers: refuse missing values, and return the label values in
+    column order by the pandas path's rule (given, or the labels seen, sorted)."""
+    import dask
+
+    na, seen = dask.compute(answers[list(_COLUMNS)].isna().sum(),
+                            answers["label"].drop_duplicates())
+    if na.any():
+        col = na.index[int(np.argmax(na.to_numpy() > 0))]
+        raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
+    seen = seen.to_numpy()
     if options is None:
         try:
             sorted(seen.tolist())
@@ -118,14 +126,6 @@ def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
                          minlength=n * C).reshape(n, C)
     return pd.DataFrame(counts, index=pd.Index(tasks, name="task"),
                         columns=[f"c{j}" for j in range(C)])
-
-
-def _check_missing(answers) -> None:
-    """Raise on missing values in the required columns (one pass, all columns)."""
-    na = answers[list(_COLUMNS)].isna().sum().compute()
-    if na.any():
-        col = na.index[int(np.argmax(na.to_numpy() > 0))]
-        raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
 
 
 def _check_duplicates(answers) -> None:
@@ -157,7 +157,7 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
         ``c0 … c{C-1}``: the number of answers of each option.
     options : pandas.Index
     """
-    dd = _dask()
+    _dask()  # a clear ImportError without the optional dependency
     if not is_dask_frame(answers):
         raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
     missing = [c for c in _COLUMNS if c not in answers.columns]
@@ -167,10 +167,9 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
     if duplicates not in ("error", "keep"):
         raise ValueError(f"duplicates must be 'error' or 'keep' for a dask table, got "
                          f"{duplicates!r} ('first' needs a global row order)")
-    _check_missing(answers)
+    opts = _scan(answers, options)
     if duplicates == "error":
         _check_duplicates(answers)
-    opts = _options(answers, options)
     meta = pd.DataFrame({f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
                         index=pd.Index([], name="task",
                                        dtype=answers["task"].dtype))
@@ -178,7 +177,6 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
     # A task may span partitions: sum its partial counts (a tree reduction that
     # keeps the result partitioned, so no single machine holds every task).
     counts = partial.groupby(partial.index).sum(split_out=answers.npartitions)
-    del dd
     return counts, opts
 
 
@@ -192,14 +190,9 @@ def distinct_counts(counts):
     weights : ndarray of int, shape (u,)
         The number of tasks with each vector.
     """
-    cols = list(counts.columns)
-    per_part = counts.map_partitions(
-        lambda p: p.value_counts(subset=cols, sort=False).rename("n").reset_index(),
-        meta=pd.DataFrame({**{c: pd.Series(dtype=np.int64) for c in cols},
-                           "n": pd.Series(dtype=np.int64)}))
-    table = per_part.compute().groupby(cols, sort=True)["n"].sum()
-    rows = np.array(table.index.tolist(), dtype=np.int64).reshape(len(table), len(cols))
-    return rows, table.to_numpy(dtype=np.int64)
+    groups = _count_groups(counts, pd.Index([])).sort_values(list(counts.columns))
+    return (groups[list(counts.columns)].to_numpy(dtype=np.int64),
+            groups["n"].to_numpy(dtype=np.int64))
 
 
 def _gold_tasks(counts, gold, opts: pd.Index):
@@ -221,6 +214,18 @@ def _groups_of_partition(part: pd.DataFrame, gold_index) -> pd.DataFrame:
     out = part.reset_index().groupby(cols, sort=False).agg(
         n=("task", "size"), first=("task", "min"))
     return out.reset_index()
+
+
+def _count_groups(counts, gold_index) -> pd.DataFrame:
+    """The count vectors of the tasks not in ``gold_index``, with their number of tasks
+    ``n`` and first task ``first`` (grouped in each partition, then combined)."""
+    cols = list(counts.columns)
+    meta = pd.DataFrame({**{c: pd.Series(dtype=np.int64) for c in cols},
+                         "n": pd.Series(dtype=np.int64),
+                         "first": pd.Series(dtype=counts.index.dtype)})
+    parts = counts.map_partitions(_groups_of_partition, gold_index, meta=meta).compute()
+    groups = parts.groupby(cols, sort=False).agg(n=("n", "sum"), first=("first", "min"))
+    return groups.reset_index()
 
 
 def _map_back(part: pd.DataFrame, rows, values, gold_values) -> pd.Series:
@@ -296,12 +301,7 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
     else:
         gold_counts, gold_codes = counts.head(0), np.empty(0, dtype=np.intp)
     gold_index = gold_counts.index
-    meta = pd.DataFrame({**{c: pd.Series(dtype=np.int64) for c in cols},
-                         "n": pd.Series(dtype=np.int64),
-                         "first": pd.Series(dtype=counts.index.dtype)})
-    parts = counts.map_partitions(_groups_of_partition, gold_index, meta=meta).compute()
-    groups = parts.groupby(cols, sort=False).agg(n=("n", "sum"), first=("first", "min"))
-    groups = groups.reset_index()
+    groups = _count_groups(counts, gold_index)
     table = pd.concat([groups, pd.DataFrame({
         **{c: gold_counts[c].to_numpy() for c in cols}, "n": 1,
         "first": gold_index.to_numpy(), "gold": gold_codes})], ignore_index=True)

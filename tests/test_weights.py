@@ -230,15 +230,21 @@ def crowd_counts(draw):
     return N, g
 
 
+def _clustered(N):
+    """Shares of the counts ``N`` and their DMI-clustering (inputs with nothing to
+    cluster are skipped)."""
+    A = N / N.sum(axis=1, keepdims=True)
+    try:
+        return A, dmi_cluster(A)
+    except ValueError:
+        assume(False)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(crowd_counts(), st.sampled_from([2, 3, 10]))
 def test_validated_on_groups_equals_task_by_task(data, folds):
     N, g = data
-    A = N / N.sum(axis=1, keepdims=True)
-    try:
-        clustering = dmi_cluster(A)
-    except ValueError:
-        assume(False)
+    A, clustering = _clustered(N)
     res = validated_dmi_aggregate(N, gold=g, clustering=clustering, folds=folds,
                                   return_details=True)
     ref, right = _validated_reference(N, g, clustering, folds)
@@ -250,11 +256,7 @@ def test_validated_on_groups_equals_task_by_task(data, folds):
 @given(crowd_counts())
 def test_weighted_practical_steps_equal_expanded(data):
     N, g = data
-    A = N / N.sum(axis=1, keepdims=True)
-    try:
-        clustering = dmi_cluster(A)
-    except ValueError:
-        assume(False)
+    A, clustering = _clustered(N)
     w = np.random.default_rng(len(N)).integers(1, 4, size=len(N))
     Ne, ge, le = (np.repeat(x, w, axis=0) for x in (N, g, clustering.labels))
     Ae = Ne / Ne.sum(axis=1, keepdims=True)
