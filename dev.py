@@ -8,7 +8,7 @@
     python3 dev.py live            # build the book if needed, serve it with a local
                                    # Jupyter server behind each page's "Live code" switch
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
-    python3 dev.py lint            # ruff check (pyflakes, syntax) over the Python files
+    python3 dev.py lint [--fix]    # ruff check and ruff format --check (--fix: format)
 
 The virtual environment lives in ``.venv/`` and is reinstalled only when a
 requirements file changes (a hash of them is stamped into the venv).
@@ -26,8 +26,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
-REQS = ["requirements.txt", "requirements-dev.txt", "requirements-lock.txt",
-        "requirements-study.txt", "pyproject.toml"]
+REQS = [
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements-lock.txt",
+    "requirements-study.txt",
+    "pyproject.toml",
+]
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 
@@ -47,12 +52,31 @@ def ensure_env() -> None:
         print(f"creating virtual environment in {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(PY, "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt",
-        "-c", "requirements-lock.txt")
+    run(
+        PY,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "-r",
+        "requirements-dev.txt",
+        "-c",
+        "requirements-lock.txt",
+    )
     # crowd-kit (the real-crowds chapter's reference aggregators) without its heavy
     # optional stack (transformers, pyarrow): see requirements-study.txt.
-    run(PY, "-m", "pip", "install", "--quiet", "--no-deps", "-r", "requirements-study.txt",
-        "-c", "requirements-lock.txt")
+    run(
+        PY,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "-r",
+        "requirements-study.txt",
+        "-c",
+        "requirements-lock.txt",
+    )
     run(PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")
     stamp.write_text(digest)
 
@@ -70,8 +94,9 @@ def env_vars() -> dict:
 def cmd_test(args) -> int:
     ensure_env()
     # -n 2 --dist loadfile: a notebook's cells must stay on one worker (TOOLCHAIN.md).
-    proc = subprocess.run([str(PY), "-m", "pytest", "-n", "2", "--dist", "loadfile", *args],
-                          cwd=ROOT, env=env_vars())
+    proc = subprocess.run(
+        [str(PY), "-m", "pytest", "-n", "2", "--dist", "loadfile", *args], cwd=ROOT, env=env_vars()
+    )
     return proc.returncode
 
 
@@ -113,8 +138,11 @@ def cmd_book(args) -> int:
     # The config is written by the venv's Python: it needs PyYAML and MathJax from there.
     run(PY, Path(__file__).name, "_write-config", repo_url or "", env=env_vars())
     config = ROOT / "_build" / "_config.effective.yml"
-    proc = subprocess.run([str(BIN / "jupyter-book"), "build", "-W", "--keep-going",
-                           "--config", str(config), "."], cwd=ROOT, env=env_vars())
+    proc = subprocess.run(
+        [str(BIN / "jupyter-book"), "build", "-W", "--keep-going", "--config", str(config), "."],
+        cwd=ROOT,
+        env=env_vars(),
+    )
     index = ROOT / "_build" / "html" / "index.html"
     if proc.returncode == 0:
         print(f"\nbook built: {index}")
@@ -159,14 +187,20 @@ def cmd_live(args) -> int:
     book_args = []
     if "--repo-url" in args:
         i = args.index("--repo-url")
-        book_args, args = args[i:i + 2], args[:i] + args[i + 2:]
+        book_args, args = args[i : i + 2], args[:i] + args[i + 2 :]
     live_js = ROOT / "_build" / "html" / "_static" / "live" / "live-code.js"
     if "--rebuild" in args or not live_js.exists():
         if cmd_book(book_args) != 0:
             return 1
-    cmd = [str(PY), str(ROOT / "tools" / "live_server.py"), "--book",
-           str(ROOT / "_build" / "html"), "--root", str(ROOT),
-           *(a for a in args if a != "--rebuild")]
+    cmd = [
+        str(PY),
+        str(ROOT / "tools" / "live_server.py"),
+        "--book",
+        str(ROOT / "_build" / "html"),
+        "--root",
+        str(ROOT),
+        *(a for a in args if a != "--rebuild"),
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env_vars())
     try:
         return proc.wait()
@@ -177,31 +211,50 @@ def cmd_live(args) -> int:
 def cmd_bench(args) -> int:
     ensure_env()
     if not args:
-        print("usage: python3 dev.py bench NAME [ARGS]; NAME one of:",
-              ", ".join(p.stem[6:] for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))))
+        print(
+            "usage: python3 dev.py bench NAME [ARGS]; NAME one of:",
+            ", ".join(p.stem[6:] for p in sorted((ROOT / "benchmarks").glob("bench_*.py"))),
+        )
         return 2
     script = ROOT / "benchmarks" / f"bench_{args[0]}.py"
-    return subprocess.run([str(PY), str(script), *args[1:]], cwd=ROOT,
-                          env=env_vars()).returncode
+    return subprocess.run([str(PY), str(script), *args[1:]], cwd=ROOT, env=env_vars()).returncode
 
 
 def cmd_lint(args) -> int:
+    """``ruff check`` and ``ruff format --check``; with ``--fix``, format and fix in place."""
     ensure_env()
-    paths = args or ["dmi_lib", "tests", "benchmarks", "scripts", "tools", "dev.py"]
-    return subprocess.run([str(BIN / "ruff"), "check", *paths], cwd=ROOT,
-                          env=env_vars()).returncode
+    fix = "--fix" in args
+    paths = [a for a in args if a != "--fix"] or LINT_PATHS
+    ruff = str(BIN / "ruff")
+    check = subprocess.run(
+        [ruff, "check", *(["--fix"] if fix else []), *paths], cwd=ROOT, env=env_vars()
+    ).returncode
+    fmt = subprocess.run(
+        [ruff, "format", *([] if fix else ["--check"]), *paths], cwd=ROOT, env=env_vars()
+    ).returncode
+    return check or fmt
 
 
-COMMANDS = {"lint": cmd_lint, "test": cmd_test, "book": cmd_book, "lab": cmd_lab, "bench": cmd_bench,
-            "live": cmd_live,
-            "setup": lambda args: ensure_env() or 0,
-            "_write-config": lambda args: effective_config(args[0] if args else None) and 0}
+LINT_PATHS = ["dmi_lib", "tests", "benchmarks", "scripts", "tools", "dev.py"]
+
+
+COMMANDS = {
+    "lint": cmd_lint,
+    "test": cmd_test,
+    "book": cmd_book,
+    "lab": cmd_lab,
+    "bench": cmd_bench,
+    "live": cmd_live,
+    "setup": lambda args: ensure_env() or 0,
+    "_write-config": lambda args: effective_config(args[0] if args else None) and 0,
+}
 
 
 def main(argv: list[str]) -> int:
     if sys.version_info < (3, 11):
-        print(f"dev.py needs Python >= 3.11 (the pinned numpy does); this is "
-              f"{sys.version.split()[0]}")
+        print(
+            f"dev.py needs Python >= 3.11 (the pinned numpy does); this is {sys.version.split()[0]}"
+        )
         return 2
     if not argv or argv[0] not in COMMANDS:
         print(__doc__)

@@ -61,12 +61,13 @@ def main(argv=None):
     ap.add_argument("--tasks", type=int, nargs="+", default=[100_000])
     ap.add_argument("--answers", type=int, default=10)
     ap.add_argument("--options", type=int, nargs="+", default=[2, 3, 4])
-    ap.add_argument("--methods", nargs="+",
-                    default=["plurality", "surprisingly-popular", "dmi"])
-    ap.add_argument("--dmi-method", default="auto",
-                    help="solver for method 'dmi': auto, exact, k-cofactors")
-    ap.add_argument("--gold", type=int, default=10,
-                    help="gold tasks given to the DMI methods (timing only)")
+    ap.add_argument("--methods", nargs="+", default=["plurality", "surprisingly-popular", "dmi"])
+    ap.add_argument(
+        "--dmi-method", default="auto", help="solver for method 'dmi': auto, exact, k-cofactors"
+    )
+    ap.add_argument(
+        "--gold", type=int, default=10, help="gold tasks given to the DMI methods (timing only)"
+    )
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

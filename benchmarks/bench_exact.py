@@ -50,12 +50,12 @@ def median_time(fn, repeats: int) -> float:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+",
-                        default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--kinds", nargs="+",
-                        default=["gauss-2d", "dirichlet-3opt", "crowd20-3opt"])
+    parser.add_argument(
+        "--kinds", nargs="+", default=["gauss-2d", "dirichlet-3opt", "crowd20-3opt"]
+    )
     parser.add_argument("--kmeans", action="store_true", help="time the KMeans reference")
     args = parser.parse_args(argv)
     args.no_kmeans = not args.kmeans
@@ -65,8 +65,10 @@ def main(argv=None) -> None:
 
     rng = np.random.default_rng(args.seed)
     print(f"median of {args.repeats} runs; times in seconds")
-    header = (f"{'data':<16}{'n':>8}{'rays':>8}{'exact-2d':>11}{'argsort':>9}"
-              f"{'ratio':>7}{'kmeans':>9}{'ratio':>7}")
+    header = (
+        f"{'data':<16}{'n':>8}{'rays':>8}{'exact-2d':>11}{'argsort':>9}"
+        f"{'ratio':>7}{'kmeans':>9}{'ratio':>7}"
+    )
     print(header)
     print("-" * len(header))
     for kind in args.kinds:
@@ -83,8 +85,10 @@ def main(argv=None) -> None:
                 km = KMeans(n_clusters=3, n_init=10, random_state=0)
                 t_km = median_time(lambda: km.fit(A), args.repeats)
                 km_txt, kmr_txt = f"{t_km:9.4f}", f"{t / t_km:7.2f}"
-            print(f"{kind:<16}{n:>8}{res.info['n_rays']:>8}{t:11.4f}{t_sort:9.4f}"
-                  f"{t / t_sort:7.2f}{km_txt}{kmr_txt}")
+            print(
+                f"{kind:<16}{n:>8}{res.info['n_rays']:>8}{t:11.4f}{t_sort:9.4f}"
+                f"{t / t_sort:7.2f}{km_txt}{kmr_txt}"
+            )
             ns.append(n)
             ts.append(t)
         if len(ns) >= 2:

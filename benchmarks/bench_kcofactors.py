@@ -73,10 +73,12 @@ def blas_report() -> str:
     rows = []
     for lib in threadpool_info():
         if lib.get("user_api") in ("blas", "openmp"):
-            rows.append(f"{lib.get('internal_api')} {lib.get('version')} "
-                        f"kernel={lib.get('architecture')} "
-                        f"threads={lib.get('num_threads')} "
-                        f"({os.path.basename(lib.get('filepath', ''))})")
+            rows.append(
+                f"{lib.get('internal_api')} {lib.get('version')} "
+                f"kernel={lib.get('architecture')} "
+                f"threads={lib.get('num_threads')} "
+                f"({os.path.basename(lib.get('filepath', ''))})"
+            )
     return "; ".join(rows) or "no BLAS found"
 
 
@@ -93,8 +95,14 @@ def make_data(n: int, d: int, rng) -> np.ndarray:
 def time_sklearn(X, centres, max_iter):
     from sklearn.cluster import KMeans
 
-    km = KMeans(n_clusters=len(centres), algorithm="lloyd", n_init=1, tol=0.0,
-                init=centres, max_iter=max_iter)
+    km = KMeans(
+        n_clusters=len(centres),
+        algorithm="lloyd",
+        n_init=1,
+        tol=0.0,
+        init=centres,
+        max_iter=max_iter,
+    )
     t0 = time.perf_counter()
     km.fit(X)
     return time.perf_counter() - t0, km.n_iter_
@@ -136,15 +144,17 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--dims", type=int, nargs="+", default=[2, 4, 9])
-    ap.add_argument("--repeats", type=int, default=7,
-                    help="repeats of the per-iteration comparison")
-    ap.add_argument("--iters", type=int, default=11,
-                    help="M: scikit-learn iterations per timed run")
-    ap.add_argument("--e2e-repeats", type=int, default=3,
-                    help="repeats of the runs to a local optimum")
+    ap.add_argument(
+        "--repeats", type=int, default=7, help="repeats of the per-iteration comparison"
+    )
+    ap.add_argument(
+        "--iters", type=int, default=11, help="M: scikit-learn iterations per timed run"
+    )
+    ap.add_argument(
+        "--e2e-repeats", type=int, default=3, help="repeats of the runs to a local optimum"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-numpy", action="store_true",
-                    help="skip the numpy-pass column (np full)")
+    ap.add_argument("--no-numpy", action="store_true", help="skip the numpy-pass column (np full)")
     args = ap.parse_args(argv)
 
     from sklearn.cluster import KMeans
@@ -157,22 +167,26 @@ def main(argv=None):
         for d in args.dims:
             t0 = time.perf_counter()
             _compiled.kernels(d + 1)
-            print(f"compiled pass, k = {d + 1}: numba, ready in "
-                  f"{time.perf_counter() - t0:.1f} s")
+            print(f"compiled pass, k = {d + 1}: numba, ready in {time.perf_counter() - t0:.1f} s")
     else:
         print("compiled pass: off (numba missing or DMI_LIB_NO_NUMBA set)")
 
-    env = {v: os.environ.get(v, "<unset>") for v in ("OPENBLAS_CORETYPE",
-                                                      "OPENBLAS_L2_SIZE")}
-    print(f"python {platform.python_version()}, numpy {np.__version__}, "
-          f"{os.cpu_count()} CPUs; env {env}")
+    env = {v: os.environ.get(v, "<unset>") for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, "
+        f"{os.cpu_count()} CPUs; env {env}"
+    )
     print(f"BLAS/OpenMP: {blas_report()}")
-    print(f"n = {args.n}, repeats = {args.repeats}, scikit-learn M = {args.iters}, "
-          f"e2e repeats = {args.e2e_repeats}; start: {load()}")
-    head = (f"{'d':>2} {'k':>2} | {'kc full':>7} {'kc run':>6} {'np full':>7} "
-            f"{'sk':>6} {'ratio':>5} {'r run':>5} {'r np':>5} {'its':>3} | {'kc s':>5} {'prep s':>6} "
-            f"{'its':>4} {'moves':>7} {'cyc':>3} {'sing':>4} | {'km s':>5} {'its':>3} "
-            f"{'km0 s':>5} {'its':>4} | {'logDMI kc':>9} {'km':>9} {'km0':>9}")
+    print(
+        f"n = {args.n}, repeats = {args.repeats}, scikit-learn M = {args.iters}, "
+        f"e2e repeats = {args.e2e_repeats}; start: {load()}"
+    )
+    head = (
+        f"{'d':>2} {'k':>2} | {'kc full':>7} {'kc run':>6} {'np full':>7} "
+        f"{'sk':>6} {'ratio':>5} {'r run':>5} {'r np':>5} {'its':>3} | {'kc s':>5} {'prep s':>6} "
+        f"{'its':>4} {'moves':>7} {'cyc':>3} {'sing':>4} | {'km s':>5} {'its':>3} "
+        f"{'km0 s':>5} {'its':>4} | {'logDMI kc':>9} {'km':>9} {'km0':>9}"
+    )
     print(head)
     print("-" * len(head))
     for d in args.dims:
@@ -212,34 +226,44 @@ def main(argv=None):
             km = KMeans(n_clusters=k, n_init=1, random_state=args.seed).fit(X)
             e2e["km"].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            km0 = KMeans(n_clusters=k, n_init=1, random_state=args.seed,
-                         tol=0.0).fit(X)
+            km0 = KMeans(n_clusters=k, n_init=1, random_state=args.seed, tol=0.0).fit(X)
             e2e["km0"].append(time.perf_counter() - t0)
         med = {key: float(np.median(v)) for key, v in e2e.items()}
-        scores = [res.log_score, core.log_dmi_score(X, km.labels_),
-                  core.log_dmi_score(X, km0.labels_)]
+        scores = [
+            res.log_score,
+            core.log_dmi_score(X, km.labels_),
+            core.log_dmi_score(X, km0.labels_),
+        ]
         info = res.info
-        print(f"{d:>2} {k:>2} | {full_ms:>7.1f} {run_ms:>6.1f} {np_ms:>7.1f} "
-              f"{km_ms:>6.1f} {full_ms / km_ms:>5.2f} {run_ms / km_ms:>5.2f} "
-              f"{np_ms / km_ms:>5.2f} "
-              f"{batch_info['batch_iterations']:>3} | {med['kc']:>5.2f} "
-              f"{med['prep']:>6.2f} {res.n_iter:>4} {info['single_moves']:>7} "
-              f"{'yes' if res.cycled else 'no':>3} "
-              f"{'yes' if info['singular_step'] else 'no':>4} | {med['km']:>5.2f} "
-              f"{km.n_iter_:>3} {med['km0']:>5.2f} {km0.n_iter_:>4} | "
-              f"{scores[0]:>9.3f} {scores[1]:>9.3f} {scores[2]:>9.3f}", flush=True)
-        print(f"      k-cofactors: {info['batch_iterations']} batch iterations + "
-              f"{info['single_move_passes']} finishing passes, converged "
-              f"{res.converged}; ms/it repeats: full "
-              f"{[round(1e3 * t, 1) for t in full_t]}, run "
-              f"{[round(1e3 * t, 1) for t in run_t]}, np full "
-              f"{[round(1e3 * t, 1) for t in np_t]}, sk "
-              f"{[round(1e3 * t, 1) for t in km_t]}", flush=True)
+        print(
+            f"{d:>2} {k:>2} | {full_ms:>7.1f} {run_ms:>6.1f} {np_ms:>7.1f} "
+            f"{km_ms:>6.1f} {full_ms / km_ms:>5.2f} {run_ms / km_ms:>5.2f} "
+            f"{np_ms / km_ms:>5.2f} "
+            f"{batch_info['batch_iterations']:>3} | {med['kc']:>5.2f} "
+            f"{med['prep']:>6.2f} {res.n_iter:>4} {info['single_moves']:>7} "
+            f"{'yes' if res.cycled else 'no':>3} "
+            f"{'yes' if info['singular_step'] else 'no':>4} | {med['km']:>5.2f} "
+            f"{km.n_iter_:>3} {med['km0']:>5.2f} {km0.n_iter_:>4} | "
+            f"{scores[0]:>9.3f} {scores[1]:>9.3f} {scores[2]:>9.3f}",
+            flush=True,
+        )
+        print(
+            f"      k-cofactors: {info['batch_iterations']} batch iterations + "
+            f"{info['single_move_passes']} finishing passes, converged "
+            f"{res.converged}; ms/it repeats: full "
+            f"{[round(1e3 * t, 1) for t in full_t]}, run "
+            f"{[round(1e3 * t, 1) for t in run_t]}, np full "
+            f"{[round(1e3 * t, 1) for t in np_t]}, sk "
+            f"{[round(1e3 * t, 1) for t in km_t]}",
+            flush=True,
+        )
     print(f"end: {load()}")
-    print("ms per iteration, medians over repeats.  ratio = kc full / sk (every row "
-          "assigned in every iteration, as Lloyd's); r run = kc run / sk (certified "
-          "rows skipped, as k_cofactors runs); r np = np full / sk (every row, "
-          "numpy pass instead of the compiled one).  Target: <= 1.0.")
+    print(
+        "ms per iteration, medians over repeats.  ratio = kc full / sk (every row "
+        "assigned in every iteration, as Lloyd's); r run = kc run / sk (certified "
+        "rows skipped, as k_cofactors runs); r np = np full / sk (every row, "
+        "numpy pass instead of the compiled one).  Target: <= 1.0."
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

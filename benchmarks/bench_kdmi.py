@@ -39,8 +39,7 @@ import numpy as np
 
 from dmi_lib.core import assign, cluster_sums, dmi_cluster
 from dmi_lib.mechanisms import dmi_mechanism, kdmi_mechanism
-from dmi_lib.simulation import (always, random_states, random_strategy, simulate_crowd,
-                                truthful)
+from dmi_lib.simulation import always, random_states, random_strategy, simulate_crowd, truthful
 
 
 def _timed(fn, repeats):
@@ -55,15 +54,18 @@ def _timed(fn, repeats):
 def _crowd(args, seed):
     rng = np.random.default_rng(seed)
     C = args.options
-    states = random_states(args.tasks, C, kind="mixture", accuracy=args.accuracy,
-                           noise=args.noise, random_state=rng)
+    states = random_states(
+        args.tasks, C, kind="mixture", accuracy=args.accuracy, noise=args.noise, random_state=rng
+    )
     n_truth = int(round(0.7 * args.agents))
     n_mixed = int(round(0.2 * args.agents))
-    S = np.concatenate([
-        np.broadcast_to(truthful(C), (n_truth, C, C)),
-        np.stack([random_strategy(C, rng) for _ in range(n_mixed)]).reshape(-1, C, C),
-        np.broadcast_to(always(C, 0), (args.agents - n_truth - n_mixed, C, C)),
-    ])
+    S = np.concatenate(
+        [
+            np.broadcast_to(truthful(C), (n_truth, C, C)),
+            np.stack([random_strategy(C, rng) for _ in range(n_mixed)]).reshape(-1, C, C),
+            np.broadcast_to(always(C, 0), (args.agents - n_truth - n_mixed, C, C)),
+        ]
+    )
     return states, S
 
 
@@ -84,75 +86,105 @@ def main(argv=None):
     p.add_argument("--noise", type=float, default=0.3)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--compare-exact", type=int, default=0, metavar="N",
-                   help="also run method='exact' on N sampled agents")
-    p.add_argument("--large-sim", action="store_true",
-                   help="also time simulating 10^5 tasks / 10^6 reports")
+    p.add_argument(
+        "--compare-exact",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run method='exact' on N sampled agents",
+    )
+    p.add_argument(
+        "--large-sim", action="store_true", help="also time simulating 10^5 tasks / 10^6 reports"
+    )
     p.add_argument("--dmi", action="store_true", help="also time dmi_mechanism")
-    p.add_argument("--threads", type=int, default=0, metavar="N",
-                   help="also time executor=ThreadPoolExecutor(N)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time executor=ThreadPoolExecutor(N)",
+    )
     args = p.parse_args(argv)
 
     states, S = _crowd(args, args.seed)
-    print(f"instance: {args.agents} agents, {args.tasks} tasks, C = {args.options}, "
-          f"{args.tasks_per_agent} tasks/agent, accuracy {args.accuracy}, noise "
-          f"{args.noise}; {args.repeats} repeats; times are medians")
+    print(
+        f"instance: {args.agents} agents, {args.tasks} tasks, C = {args.options}, "
+        f"{args.tasks_per_agent} tasks/agent, accuracy {args.accuracy}, noise "
+        f"{args.noise}; {args.repeats} repeats; times are medians"
+    )
 
-    t_sim, _, rep = _timed(lambda: simulate_crowd(
-        states, S, tasks_per_agent=args.tasks_per_agent, random_state=args.seed),
-        args.repeats)
+    t_sim, _, rep = _timed(
+        lambda: simulate_crowd(
+            states, S, tasks_per_agent=args.tasks_per_agent, random_state=args.seed
+        ),
+        args.repeats,
+    )
     print(f"simulate_crowd          {t_sim:8.3f} s   ({rep.n_reports} reports)")
 
     if args.large_sim:
         big_states = random_states(100_000, args.options, random_state=1)
-        big_S = np.broadcast_to(truthful(args.options), (50_000, args.options,
-                                                          args.options))
-        t_big, _, big = _timed(lambda: simulate_crowd(big_states, big_S,
-                                                      tasks_per_agent=20,
-                                                      random_state=1), args.repeats)
-        print(f"simulate_crowd (large)  {t_big:8.3f} s   ({big.n_reports} reports, "
-              f"{big.n_tasks} tasks, {big.n_workers} agents)")
+        big_S = np.broadcast_to(truthful(args.options), (50_000, args.options, args.options))
+        t_big, _, big = _timed(
+            lambda: simulate_crowd(big_states, big_S, tasks_per_agent=20, random_state=1),
+            args.repeats,
+        )
+        print(
+            f"simulate_crowd (large)  {t_big:8.3f} s   ({big.n_reports} reports, "
+            f"{big.n_tasks} tasks, {big.n_workers} agents)"
+        )
 
     A, answered = rep.answer_matrix()
     A = A[answered]
     t_ref, _, ref = _timed(lambda: dmi_cluster(A), args.repeats)
     print(f"reference dmi_cluster   {t_ref:8.3f} s   (method {ref.method}, n = {A.shape[0]})")
 
-    t_kdmi, all_t, res = _timed(lambda: kdmi_mechanism(rep, random_state=args.seed),
-                                args.repeats)
-    print(f"kdmi_mechanism (warm)   {t_kdmi:8.3f} s   = {t_kdmi / t_ref:.1f} x reference;"
-          f" runs: {', '.join(f'{t:.2f}' for t in all_t)}")
-    print(f"  paid {int(res.paid.sum())}/{rep.n_workers}; local search needed by "
-          f"{int(res.local_search.sum())} agents ({int(res.n_moves.sum())} moves in all,"
-          f" at most {int(res.n_moves.max(initial=0))} for one agent); exact fall-back "
-          f"for {int(res.exact_fallback.sum())}")
+    t_kdmi, all_t, res = _timed(lambda: kdmi_mechanism(rep, random_state=args.seed), args.repeats)
+    print(
+        f"kdmi_mechanism (warm)   {t_kdmi:8.3f} s   = {t_kdmi / t_ref:.1f} x reference;"
+        f" runs: {', '.join(f'{t:.2f}' for t in all_t)}"
+    )
+    print(
+        f"  paid {int(res.paid.sum())}/{rep.n_workers}; local search needed by "
+        f"{int(res.local_search.sum())} agents ({int(res.n_moves.sum())} moves in all,"
+        f" at most {int(res.n_moves.max(initial=0))} for one agent); exact fall-back "
+        f"for {int(res.exact_fallback.sum())}"
+    )
     if args.threads:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=args.threads) as pool:
             t_pool, _, res_pool = _timed(
-                lambda: kdmi_mechanism(rep, random_state=args.seed, executor=pool),
-                args.repeats)
+                lambda: kdmi_mechanism(rep, random_state=args.seed, executor=pool), args.repeats
+            )
         same = np.array_equal(res_pool.payments, res.payments, equal_nan=True)
-        print(f"  with executor=ThreadPoolExecutor({args.threads}): {t_pool:8.3f} s; "
-              f"payments identical: {same}")
-    groups = {"truthful": slice(0, int(round(0.7 * args.agents))),
-              "random mixed": slice(int(round(0.7 * args.agents)),
-                                    int(round(0.9 * args.agents))),
-              "always 0": slice(int(round(0.9 * args.agents)), args.agents)}
+        print(
+            f"  with executor=ThreadPoolExecutor({args.threads}): {t_pool:8.3f} s; "
+            f"payments identical: {same}"
+        )
+    groups = {
+        "truthful": slice(0, int(round(0.7 * args.agents))),
+        "random mixed": slice(int(round(0.7 * args.agents)), int(round(0.9 * args.agents))),
+        "always 0": slice(int(round(0.9 * args.agents)), args.agents),
+    }
     for name, sl in groups.items():
         pay = res.payments[sl]
         pay = pay[np.isfinite(pay)]
         if pay.size:
-            print(f"  mean payment {name:13s} {pay.mean():9.3f} ± "
-                  f"{pay.std(ddof=1) / np.sqrt(pay.size) if pay.size > 1 else 0:.3f}"
-                  f"  ({pay.size} agents)")
+            print(
+                f"  mean payment {name:13s} {pay.mean():9.3f} ± "
+                f"{pay.std(ddof=1) / np.sqrt(pay.size) if pay.size > 1 else 0:.3f}"
+                f"  ({pay.size} agents)"
+            )
 
     if args.compare_exact:
         rng = np.random.default_rng(args.seed + 1)
-        sample = np.sort(rng.choice(np.flatnonzero(res.paid),
-                                    size=min(args.compare_exact, int(res.paid.sum())),
-                                    replace=False))
+        sample = np.sort(
+            rng.choice(
+                np.flatnonzero(res.paid),
+                size=min(args.compare_exact, int(res.paid.sum())),
+                replace=False,
+            )
+        )
         t0 = time.perf_counter()
         ex = kdmi_mechanism(rep, method="exact", random_state=args.seed, agents=sample)
         t_ex = time.perf_counter() - t0
@@ -163,22 +195,30 @@ def main(argv=None):
             keep = np.ones(A.shape[0], dtype=bool)
             rows = np.cumsum(answered) - 1
             keep[rows[rep.worker_tasks(int(a))]] = False
-            gaps.append(_log_score_on(A, ex.partitions[a], ex.partition_columns[a], keep)
-                        - _log_score_on(A, warm.partitions[a], warm.partition_columns[a],
-                                        keep))
+            gaps.append(
+                _log_score_on(A, ex.partitions[a], ex.partition_columns[a], keep)
+                - _log_score_on(A, warm.partitions[a], warm.partition_columns[a], keep)
+            )
         gaps = np.array(gaps)
-        print(f"exact on {sample.size} agents    {t_ex:8.3f} s   = {t_ex / sample.size:.3f} s"
-              f" per agent (all {int(res.paid.sum())} agents: ~"
-              f"{t_ex / sample.size * res.paid.sum():.0f} s)")
-        print(f"  warm == exact payments for {same_pay}/{sample.size} agents; "
-              f"log-score gap exact - warm: max {gaps.max():.2e}, "
-              f"{int(np.sum(gaps > 1e-9))} agents with gap > 1e-9")
+        print(
+            f"exact on {sample.size} agents    {t_ex:8.3f} s   = {t_ex / sample.size:.3f} s"
+            f" per agent (all {int(res.paid.sum())} agents: ~"
+            f"{t_ex / sample.size * res.paid.sum():.0f} s)"
+        )
+        print(
+            f"  warm == exact payments for {same_pay}/{sample.size} agents; "
+            f"log-score gap exact - warm: max {gaps.max():.2e}, "
+            f"{int(np.sum(gaps > 1e-9))} agents with gap > 1e-9"
+        )
 
     if args.dmi:
-        t_dmi, _, dres = _timed(lambda: dmi_mechanism(rep, random_state=args.seed),
-                                max(1, args.repeats // 2))
-        print(f"dmi_mechanism           {t_dmi:8.3f} s   (paid {int(dres.paid.sum())}, "
-              f"{len(dres.pairs)} eligible pairs)")
+        t_dmi, _, dres = _timed(
+            lambda: dmi_mechanism(rep, random_state=args.seed), max(1, args.repeats // 2)
+        )
+        print(
+            f"dmi_mechanism           {t_dmi:8.3f} s   (paid {int(dres.paid.sum())}, "
+            f"{len(dres.pairs)} eligible pairs)"
+        )
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ def measure(repeats: int = 3, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     timings = {}
 
-    ns, secs = [10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6], []
+    ns, secs = [10**3, 10**4, 10**5, 10**6], []
     for n in ns:
         x = rng.normal(size=(n, 1))
         s, res = best_time(lambda: mean_split(x), repeats)
@@ -59,7 +59,7 @@ def measure(repeats: int = 3, seed: int = 0) -> dict:
         secs.append(s)
     timings["exact 1-D (mean split)"] = (ns, secs)
 
-    ns, secs, secs_kc = [2 ** 14, 2 ** 16, 2 ** 18, 2 ** 20], [], []
+    ns, secs, secs_kc = [2**14, 2**16, 2**18, 2**20], [], []
     for n in ns:
         X = rng.normal(size=(n, 2))
         s, res = best_time(lambda: cone_partition(X), repeats)
@@ -99,10 +99,14 @@ def main(argv=None) -> None:
     for name, (ns, secs) in timings.items():
         cells = ", ".join(f"n={n}: {s * 1e3:.2f} ms" for n, s in zip(ns, secs))
         print(f"{name}:\n    {cells}")
-    payload = {"machine": platform.machine(), "python": platform.python_version(),
-               "repeats": args.repeats,
-               "timings": {k: {"n": list(map(int, v[0])), "seconds": list(v[1])}
-                           for k, v in timings.items()}}
+    payload = {
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "repeats": args.repeats,
+        "timings": {
+            k: {"n": list(map(int, v[0])), "seconds": list(v[1])} for k, v in timings.items()
+        },
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(payload, indent=1) + "\n")
     print("written", args.out)

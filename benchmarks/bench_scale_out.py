@@ -54,6 +54,7 @@ class PeakRSS:
                 for key, rss in self.sample().items():
                     self.peak[key] = max(self.peak.get(key, 0), rss)
                 self._stop.wait(self.interval)
+
         self._thread = threading.Thread(target=loop, daemon=True)
         self._thread.start()
         return self
@@ -80,12 +81,17 @@ def main(argv=None) -> None:
     from dmi_lib import aggregate
     from dmi_lib.scale_out import read_answers
 
-    cluster = distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                       memory_limit=args.memory_limit,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=args.workers,
+        threads_per_worker=1,
+        memory_limit=args.memory_limit,
+        dashboard_address=None,
+    )
     client = distributed.Client(cluster)
-    print(f"LocalCluster: {args.workers} workers x 1 thread, memory limit "
-          f"{args.memory_limit} each; duplicates={args.duplicates!r}")
+    print(
+        f"LocalCluster: {args.workers} workers x 1 thread, memory limit "
+        f"{args.memory_limit} each; duplicates={args.duplicates!r}"
+    )
 
     def worker_rss():
         return client.run(lambda: psutil.Process().memory_info().rss)
@@ -94,21 +100,29 @@ def main(argv=None) -> None:
     for n in map(int, args.sizes):
         t0 = time.perf_counter()
         path = write_log(n, args.dir / f"answers-{n:.0e}")
-        print(f"\n{n:.0e} answers in {len(list(path.glob('*.parquet')))} files "
-              f"({time.perf_counter() - t0:.1f} s to write or find)", flush=True)
+        print(
+            f"\n{n:.0e} answers in {len(list(path.glob('*.parquet')))} files "
+            f"({time.perf_counter() - t0:.1f} s to write or find)",
+            flush=True,
+        )
         for method in args.methods:
             d_times, peaks = [], {}
             for _ in range(args.repeats):
                 with PeakRSS(worker_rss) as mem:
                     t = time.perf_counter()
-                    got = aggregate(read_answers(str(path / "*.parquet")), method,
-                                    duplicates=args.duplicates)
+                    got = aggregate(
+                        read_answers(str(path / "*.parquet")), method, duplicates=args.duplicates
+                    )
                     d_times.append(time.perf_counter() - t)
                 for k, v in mem.peak.items():
                     peaks[k] = max(peaks.get(k, 0), v)
-            row = {"answers": n, "method": method, "tasks": len(got),
-                   "dask_s": statistics.median(d_times),
-                   "peak_worker_GiB": max(peaks.values()) / 2**30}
+            row = {
+                "answers": n,
+                "method": method,
+                "tasks": len(got),
+                "dask_s": statistics.median(d_times),
+                "peak_worker_GiB": max(peaks.values()) / 2**30,
+            }
             if n <= args.pandas_max:
                 p_times = []
                 me = psutil.Process()
@@ -126,8 +140,7 @@ def main(argv=None) -> None:
                 row["equal"] = bool(got.equals(want))
                 del want
             rows.append(row)
-            print(pd.DataFrame([row]).to_string(index=False, float_format="%.2f"),
-                  flush=True)
+            print(pd.DataFrame([row]).to_string(index=False, float_format="%.2f"), flush=True)
     client.close()
     cluster.close()
     print("\nSummary (medians; times include reading the Parquet files):")

@@ -51,15 +51,36 @@ __version__ = "0.1.0"
 # The tabular interface, the real datasets and the practical variant need pandas, which costs about a second
 # to import: load them on first use (PEP 562) so that `import dmi_lib` stays light.
 _LAZY = {
-    "crowd_data": ("HOSSEINI_TREATMENTS", "PRELEC_STUDIES", "CrowdDataset", "list_datasets",
-                   "load_dataset"),
-    "practical": ("PracticalDMIResult", "ValidatedDMIResult", "name_clusters_bayes",
-                  "practical_dmi_aggregate", "validated_dmi_aggregate"),
-    "tabular": ("METHODS", "AnswerMatrix", "DMIAggregator", "MajorityVote",
-                "SurprisinglyPopular", "aggregate", "answer_matrix"),
+    "crowd_data": (
+        "HOSSEINI_TREATMENTS",
+        "PRELEC_STUDIES",
+        "CrowdDataset",
+        "list_datasets",
+        "load_dataset",
+    ),
+    "practical": (
+        "PracticalDMIResult",
+        "ValidatedDMIResult",
+        "name_clusters_bayes",
+        "practical_dmi_aggregate",
+        "validated_dmi_aggregate",
+    ),
+    "tabular": (
+        "METHODS",
+        "AnswerMatrix",
+        "DMIAggregator",
+        "MajorityVote",
+        "SurprisinglyPopular",
+        "aggregate",
+        "answer_matrix",
+    ),
     # Beyond the paper (chapter 14): its future directions.
-    "beyond": ("continuous_dmi_cluster", "kernel_dmi_cluster", "projected_dmi_cluster",
-               "third_moment_aggregate"),
+    "beyond": (
+        "continuous_dmi_cluster",
+        "kernel_dmi_cluster",
+        "projected_dmi_cluster",
+        "third_moment_aggregate",
+    ),
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
 

@@ -42,15 +42,16 @@ def _row_lines(k: int, ind: str, margin: bool = False) -> list:
         L.append(f"{ind}g{c} = d{d}_{c}{terms}")
     L += [f"{ind}hi = g0", f"{ind}tg = 0"]
     for c in range(1, k):  # the first maximum, branch-free
-        L += [f"{ind}b = g{c} > hi", f"{ind}hi = g{c} if b else hi",
-              f"{ind}tg = {c} if b else tg"]
+        L += [f"{ind}b = g{c} > hi", f"{ind}hi = g{c} if b else hi", f"{ind}tg = {c} if b else tg"]
     L += [f"{ind}lab = labels[i]", f"{ind}cur = g0"]
     L += [f"{ind}cur = g{c} if lab == {c} else cur" for c in range(1, k)]
     if margin:
         L.append(f"{ind}other = -np.inf")
         for c in range(k):
-            L += [f"{ind}v = g{c} if lab != {c} else -np.inf",
-                  f"{ind}other = v if v > other else other"]
+            L += [
+                f"{ind}v = g{c} if lab != {c} else -np.inf",
+                f"{ind}other = v if v > other else other",
+            ]
     return L
 
 
@@ -65,20 +66,24 @@ def _move_lines(k: int, ind: str, to: str, frm: str) -> list:
 def _chunk_sum_lines(rows: int, k: int) -> list:
     """Opens the loop over chunks and adds chunk ``c``'s ``Vp[c]`` into ``Vt``, in
     chunk order (independent of the threads); the caller adds to the loop body."""
-    return [f"    for c in range({_CHUNKS}):  # in chunk order: independent of threads",
-            f"        for p in range({rows}):",
-            f"            for q in range({k}):",
-            "                Vt[p, q] += Vp[c, p, q]"]
+    return [
+        f"    for c in range({_CHUNKS}):  # in chunk order: independent of threads",
+        f"        for p in range({rows}):",
+        f"            for q in range({k}):",
+        "                Vt[p, q] += Vp[c, p, q]",
+    ]
 
 
 def _head(k: int, arrays: tuple) -> list:
     """Per-call set-up: ``n``, the shapes checked (the kernels index without
     bounds checks), and the ``k × k`` entries of ``D`` as scalars."""
-    L = ["    n = Xt.shape[1]",
-         f"    if Xt.shape[0] != {k} or D.shape[0] != {k} or D.shape[1] != {k}:",
-         f"        raise ValueError('kernel for k = {k}: Xt must be {k} x n, D {k} x {k}')",
-         "    if " + " or ".join(f"{a}.shape[0] != n" for a in arrays) + ":",
-         "        raise ValueError('kernel: every row array must have n entries')"]
+    L = [
+        "    n = Xt.shape[1]",
+        f"    if Xt.shape[0] != {k} or D.shape[0] != {k} or D.shape[1] != {k}:",
+        f"        raise ValueError('kernel for k = {k}: Xt must be {k} x n, D {k} x {k}')",
+        "    if " + " or ".join(f"{a}.shape[0] != n" for a in arrays) + ":",
+        "        raise ValueError('kernel: every row array must have n entries')",
+    ]
     for j in range(k):
         L.append("    " + "; ".join(f"d{j}_{c} = D[{j}, {c}]" for c in range(k)))
     L += [f"    chunk = (n + {_CHUNKS - 1}) // {_CHUNKS}"]
@@ -178,8 +183,12 @@ def _screen_lines(k: int) -> list:
     from .kcofactors import _BUCKET_EMAX, _N_BUCKETS, _SQRT_HALF
 
     nb = _N_BUCKETS
-    L = ["", "", "@nb.njit(parallel=True, boundscheck=False, cache=True, nogil=True)",
-         "def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):"]
+    L = [
+        "",
+        "",
+        "@nb.njit(parallel=True, boundscheck=False, cache=True, nogil=True)",
+        "def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):",
+    ]
     a = L.append
     L.extend(_head(k, ("labels", "l1", "margin", "idx", "tgt", "src", "gap", "bkt")))
     a(f"    Vp = np.zeros(({_CHUNKS}, {nb * k}, {k}))")
@@ -246,10 +255,8 @@ def _cache_dirs():
     env = os.environ.get("DMI_LIB_CACHE_DIR", "").strip()
     if env:
         yield env
-    yield os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
-                       "dmi_lib_kernels")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
-                                                            ".cache")
+    yield os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__", "dmi_lib_kernels")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     yield os.path.join(base, "dmi_lib")
 
 
@@ -291,8 +298,19 @@ def load_kernels(k: int):
             one = np.zeros(1, np.int32)
             module.sweep(np.ones((k, 1)), np.eye(k), one, 0.0, one.copy(), True)
             ints = [np.zeros(1, np.intp) for _ in range(5)]  # labels, idx, tgt,
-            module.screen(np.ones((k, 1)), np.eye(k), ints[0], 0.0,  # src, bkt
-                          np.ones(1), np.empty(1), *ints[1:4], np.empty(1), ints[4])
+            module.screen(
+                np.ones((k, 1)),
+                np.eye(k),
+                ints[0],
+                0.0,  # src, bkt
+                np.ones(1),
+                np.empty(1),
+                *ints[1:4],
+                np.empty(1),
+                ints[4],
+            )
             return module
-    raise OSError("dmi_lib: no writable directory for the compiled kernel; set "
-                  "DMI_LIB_CACHE_DIR or DMI_LIB_NO_NUMBA=1")
+    raise OSError(
+        "dmi_lib: no writable directory for the compiled kernel; set "
+        "DMI_LIB_CACHE_DIR or DMI_LIB_NO_NUMBA=1"
+    )

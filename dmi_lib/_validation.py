@@ -25,8 +25,9 @@ def _describe(x) -> str:
     return f"{type(x).__name__}"
 
 
-def check_matrix(A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1,
-                 ndim: int = 2, dtype=np.float64) -> np.ndarray:
+def check_matrix(
+    A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1, ndim: int = 2, dtype=np.float64
+) -> np.ndarray:
     """Return ``A`` as a finite float array with ``ndim`` dimensions.
 
     Raises
@@ -46,7 +47,8 @@ def check_matrix(A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1,
                 f"{name} is a masked array with {int(np.ma.count_masked(A))} masked "
                 f"entr{'y' if np.ma.count_masked(A) == 1 else 'ies'} (first at index "
                 f"{tuple(int(i) for i in bad)}): a masked entry has no value to "
-                "cluster; drop those rows (or fill them) first")
+                "cluster; drop those rows (or fill them) first"
+            )
         A = np.ma.getdata(A)
     try:
         arr = np.asarray(A)
@@ -58,18 +60,18 @@ def check_matrix(A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1,
         raise TypeError(f"{name} must be real, got a complex array")
     if arr.ndim != ndim:
         raise ValueError(
-            f"{name} must be a {ndim}-D array, got {arr.ndim}-D with shape {arr.shape}")
+            f"{name} must be a {ndim}-D array, got {arr.ndim}-D with shape {arr.shape}"
+        )
     if arr.shape[0] < min_rows:
-        raise ValueError(
-            f"{name} needs at least {min_rows} row(s), got shape {arr.shape}")
+        raise ValueError(f"{name} needs at least {min_rows} row(s), got shape {arr.shape}")
     if ndim == 2 and arr.shape[1] < min_cols:
-        raise ValueError(
-            f"{name} needs at least {min_cols} column(s), got shape {arr.shape}")
+        raise ValueError(f"{name} needs at least {min_cols} column(s), got shape {arr.shape}")
     arr = np.asarray(arr, dtype=dtype)
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(
-            f"{name} must be finite, found {arr[tuple(bad)]} at index {tuple(int(i) for i in bad)}")
+            f"{name} must be finite, found {arr[tuple(bad)]} at index {tuple(int(i) for i in bad)}"
+        )
     return arr
 
 
@@ -90,12 +92,14 @@ def check_labels(labels, n: int, k: int | None = None, name: str = "labels") -> 
         raise ValueError(f"{name} must be non-negative, found {int(arr.min())}")
     if k is not None and n and arr.max() >= k:
         raise ValueError(
-            f"{name} must lie in 0..{k - 1} (k = {k} clusters), found {int(arr.max())}")
+            f"{name} must lie in 0..{k - 1} (k = {k} clusters), found {int(arr.max())}"
+        )
     return arr
 
 
-def check_distribution(P, name: str = "P", *, axis: int = -1, atol: float = 1e-6,
-                       ndim: int | None = None) -> np.ndarray:
+def check_distribution(
+    P, name: str = "P", *, axis: int = -1, atol: float = 1e-6, ndim: int | None = None
+) -> np.ndarray:
     """Check that ``P`` holds probability vectors along ``axis``.
 
     Entries must be finite, non-negative, and sum to one within ``atol``.
@@ -114,7 +118,8 @@ def check_distribution(P, name: str = "P", *, axis: int = -1, atol: float = 1e-6
         bad = np.argwhere(arr < -atol)[0]
         raise ValueError(
             f"{name} must be non-negative (a probability), found {arr[tuple(bad)]:.6g} "
-            f"at index {tuple(int(i) for i in bad)}")
+            f"at index {tuple(int(i) for i in bad)}"
+        )
     sums = arr.sum(axis=axis)
     off = np.abs(sums - 1.0) > atol
     if np.any(off):
@@ -122,7 +127,8 @@ def check_distribution(P, name: str = "P", *, axis: int = -1, atol: float = 1e-6
         val = np.atleast_1d(sums)[tuple(idx)]
         raise ValueError(
             f"{name} must sum to 1 along axis {axis}, found sum {val:.6g} at index "
-            f"{tuple(int(i) for i in idx)}")
+            f"{tuple(int(i) for i in idx)}"
+        )
     return np.clip(arr, 0.0, None)
 
 
@@ -135,7 +141,8 @@ def check_random_state(seed) -> np.random.Generator:
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(0, 2**31 - 1))
     raise TypeError(
-        f"random_state must be None, an int or a numpy Generator, got {_describe(seed)}")
+        f"random_state must be None, an int or a numpy Generator, got {_describe(seed)}"
+    )
 
 
 def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> np.ndarray:
@@ -144,24 +151,26 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
     if sample_weight is None:
         raise TypeError(f"{name} must be an array-like of n = {n} numbers, got None")
     if isinstance(sample_weight, np.ma.MaskedArray):
-        raise TypeError(f"{name} must not be a masked array (masked weights are "
-                        "ambiguous: drop the masked rows, or give them weight 0)")
+        raise TypeError(
+            f"{name} must not be a masked array (masked weights are "
+            "ambiguous: drop the masked rows, or give them weight 0)"
+        )
     arr = np.asarray(sample_weight)
     if arr.dtype == object or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be numeric (not bool, str or object), got dtype "
-                        f"{arr.dtype}")
+        raise TypeError(f"{name} must be numeric (not bool, str or object), got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(f"{name} must have shape ({n},) (one weight per row of A), "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have shape ({n},) (one weight per row of A), got shape {arr.shape}"
+        )
     arr = arr.astype(np.float64)
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{name} must be finite and non-negative, got {float(arr[i])!r} at "
-                         f"index {i}")
+        raise ValueError(
+            f"{name} must be finite and non-negative, got {float(arr[i])!r} at index {i}"
+        )
     if not arr.sum() > 0:
-        raise ValueError(f"{name} must have a positive sum (some row must count), got "
-                         "all zeros")
+        raise ValueError(f"{name} must have a positive sum (some row must count), got all zeros")
     return arr
 
 

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import (check_distribution, check_labels, check_matrix,
-                          check_sample_weight)
+from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
 from .core import DMIResult, _cluster_distinct, cluster_sums
 
 __all__ = [
@@ -95,7 +94,8 @@ def ncol(A) -> np.ndarray:
     if np.any(s == 0):
         raise ValueError(
             f"column(s) {np.flatnonzero(s == 0).tolist()} of A sum to 0: "
-            "ncol(A) divides each column by its sum")
+            "ncol(A) divides each column by its sum"
+        )
     return A / s
 
 
@@ -130,8 +130,9 @@ def plurality(A, *, ties: str = "first") -> np.ndarray:
     A = check_matrix(A, min_cols=1)
     if np.any(A < 0):
         bad = tuple(int(i) for i in np.argwhere(A < 0)[0])
-        raise ValueError(f"A must be non-negative (shares or counts), found {A[bad]} "
-                         f"at index {bad}")
+        raise ValueError(
+            f"A must be non-negative (shares or counts), found {A[bad]} at index {bad}"
+        )
     return _argmax(A, ties)
 
 
@@ -191,7 +192,8 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
         if np.any(abar <= 0):
             raise ValueError(
                 f"prior must be strictly positive, found prior[{int(np.argmin(abar))}] = "
-                f"{abar.min():.6g}: the ratio a_c / prior_c is undefined")
+                f"{abar.min():.6g}: the ratio a_c / prior_c is undefined"
+            )
         ratio = A / abar
     return _argmax(ratio, ties)
 
@@ -211,22 +213,24 @@ def _check_gold(gold, n: int, C: int) -> np.ndarray:
                 raise ValueError(f"gold: task index {t} is out of range 0..{n - 1}")
             if not -1 <= o < C:
                 raise ValueError(
-                    f"gold: option {o} for task {t} is out of range 0..{C - 1} "
-                    "(or -1 for unknown)")
+                    f"gold: option {o} for task {t} is out of range 0..{C - 1} (or -1 for unknown)"
+                )
             out[int(t)] = int(o)
         return out
     arr = np.asarray(gold)
     if arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(f"gold must be a dict or a 1-D array of length n = {n} "
-                         f"(-1 = unknown), got shape {arr.shape}")
+        raise ValueError(
+            f"gold must be a dict or a 1-D array of length n = {n} "
+            f"(-1 = unknown), got shape {arr.shape}"
+        )
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iu":
-        raise TypeError(f"gold must hold integer options (-1 = unknown), got dtype "
-                        f"{arr.dtype}")
+        raise TypeError(f"gold must hold integer options (-1 = unknown), got dtype {arr.dtype}")
     bad = (arr < -1) | (arr >= C)
     if np.any(bad):
         t = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"gold[{t}] = {int(arr[t])} is out of range 0..{C - 1} "
-                         "(or -1 for unknown)")
+        raise ValueError(
+            f"gold[{t}] = {int(arr[t])} is out of range 0..{C - 1} (or -1 for unknown)"
+        )
     return arr.astype(np.intp)
 
 
@@ -307,20 +311,29 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     k = int(labels.max()) + 1
     sizes = np.bincount(labels, minlength=k)
     if np.any(sizes == 0):
-        raise ValueError(f"cluster(s) {np.flatnonzero(sizes == 0).tolist()} have no "
-                         f"tasks (labels must use every id in 0..{k - 1})")
+        raise ValueError(
+            f"cluster(s) {np.flatnonzero(sizes == 0).tolist()} have no "
+            f"tasks (labels must use every id in 0..{k - 1})"
+        )
     if k > C:
-        raise ValueError(f"{k} clusters cannot be named by distinct options: there are "
-                         f"only C = {C} options")
+        raise ValueError(
+            f"{k} clusters cannot be named by distinct options: there are only C = {C} options"
+        )
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     finite, zero = _rotated_sp_scores(labels, A, k, w)
     agree = np.zeros((k, C))
     if gold is not None:
         g = _check_gold(gold, n, C)
         known = g >= 0
-        agree = np.bincount(labels[known] * C + g[known],
-                            weights=None if w is None else w[known],
-                            minlength=k * C).reshape(k, C).astype(float)
+        agree = (
+            np.bincount(
+                labels[known] * C + g[known],
+                weights=None if w is None else w[known],
+                minlength=k * C,
+            )
+            .reshape(k, C)
+            .astype(float)
+        )
     # Lexicographic weights (all levels maximised).  Level 3 is rescaled into
     # [0, 1/(k+1)) per entry, so its total over any assignment moves by < 1 and
     # cannot outweigh one unit of the integer level 2; level 2 + 3 totals move by
@@ -355,9 +368,16 @@ class DMIAggregation:
     clustering: DMIResult = field(repr=False)
 
 
-def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
-                  rank_tol: float | None = None, return_details: bool = False,
-                  sample_weight=None):
+def dmi_aggregate(
+    A,
+    *,
+    gold=None,
+    method: str = "auto",
+    random_state=None,
+    rank_tol: float | None = None,
+    return_details: bool = False,
+    sample_weight=None,
+):
     """Aggregate a crowd's answers by DMI-clustering the tasks (Section 3).
 
     Each task's answer distribution is a point; DMI-clustering (Algorithm 1, via
@@ -411,8 +431,9 @@ def dmi_aggregate(A, *, gold=None, method: str = "auto", random_state=None,
         _check_gold(gold, *A.shape)  # fail before the (costly) clustering
     # The distinct rows, weighted by their counts: exact (identical rows can stay
     # together at an optimum, see dmi_cluster), and few when each task has few answers.
-    res = _cluster_distinct(A, sample_weight=sample_weight, method=method,
-                            random_state=random_state, rank_tol=rank_tol)
+    res = _cluster_distinct(
+        A, sample_weight=sample_weight, method=method, random_state=random_state, rank_tol=rank_tol
+    )
     names = name_clusters(res.labels, A, gold=gold, sample_weight=sample_weight)
     options = names[res.labels]
     if return_details:
@@ -461,19 +482,20 @@ def _single_task_moments(answers, predictions, n_options):
     P = check_matrix(predictions, "predictions", min_cols=2)
     m, C = P.shape
     if n_options is not None:
-        if (isinstance(n_options, (bool, np.bool_))
-                or not isinstance(n_options, numbers.Integral)):
+        if isinstance(n_options, (bool, np.bool_)) or not isinstance(n_options, numbers.Integral):
             raise TypeError(f"n_options must be an integer, got {n_options!r}")
         if n_options != C:
-            raise ValueError(f"n_options = {n_options} but predictions has {C} columns "
-                             "(one per option)")
+            raise ValueError(
+                f"n_options = {n_options} but predictions has {C} columns (one per option)"
+            )
     P = check_distribution(P, "predictions", axis=1)
     ans = np.asarray(answers)
     if ans.ndim != 1:
         raise ValueError(f"answers must be 1-D, got shape {ans.shape}")
     if ans.shape[0] != m:
-        raise ValueError(f"answers has {ans.shape[0]} entries but predictions has {m} "
-                         "rows (one per respondent)")
+        raise ValueError(
+            f"answers has {ans.shape[0]} entries but predictions has {m} rows (one per respondent)"
+        )
     ans = check_labels(ans, m, C, "answers")
     counts = np.bincount(ans, minlength=C)
     if np.any(counts == 0):
@@ -481,7 +503,8 @@ def _single_task_moments(answers, predictions, n_options):
             f"option(s) {np.flatnonzero(counts == 0).tolist()} were answered by nobody: "
             "Pr[.|c] (the mean prediction of those who answered c) is undefined.  "
             "Drop those options from the question (and from the predictions, "
-            "renormalised) if they are genuinely impossible")
+            "renormalised) if they are genuinely impossible"
+        )
     # sums[c, c'] = Σ_{i: c_i = c} p_i(c')
     sums = cluster_sums(P, ans, C)
     cond = sums / counts[:, None]
@@ -490,7 +513,8 @@ def _single_task_moments(answers, predictions, n_options):
         raise ValueError(
             f"Pr[{c2}|{c}] = 0: every respondent who answered {c} predicted nobody "
             f"answers {c2}; Algorithm 5 reconstructs the prior from the ratios "
-            "Pr[c'|c] / Pr[c|c'], which are then undefined or infinite")
+            "Pr[c'|c] / Pr[c|c'], which are then undefined or infinite"
+        )
     # Pr[c] = (Σ_c' Pr[c'|c] / Pr[c|c'])⁻¹: term (c, c') is cond[c, c'] / cond[c', c]
     v = 1.0 / (cond / cond.T).sum(axis=1)
     a = counts / m
@@ -498,8 +522,9 @@ def _single_task_moments(answers, predictions, n_options):
     return a, v, cond, joint, counts
 
 
-def surprisingly_popular_single(answers, predictions, *, n_options=None
-                                ) -> SurprisinglyPopularResult:
+def surprisingly_popular_single(
+    answers, predictions, *, n_options=None
+) -> SurprisinglyPopularResult:
     """Single-task surprisingly popular, Algorithm 5 (Prelec et al. 2017).
 
     Each respondent ``i`` answers ``c_i`` and predicts the distribution ``p_i`` of
@@ -545,8 +570,9 @@ def surprisingly_popular_single(answers, predictions, *, n_options=None
     (0, [0.2857, 0.7143])
     """
     a, v, cond, joint, counts = _single_task_moments(answers, predictions, n_options)
-    return SurprisinglyPopularResult(answer=int(np.argmax(a / v)), a=a, prior=v,
-                                     conditional=cond, joint=joint, counts=counts)
+    return SurprisinglyPopularResult(
+        answer=int(np.argmax(a / v)), a=a, prior=v, conditional=cond, joint=joint, counts=counts
+    )
 
 
 @dataclass
@@ -602,8 +628,9 @@ def _orient(e: np.ndarray):
     return (e if e[lead] > 0 else -e), lead
 
 
-def spectral_truth_serum(answers, predictions, *, n_options=None,
-                         symmetrize: bool = True) -> SpectralTruthSerumResult:
+def spectral_truth_serum(
+    answers, predictions, *, n_options=None, symmetrize: bool = True
+) -> SpectralTruthSerumResult:
     """Spectral truth serum, Algorithm 6: the sign of ``<e*, a - v>``.
 
     From Algorithm 5's construction: answer shares ``a``, reconstructed prior ``v``
@@ -675,21 +702,36 @@ def spectral_truth_serum(answers, predictions, *, n_options=None,
     # Compare eigenvalue gaps with the size of M and vᵀv, not of Cov itself: Cov is
     # their difference, and when it is pure rounding (e.g. x + y = 1 in the binary
     # case) its own eigenvalues are noise of that size.
-    scale = max(float(np.linalg.norm(M)), float(np.linalg.norm(np.outer(v, v))),
-                np.finfo(float).tiny)
+    scale = max(
+        float(np.linalg.norm(M)), float(np.linalg.norm(np.outer(v, v))), np.finfo(float).tiny
+    )
     if abs(complex(top).imag) > _EIG_RTOL * scale:
-        raise ValueError(f"the top eigenvalue of Cov is complex ({top:.6g}): Cov is far "
-                         "from symmetric; use symmetrize=True")
+        raise ValueError(
+            f"the top eigenvalue of Cov is complex ({top:.6g}): Cov is far "
+            "from symmetric; use symmetrize=True"
+        )
     if np.all(w == 0) or abs(top - w[1]) <= _EIG_RTOL * scale:
         raise ValueError(
             f"the first eigenvector of Cov is not unique (top eigenvalues {w[0]:.6g}, "
-            f"{w[1]:.6g}): the predictions carry no single second-moment direction")
+            f"{w[1]:.6g}): the predictions carry no single second-moment direction"
+        )
     e = np.real(V[:, 0])
     e = e / np.linalg.norm(e)
     e, lead = _orient(e)
     proj = float(e @ (a - v))
     sign = 0 if abs(proj) <= _PROJ_ATOL else (1 if proj > 0 else -1)
     return SpectralTruthSerumResult(
-        sign=sign, e=e, lead=lead, projection=proj, eigenvalue=float(np.real(top)),
-        eigenvalues=np.real_if_close(w), cov=cov, M=M, a=a, prior=v, conditional=cond,
-        joint=joint, symmetrized=bool(symmetrize))
+        sign=sign,
+        e=e,
+        lead=lead,
+        projection=proj,
+        eigenvalue=float(np.real(top)),
+        eigenvalues=np.real_if_close(w),
+        cov=cov,
+        M=M,
+        a=a,
+        prior=v,
+        conditional=cond,
+        joint=joint,
+        symmetrized=bool(symmetrize),
+    )

@@ -89,8 +89,12 @@ def _int(x, name: str, low: int) -> int:
 
 
 def _positive(x, name: str) -> float:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real) \
-            or not np.isfinite(x) or x <= 0:
+    if (
+        isinstance(x, (bool, np.bool_))
+        or not isinstance(x, numbers.Real)
+        or not np.isfinite(x)
+        or x <= 0
+    ):
         raise ValueError(f"{name} must be a positive number, got {x!r}")
     return float(x)
 
@@ -147,12 +151,20 @@ def _hypothetical_table(P: np.ndarray, prior: np.ndarray) -> np.ndarray:
         raise ValueError(
             f"signals {c} and {c2} never occur together under world_prior: the "
             "hypothetical question 'if another respondent answered "
-            f"{c2}' has no Bayesian answer for a respondent who saw {c}")
+            f"{c2}' has no Bayesian answer for a respondent who saw {c}"
+        )
     return np.einsum("wab,wc->abc", pair / total, P)
 
 
-def simulate_hypothetical(world_signal_probs, world_prior, n_respondents, *, true_world,
-                          random_state=None, prediction_noise: float = 0.0):
+def simulate_hypothetical(
+    world_signal_probs,
+    world_prior,
+    n_respondents,
+    *,
+    true_world,
+    random_state=None,
+    prediction_noise: float = 0.0,
+):
     """A single-task survey with a hypothetical question (beyond the paper).
 
     Section 4 ends: *"A future direction will be using a hypothetical question (e.g.
@@ -191,17 +203,24 @@ def simulate_hypothetical(world_signal_probs, world_prior, n_respondents, *, tru
     P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
     prior = check_distribution(world_prior, "world_prior", ndim=1)
     if prior.size != P.shape[0]:
-        raise ValueError(f"world_prior must have one entry per world ({P.shape[0]}), got "
-                         f"{prior.size}")
+        raise ValueError(
+            f"world_prior must have one entry per world ({P.shape[0]}), got {prior.size}"
+        )
     H = _hypothetical_table(P, prior)
-    answers, predictions = simulate_single_task(P, prior, n_respondents,
-                                                true_world=true_world, random_state=rng,
-                                                prediction_noise=prediction_noise)
+    answers, predictions = simulate_single_task(
+        P,
+        prior,
+        n_respondents,
+        true_world=true_world,
+        random_state=rng,
+        prediction_noise=prediction_noise,
+    )
     hyp = H[answers]
     if prediction_noise > 0:
         C = P.shape[1]
         hyp = (1.0 - prediction_noise) * hyp + prediction_noise * rng.dirichlet(
-            np.ones(C), size=(answers.size, C))
+            np.ones(C), size=(answers.size, C)
+        )
     return answers, predictions, hyp
 
 
@@ -263,8 +282,9 @@ def third_moment(answers, predictions, hypothetical) -> ThirdMoment:
     ans = np.asarray(answers).astype(np.intp)
     H = np.asarray(hypothetical, dtype=float)
     if H.shape != (ans.size, C, C):
-        raise ValueError(f"hypothetical must have shape (m, C, C) = {(ans.size, C, C)}, "
-                         f"got {H.shape}")
+        raise ValueError(
+            f"hypothetical must have shape (m, C, C) = {(ans.size, C, C)}, got {H.shape}"
+        )
     H = check_distribution(H, "hypothetical", axis=2)
     Hbar = np.zeros((C, C, C))
     np.add.at(Hbar, ans, H)
@@ -272,8 +292,7 @@ def third_moment(answers, predictions, hypothetical) -> ThirdMoment:
     joint = sp.joint  # joint[c, c'] = Pr[c'|c] Pr[c]
     T = joint[:, :, None] * Hbar
     T = sum(np.transpose(T, p) for p in itertools.permutations(range(3))) / 6.0
-    return ThirdMoment(prior=sp.prior, M=(joint + joint.T) / 2.0, T=T, a=sp.a,
-                       counts=sp.counts)
+    return ThirdMoment(prior=sp.prior, M=(joint + joint.T) / 2.0, T=T, a=sp.a, counts=sp.counts)
 
 
 def tensor_worlds(M, T, n_worlds, *, random_state=None, n_projections: int = 8):
@@ -325,8 +344,10 @@ def tensor_worlds(M, T, n_worlds, *, random_state=None, n_projections: int = 8):
         raise ValueError(f"T must have shape {(C, C, C)} to match M, got {T.shape}")
     k = _int(n_worlds, "n_worlds", 1)
     if k > C:
-        raise ValueError(f"n_worlds = {k} exceeds C = {C}: at most C linearly "
-                         "independent worlds can be recovered from C options")
+        raise ValueError(
+            f"n_worlds = {k} exceeds C = {C}: at most C linearly "
+            "independent worlds can be recovered from C options"
+        )
     n_projections = _int(n_projections, "n_projections", 1)
     rng = check_random_state(random_state)
     evals, U = np.linalg.eigh((M + M.T) / 2.0)
@@ -348,7 +369,7 @@ def tensor_worlds(M, T, n_worlds, *, random_state=None, n_projections: int = 8):
     sums = np.where(np.abs(sums) > 1e-300, sums, 1e-300)
     lam_w = np.einsum("ijk,ia,ja,ka->a", Tw, V, V, V) * np.sign(sums)
     with np.errstate(divide="ignore"):
-        weights = 1.0 / lam_w ** 2
+        weights = 1.0 / lam_w**2
     return mu / sums[:, None], weights
 
 
@@ -381,8 +402,9 @@ class ThirdMomentResult:
         return self.worlds[self.world]
 
 
-def third_moment_aggregate(answers, predictions, hypothetical, n_worlds, *,
-                           random_state=None) -> ThirdMomentResult:
+def third_moment_aggregate(
+    answers, predictions, hypothetical, n_worlds, *, random_state=None
+) -> ThirdMomentResult:
     """Which world are we in?  Third-moment aggregation of one survey (beyond the paper).
 
     :func:`third_moment` turns the survey into moments, :func:`tensor_worlds`
@@ -407,14 +429,29 @@ def third_moment_aggregate(answers, predictions, hypothetical, n_worlds, *,
     mom = third_moment(answers, predictions, hypothetical)
     worlds, weights = tensor_worlds(mom.M, mom.T, n_worlds, random_state=random_state)
     with np.errstate(divide="ignore", invalid="ignore"):
-        logpost = (np.log(np.clip(weights, 1e-300, None))
-                   + np.log(np.clip(worlds, 1e-12, None)) @ mom.counts)
-    return ThirdMomentResult(world=int(np.argmax(logpost)), worlds=worlds,
-                             weights=weights, log_posterior=logpost, moments=mom)
+        logpost = (
+            np.log(np.clip(weights, 1e-300, None))
+            + np.log(np.clip(worlds, 1e-12, None)) @ mom.counts
+        )
+    return ThirdMomentResult(
+        world=int(np.argmax(logpost)),
+        worlds=worlds,
+        weights=weights,
+        log_posterior=logpost,
+        moments=mom,
+    )
 
 
-def third_moment_study(worlds, prior, *, noises=(0.0,), n_instances: int = 100,
-                       n_respondents: int = 500, n_seeds: int = 10, random_state=0):
+def third_moment_study(
+    worlds,
+    prior,
+    *,
+    noises=(0.0,),
+    n_instances: int = 100,
+    n_respondents: int = 500,
+    n_seeds: int = 10,
+    random_state=0,
+):
     """Surprisingly popular against the third moment, over many surveys (beyond the paper).
 
     For every prediction noise and seed, ``n_instances`` surveys are drawn, each in a
@@ -443,16 +480,16 @@ def third_moment_study(worlds, prior, *, noises=(0.0,), n_instances: int = 100,
     n_seeds = _int(n_seeds, "n_seeds", 1)
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=(noises.size, n_seeds))
-    out = {name: np.zeros((noises.size, n_seeds)) for name in ("sp", "third", "oracle",
-                                                               "n_used")}
+    out = {name: np.zeros((noises.size, n_seeds)) for name in ("sp", "third", "oracle", "n_used")}
     logP = np.log(np.clip(P, 1e-300, None))
     with _small_problems():
         for (i, nu), j in itertools.product(enumerate(noises), range(n_seeds)):
             rng = np.random.default_rng(seeds[i, j])
             truth, sp, third, oracle = [], [], [], []
             for w in rng.choice(W, size=n_instances, p=pi):
-                c, p, h = simulate_hypothetical(P, pi, n_respondents, true_world=int(w),
-                                                random_state=rng, prediction_noise=nu)
+                c, p, h = simulate_hypothetical(
+                    P, pi, n_respondents, true_world=int(w), random_state=rng, prediction_noise=nu
+                )
                 counts = np.bincount(c, minlength=P.shape[1])
                 if counts.min() == 0:
                     continue
@@ -475,8 +512,9 @@ def third_moment_study(worlds, prior, *, noises=(0.0,), n_instances: int = 100,
 # --------------------------------------------------------------------------- #
 def _cluster_means(A: np.ndarray, labels: np.ndarray, k: int):
     sizes = np.bincount(labels, minlength=k)
-    sums = np.stack([np.bincount(labels, weights=A[:, j], minlength=k)
-                     for j in range(A.shape[1])], axis=1)
+    sums = np.stack(
+        [np.bincount(labels, weights=A[:, j], minlength=k) for j in range(A.shape[1])], axis=1
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / sizes[:, None], sizes
 
@@ -551,8 +589,9 @@ class ProjectedDMIResult:
     n_iter: int
 
 
-def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
-                          max_iter: int = 100) -> ProjectedDMIResult:
+def projected_dmi_cluster(
+    A, k: int, *, n_init: int = 5, random_state=None, max_iter: int = 100
+) -> ProjectedDMIResult:
     """Maximise the volume score for ``k < rank([A 1])`` clusters (beyond the paper).
 
     Projecting points onto a ``(k-1)``-dimensional subspace can only shrink the
@@ -608,11 +647,14 @@ def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
     _, sv, Vt = np.linalg.svd(X, full_matrices=False)
     rank = int(np.sum(sv > DEFAULT_RANK_TOL * sv[0])) if sv[0] > 0 else 0
     if k > rank + 1:
-        raise ValueError(f"k = {k} exceeds rank([A 1]) = {rank + 1}: the centred data "
-                         f"span only {rank} dimension(s)")
+        raise ValueError(
+            f"k = {k} exceeds rank([A 1]) = {rank + 1}: the centred data "
+            f"span only {rank} dimension(s)"
+        )
     axes = list(itertools.islice(itertools.combinations(range(rank), k - 1), 20))
     starts = [Vt[list(c)].T for c in axes] + [
-        np.linalg.qr(rng.normal(size=(A.shape[1], k - 1)))[0] for _ in range(n_init)]
+        np.linalg.qr(rng.normal(size=(A.shape[1], k - 1)))[0] for _ in range(n_init)
+    ]
     best = None
     for Q in starts:
         labels, it = None, 0
@@ -625,14 +667,24 @@ def projected_dmi_cluster(A, k: int, *, n_init: int = 5, random_state=None,
             Q = np.linalg.qr((means[:-1] - means[-1]).T)[0]
         score = log_volume_score(A, labels, k)
         if best is None or score > best.log_score:
-            best = ProjectedDMIResult(labels=labels.astype(np.intp), k=k, log_score=score,
-                                      projection=Q, n_iter=it)
+            best = ProjectedDMIResult(
+                labels=labels.astype(np.intp), k=k, log_score=score, projection=Q, n_iter=it
+            )
     return best
 
 
-def fewer_states_study(worlds, *, noises=(0.2,), n_tasks: int = 150, n_agents: int = 300,
-                       tasks_per_agent: int = 10, n_gold: int = 10, n_seeds: int = 20,
-                       strategy=None, random_state=0):
+def fewer_states_study(
+    worlds,
+    *,
+    noises=(0.2,),
+    n_tasks: int = 150,
+    n_agents: int = 300,
+    tasks_per_agent: int = 10,
+    n_gold: int = 10,
+    n_seeds: int = 20,
+    strategy=None,
+    random_state=0,
+):
     """Fewer states than options: Algorithm 1 (k = rank) against k = #states (beyond the paper).
 
     Tasks have one of ``W < C`` states (the rows of ``worlds``, blurred by ``noise``,
@@ -657,24 +709,33 @@ def fewer_states_study(worlds, *, noises=(0.2,), n_tasks: int = 150, n_agents: i
     P = check_distribution(worlds, "worlds", axis=1, ndim=2)
     W, C = P.shape
     if W >= C:
-        raise ValueError(f"worlds must have fewer rows (states) than columns (options), "
-                         f"got shape {P.shape}")
+        raise ValueError(
+            f"worlds must have fewer rows (states) than columns (options), got shape {P.shape}"
+        )
     noises = np.asarray(noises, dtype=float).ravel()
     n_seeds = _int(n_seeds, "n_seeds", 1)
-    S = None if strategy is None else check_distribution(strategy, "strategy", axis=1,
-                                                         ndim=2)
+    S = None if strategy is None else check_distribution(strategy, "strategy", axis=1, ndim=2)
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=(noises.size, n_seeds))
-    keys = ["paper", "variant"] + ([] if S is None else
-                                   ["paper_s", "variant_s", "paper_same", "variant_same"])
+    keys = ["paper", "variant"] + (
+        [] if S is None else ["paper_s", "variant_s", "paper_same", "variant_same"]
+    )
     out = {key: np.zeros((noises.size, n_seeds)) for key in keys}
     with _small_problems():
         for (i, noise), j in itertools.product(enumerate(noises), range(n_seeds)):
             rng = np.random.default_rng(seeds[i, j])
-            states, world = random_states(n_tasks, C, kind="mixture", worlds=P, noise=noise,
-                                          random_state=rng, return_worlds=True)
-            rep = simulate_crowd(states, [truthful(C)] * n_agents,
-                                 tasks_per_agent=tasks_per_agent, random_state=rng)
+            states, world = random_states(
+                n_tasks,
+                C,
+                kind="mixture",
+                worlds=P,
+                noise=noise,
+                random_state=rng,
+                return_worlds=True,
+            )
+            rep = simulate_crowd(
+                states, [truthful(C)] * n_agents, tasks_per_agent=tasks_per_agent, random_state=rng
+            )
             A, answered = rep.answer_matrix()
             A, world = A[answered], world[answered]
             gold = np.full(world.size, -1)
@@ -687,8 +748,9 @@ def fewer_states_study(worlds, *, noises=(0.2,), n_tasks: int = 150, n_agents: i
                 lv = projected_dmi_cluster(X, W, random_state=rng).labels
                 labels[suffix] = (lp, lv)
                 out["paper" + suffix][i, j] = np.mean(name_clusters(lp, X, gold=gold)[lp] == world)
-                out["variant" + suffix][i, j] = np.mean(name_clusters(lv, X, gold=gold)[lv]
-                                                        == world)
+                out["variant" + suffix][i, j] = np.mean(
+                    name_clusters(lv, X, gold=gold)[lv] == world
+                )
             if S is not None:
                 out["paper_same"][i, j] = same_partition(labels[""][0], labels["_s"][0])
                 out["variant_same"][i, j] = same_partition(labels[""][1], labels["_s"][1])
@@ -729,8 +791,9 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     return U[:, :r] * np.sqrt(A.shape[0])
 
 
-def kernel_embedding(A, k: int, *, bandwidth: float = 0.5,
-                     rank_tol: float | None = None) -> np.ndarray:
+def kernel_embedding(
+    A, k: int, *, bandwidth: float = 0.5, rank_tol: float | None = None
+) -> np.ndarray:
     """Top ``k - 1`` kernel principal components of the whitened data (beyond the paper).
 
     The Gaussian kernel ``K_ij = exp(-‖zᵢ - zⱼ‖² / (2h²))`` on ``Z = whiten(A)``
@@ -753,7 +816,7 @@ def kernel_embedding(A, k: int, *, bandwidth: float = 0.5,
     row = K.mean(axis=0)
     Kc = K - row[None, :] - row[:, None] + row.mean()
     w, V = np.linalg.eigh(Kc)
-    top = np.argsort(w)[::-1][:k - 1]
+    top = np.argsort(w)[::-1][: k - 1]
     return V[:, top] * np.sqrt(np.maximum(w[top], 0.0))
 
 
@@ -776,9 +839,14 @@ class KernelDMIResult:
     bandwidth: float
 
 
-def kernel_dmi_cluster(A, k: int | None = None, *, bandwidth: float = 0.5,
-                       random_state=None, rank_tol: float | None = None
-                       ) -> KernelDMIResult:
+def kernel_dmi_cluster(
+    A,
+    k: int | None = None,
+    *,
+    bandwidth: float = 0.5,
+    random_state=None,
+    rank_tol: float | None = None,
+) -> KernelDMIResult:
     """DMI-clustering in a kernel feature space (beyond the paper).
 
     Section 5: *"Another interesting future direction is to apply other clustering
@@ -810,13 +878,21 @@ def kernel_dmi_cluster(A, k: int | None = None, *, bandwidth: float = 0.5,
     Y = kernel_embedding(A, k, bandwidth=bandwidth, rank_tol=rank_tol)
     res = dmi_cluster(Y, random_state=random_state)
     if res.k != k:
-        raise ValueError(f"the kernel embedding spans {res.k - 1} dimension(s), not "
-                         f"k - 1 = {k - 1}: try another bandwidth (got {bandwidth})")
+        raise ValueError(
+            f"the kernel embedding spans {res.k - 1} dimension(s), not "
+            f"k - 1 = {k - 1}: try another bandwidth (got {bandwidth})"
+        )
     return KernelDMIResult(labels=res.labels, k=k, embedding=Y, bandwidth=float(bandwidth))
 
 
-def ring_states(n_tasks: int, *, core_radius: float = 0.06, ring_radius: float = 0.25,
-                width: float = 0.03, random_state=None):
+def ring_states(
+    n_tasks: int,
+    *,
+    core_radius: float = 0.06,
+    ring_radius: float = 0.25,
+    width: float = 0.03,
+    random_state=None,
+):
     """Task states that no linear partition separates (beyond the paper).
 
     Three states on the 3-option simplex: state 0 -- contested tasks, answers near
@@ -835,22 +911,28 @@ def ring_states(n_tasks: int, *, core_radius: float = 0.06, ring_radius: float =
     n = _int(n_tasks, "n_tasks", 1)
     rng = check_random_state(random_state)
     world = rng.integers(0, 3, size=n)
-    angle = np.where(world == 1, rng.uniform(0.2, 0.8, n),
-                     rng.uniform(1.2, 1.8, n)) * np.pi
-    radius = np.where(world == 0, core_radius * np.sqrt(rng.random(n)),
-                      ring_radius + width * rng.normal(size=n))
+    angle = np.where(world == 1, rng.uniform(0.2, 0.8, n), rng.uniform(1.2, 1.8, n)) * np.pi
+    radius = np.where(
+        world == 0, core_radius * np.sqrt(rng.random(n)), ring_radius + width * rng.normal(size=n)
+    )
     e1 = np.array([1.0, -1.0, 0.0]) / np.sqrt(2)
     e2 = np.array([1.0, 1.0, -2.0]) / np.sqrt(6)
-    states = 1 / 3 + np.outer(radius * np.cos(angle), e1) + np.outer(radius * np.sin(angle),
-                                                                     e2)
+    states = 1 / 3 + np.outer(radius * np.cos(angle), e1) + np.outer(radius * np.sin(angle), e2)
     if np.any(states < 0):
         raise ValueError("ring_radius + 3*width leaves the simplex: use smaller radii")
     return states, world
 
 
-def kernel_study(bandwidths, *, layouts=("ring", "cones"), n_tasks: int = 150,
-                 n_agents: int = 500, tasks_per_agent: int = 30, n_seeds: int = 15,
-                 random_state=0):
+def kernel_study(
+    bandwidths,
+    *,
+    layouts=("ring", "cones"),
+    n_tasks: int = 150,
+    n_agents: int = 500,
+    tasks_per_agent: int = 30,
+    n_seeds: int = 15,
+    random_state=0,
+):
     """Algorithm 1 against kernel DMI-clustering, per bandwidth (beyond the paper).
 
     ``"ring"``: :func:`ring_states` (not linearly separable).  ``"cones"``: three
@@ -879,18 +961,26 @@ def kernel_study(bandwidths, *, layouts=("ring", "cones"), n_tasks: int = 150,
             if lay == "ring":
                 states, world = ring_states(n_tasks, random_state=rng)
             else:
-                states, world = random_states(n_tasks, 3, kind="mixture", accuracy=0.6,
-                                              noise=0.3, random_state=rng, return_worlds=True)
-            rep = simulate_crowd(states, [truthful(3)] * n_agents,
-                                 tasks_per_agent=tasks_per_agent, random_state=rng)
+                states, world = random_states(
+                    n_tasks,
+                    3,
+                    kind="mixture",
+                    accuracy=0.6,
+                    noise=0.3,
+                    random_state=rng,
+                    return_worlds=True,
+                )
+            rep = simulate_crowd(
+                states, [truthful(3)] * n_agents, tasks_per_agent=tasks_per_agent, random_state=rng
+            )
             A, answered = rep.answer_matrix()
             A, world = A[answered], world[answered]
             paper[li, j] = matched_accuracy(dmi_cluster(A).labels, world)
             for b, h in enumerate(bandwidths):
                 kern[li, b, j] = matched_accuracy(
-                    kernel_dmi_cluster(A, 3, bandwidth=h).labels, world)
-    return {"bandwidth": bandwidths, "layouts": tuple(layouts), "paper": paper,
-            "kernel": kern}
+                    kernel_dmi_cluster(A, 3, bandwidth=h).labels, world
+                )
+    return {"bandwidth": bandwidths, "layouts": tuple(layouts), "paper": paper, "kernel": kern}
 
 
 # --------------------------------------------------------------------------- #
@@ -923,8 +1013,9 @@ def _task_values(task, value, n_tasks):
         raise ValueError("value must be finite")
     task = np.asarray(task)
     if task.shape != value.shape:
-        raise ValueError(f"task and value must have the same shape, got {task.shape} and "
-                         f"{value.shape}")
+        raise ValueError(
+            f"task and value must have the same shape, got {task.shape} and {value.shape}"
+        )
     n = int(task.max()) + 1 if n_tasks is None and task.size else (n_tasks or 0)
     task = check_labels(task, value.size, n, "task")
     counts = np.bincount(task, minlength=n)
@@ -934,8 +1025,7 @@ def _task_values(task, value, n_tasks):
     return task, value, n, counts
 
 
-def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None
-                    ) -> np.ndarray:
+def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None) -> np.ndarray:
     """Empirical raw moments of each task's answers (beyond the paper).
 
     Row ``t`` is ``(mean of r, mean of r², …, mean of r^degree)`` over the answers
@@ -962,8 +1052,12 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None
     degree = _int(degree, "degree", 1)
     task, value, n, counts = _task_values(task, value, n_tasks)
     powers = value[:, None] ** np.arange(1, degree + 1)
-    return np.stack([np.bincount(task, weights=powers[:, j], minlength=n)
-                     for j in range(degree)], axis=1) / counts[:, None]
+    return (
+        np.stack(
+            [np.bincount(task, weights=powers[:, j], minlength=n) for j in range(degree)], axis=1
+        )
+        / counts[:, None]
+    )
 
 
 def affine_moment_map(alpha: float, beta: float, degree: int = 2):
@@ -990,9 +1084,9 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
     T = np.zeros((degree, degree))
     b = np.zeros(degree)
     for j in range(1, degree + 1):
-        b[j - 1] = beta ** j
+        b[j - 1] = beta**j
         for i in range(1, j + 1):
-            T[i - 1, j - 1] = math.comb(j, i) * alpha ** i * beta ** (j - i)
+            T[i - 1, j - 1] = math.comb(j, i) * alpha**i * beta ** (j - i)
     return T, b
 
 
@@ -1012,15 +1106,15 @@ def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.nda
     task, value, n, counts = _task_values(task, value, n_tasks)
     edges = np.asarray(edges, dtype=float).ravel()
     if edges.size == 0 or np.any(np.diff(edges) <= 0):
-        raise ValueError(f"edges must be a non-empty increasing sequence, got "
-                         f"{edges.tolist()}")
+        raise ValueError(f"edges must be a non-empty increasing sequence, got {edges.tolist()}")
     C = edges.size + 1
     option = np.searchsorted(edges, value, side="right")
     return np.bincount(task * C + option, minlength=n * C).reshape(n, C) / counts[:, None]
 
 
-def continuous_dmi_cluster(task, value, *, degree: int = 2, n_tasks: int | None = None,
-                           random_state=None):
+def continuous_dmi_cluster(
+    task, value, *, degree: int = 2, n_tasks: int | None = None, random_state=None
+):
     """DMI-clustering of tasks answered on a continuous scale (beyond the paper).
 
     Section 5: *"This work focuses on discrete setting and we can also consider
@@ -1037,12 +1131,14 @@ def continuous_dmi_cluster(task, value, *, degree: int = 2, n_tasks: int | None 
         From :func:`dmi_lib.dmi_cluster`; ``k = rank`` of the moment vectors plus one
         (at most ``degree + 1``).
     """
-    return dmi_cluster(moment_features(task, value, degree=degree, n_tasks=n_tasks),
-                       random_state=random_state)
+    return dmi_cluster(
+        moment_features(task, value, degree=degree, n_tasks=n_tasks), random_state=random_state
+    )
 
 
-def simulate_continuous(n_tasks: int, reports_per_task: int, *, means, sds,
-                        task_spread: float = 0.03, random_state=None):
+def simulate_continuous(
+    n_tasks: int, reports_per_task: int, *, means, sds, task_spread: float = 0.03, random_state=None
+):
     """Tasks whose answers are numbers (beyond the paper).
 
     Task ``t`` has state ``w`` (uniform over ``len(means)`` states) and centre
@@ -1058,19 +1154,29 @@ def simulate_continuous(n_tasks: int, reports_per_task: int, *, means, sds,
     means = np.asarray(means, dtype=float).ravel()
     sds = np.asarray(sds, dtype=float).ravel()
     if means.shape != sds.shape or means.size == 0 or np.any(sds < 0):
-        raise ValueError(f"means and sds must be equal-length, sds >= 0; got "
-                         f"{means.tolist()} and {sds.tolist()}")
+        raise ValueError(
+            f"means and sds must be equal-length, sds >= 0; got {means.tolist()} and {sds.tolist()}"
+        )
     rng = check_random_state(random_state)
     world = rng.integers(0, means.size, size=n)
     centre = means[world] + task_spread * rng.normal(size=n)
     value = centre[:, None] + sds[world][:, None] * rng.normal(size=(n, m))
-    return ContinuousReports(task=np.repeat(np.arange(n), m), value=value.ravel(),
-                             world=world, n_tasks=n)
+    return ContinuousReports(
+        task=np.repeat(np.arange(n), m), value=value.ravel(), world=world, n_tasks=n
+    )
 
 
-def continuous_study(strategies, *, means=(0.3, 0.7, 0.5), sds=(0.08, 0.08, 0.25),
-                     edges=(1 / 3, 2 / 3), n_tasks: int = 150, reports_per_task: int = 50,
-                     n_seeds: int = 20, random_state=0):
+def continuous_study(
+    strategies,
+    *,
+    means=(0.3, 0.7, 0.5),
+    sds=(0.08, 0.08, 0.25),
+    edges=(1 / 3, 2 / 3),
+    n_tasks: int = 150,
+    reports_per_task: int = 50,
+    n_seeds: int = 20,
+    random_state=0,
+):
     """Bins (the paper's discrete method) against moments, per strategy (beyond the paper).
 
     For each seed one set of truthful answers is drawn (:func:`simulate_continuous`)
@@ -1093,12 +1199,16 @@ def continuous_study(strategies, *, means=(0.3, 0.7, 0.5), sds=(0.08, 0.08, 0.25
     n_seeds = _int(n_seeds, "n_seeds", 1)
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=n_seeds)
-    out = {"names": names, "binned": np.zeros((len(names), n_seeds)),
-           "moments": np.zeros((len(names), n_seeds))}
+    out = {
+        "names": names,
+        "binned": np.zeros((len(names), n_seeds)),
+        "moments": np.zeros((len(names), n_seeds)),
+    }
     with _small_problems():
         for j in range(n_seeds):
-            rep = simulate_continuous(n_tasks, reports_per_task, means=means, sds=sds,
-                                      random_state=seeds[j])
+            rep = simulate_continuous(
+                n_tasks, reports_per_task, means=means, sds=sds, random_state=seeds[j]
+            )
             for s, name in enumerate(names):
                 value = np.asarray(strategies[name](rep.value), dtype=float)
                 B = binned_features(rep.task, value, edges, n_tasks=rep.n_tasks)
@@ -1107,6 +1217,6 @@ def continuous_study(strategies, *, means=(0.3, 0.7, 0.5), sds=(0.08, 0.08, 0.25
                 else:
                     out["binned"][s, j] = matched_accuracy(dmi_cluster(B).labels, rep.world)
                 out["moments"][s, j] = matched_accuracy(
-                    continuous_dmi_cluster(rep.task, value, n_tasks=rep.n_tasks).labels,
-                    rep.world)
+                    continuous_dmi_cluster(rep.task, value, n_tasks=rep.n_tasks).labels, rep.world
+                )
     return out

@@ -116,8 +116,8 @@ def _rank_tol(rank_tol):
         raise TypeError(f"rank_tol must be a real number in [0, 1), got {rank_tol!r}")
     if not np.isfinite(rank_tol) or not 0 <= rank_tol < 1:
         raise ValueError(
-            f"rank_tol must be in [0, 1) (relative to the largest singular value), "
-            f"got {rank_tol!r}")
+            f"rank_tol must be in [0, 1) (relative to the largest singular value), got {rank_tol!r}"
+        )
     return float(rank_tol)
 
 
@@ -205,9 +205,9 @@ def _tall_r(Z: np.ndarray, root_w=None) -> np.ndarray:
     n, d = Z.shape
     R = np.zeros((0, d))
     for s0 in range(0, n, _QR_BLOCK):
-        block = Z[s0:s0 + _QR_BLOCK]
+        block = Z[s0 : s0 + _QR_BLOCK]
         if root_w is not None:
-            block = block * root_w[s0:s0 + _QR_BLOCK, None]
+            block = block * root_w[s0 : s0 + _QR_BLOCK, None]
         R = np.linalg.qr(np.vstack([R, block]), mode="r")
     return R
 
@@ -221,8 +221,7 @@ def _pow2_scale(A: np.ndarray) -> float:
     return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
 
 
-def prepare(A, rank_tol: float | None = None, *, min_k: int = 2,
-            sample_weight=None) -> Problem:
+def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=None) -> Problem:
     """Form ``[A 1]``, find its rank ``k`` and pick ``k`` independent columns.
 
     The columns ``L`` are the first ``k`` columns of ``[A 1]``, in order, that are
@@ -264,8 +263,9 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2,
     if n > 2 * d:
         # Tall data: the SVD of the small triangular factor R has the same singular
         # values and right vectors, at a fraction of the cost of a thin SVD of n rows.
-        _, sv, Vt = np.linalg.svd(_tall_r(centred, None if w is None else np.sqrt(wn)),
-                                  full_matrices=False)
+        _, sv, Vt = np.linalg.svd(
+            _tall_r(centred, None if w is None else np.sqrt(wn)), full_matrices=False
+        )
     else:
         if Z is None:
             Z = centred * np.sqrt(wn)[:, None]
@@ -278,7 +278,8 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2,
             f"all {rows} rows of A{' with positive sample_weight' if w is not None else ''}"
             f" are identical (rank([A 1]) = 1 at rank_tol={tol:g}; rows that differ by "
             f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
-            "DMI-clustering needs at least two distinct points")
+            "DMI-clustering needs at least two distinct points"
+        )
     Y = _times(centred, Vt[:r].T)  # = U_r Σ_r (unweighted: on the principal axes)
     columns = _choose_columns(Vt[:r], sv[:r], mean, total, tol)
     A_tilde = np.empty((n, k))
@@ -288,8 +289,17 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2,
         sv = sv * np.sqrt(w.max())
     with np.errstate(over="ignore"):
         sv = sv * s
-    return Problem(A=A, k=k, columns=columns, A_tilde=A_tilde, Y=Y,
-                   singular_values=sv, rank_tol=tol, weights=w, scale=s)
+    return Problem(
+        A=A,
+        k=k,
+        columns=columns,
+        A_tilde=A_tilde,
+        Y=Y,
+        singular_values=sv,
+        rank_tol=tol,
+        weights=w,
+        scale=s,
+    )
 
 
 def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
@@ -331,18 +341,27 @@ def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
 # --------------------------------------------------------------------------- #
 # Scores, D, idxmax
 # --------------------------------------------------------------------------- #
-def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int,
-                 weights=None) -> np.ndarray:
+def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int, weights=None) -> np.ndarray:
     """``CᵀÃ``: row ``c`` is the sum of the rows of ``Ã`` in cluster ``c``.
 
     With ``weights``, row ``i`` counts ``weights[i]`` times (``CᵀWÃ``).  Computed
     with one ``bincount`` per column (O(nk), no one-hot matrix).
     """
     if weights is None:
-        return np.stack([np.bincount(labels, weights=A_tilde[:, j], minlength=k)
-                         for j in range(A_tilde.shape[1])], axis=1)
-    return np.stack([np.bincount(labels, weights=A_tilde[:, j] * weights, minlength=k)
-                     for j in range(A_tilde.shape[1])], axis=1)
+        return np.stack(
+            [
+                np.bincount(labels, weights=A_tilde[:, j], minlength=k)
+                for j in range(A_tilde.shape[1])
+            ],
+            axis=1,
+        )
+    return np.stack(
+        [
+            np.bincount(labels, weights=A_tilde[:, j] * weights, minlength=k)
+            for j in range(A_tilde.shape[1])
+        ],
+        axis=1,
+    )
 
 
 def _slogdet(M):
@@ -359,8 +378,7 @@ def _score_and_D(problem: Problem, labels: np.ndarray):
     return sign, logabs, np.linalg.inv(M)
 
 
-def log_dmi_score(A, labels, *, rank_tol: float | None = None,
-                  sample_weight=None) -> float:
+def log_dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
     """``log DMI-S(C, A) = log|det(CᵀÃ)|``; ``-inf`` when ``CᵀÃ`` is singular.
 
     Use this rather than :func:`dmi_score` when ``n`` is large: the score grows like
@@ -372,8 +390,7 @@ def log_dmi_score(A, labels, *, rank_tol: float | None = None,
     return _score_and_D(problem, labels)[1]
 
 
-def dmi_score(A, labels, *, rank_tol: float | None = None,
-              sample_weight=None) -> float:
+def dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
     """DMI-score ``|det(CᵀÃ)|`` of a clustering (Algorithm 1).
 
     Parameters
@@ -402,8 +419,9 @@ def dmi_score(A, labels, *, rank_tol: float | None = None,
     8.0
     """
     with np.errstate(over="ignore"):  # a score beyond 1e308 is inf; see log_dmi_score
-        return float(np.exp(log_dmi_score(A, labels, rank_tol=rank_tol,
-                                          sample_weight=sample_weight)))
+        return float(
+            np.exp(log_dmi_score(A, labels, rank_tol=rank_tol, sample_weight=sample_weight))
+        )
 
 
 def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
@@ -446,8 +464,9 @@ def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
         raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
     if ties == "all":
         if current is not None:
-            raise ValueError("current= only applies to ties='first' (ties='all' returns "
-                             "every maximal entry)")
+            raise ValueError(
+                "current= only applies to ties='first' (ties='all' returns every maximal entry)"
+            )
         return M >= M.max(axis=1, keepdims=True) - tol
     labels = argmax_rows(M, current=current, tol=tol)
     out = np.zeros(M.shape, dtype=int)
@@ -499,7 +518,8 @@ def _G(problem: Problem, labels: np.ndarray):
     if D is None:
         raise ValueError(
             "CᵀÃ is singular for these labels (an empty cluster, or cluster means that "
-            "are affinely dependent): D = (CᵀÃ)⁻¹ does not exist")
+            "are affinely dependent): D = (CᵀÃ)⁻¹ does not exist"
+        )
     return problem.A_tilde @ D, D
 
 
@@ -507,8 +527,7 @@ def _partition_tol(G: np.ndarray, tol: float) -> float:
     return tol * max(1.0, float(np.abs(G).max()))
 
 
-def is_linearly_partitioned(A, labels, *, tol: float = 1e-9,
-                            rank_tol: float | None = None) -> bool:
+def is_linearly_partitioned(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
     """Theorem (linearly-partitioned): is ``C ∈ idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``?
 
     ``tol`` is relative to the largest entry of ``ÃD``.  Raises ``ValueError`` if
@@ -543,8 +562,7 @@ def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = No
     return 1.0 + G - G[rows, labels][:, None]
 
 
-def is_local_maximum(A, labels, *, tol: float = 1e-9,
-                     rank_tol: float | None = None) -> bool:
+def is_local_maximum(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
     """No single-row move increases ``|det(CᵀÃ)|`` (by more than a factor ``1+tol``)."""
     tol = check_tol(tol)
     problem = prepare(A, rank_tol)
@@ -569,7 +587,8 @@ def assign(A, D, columns) -> np.ndarray:
     if len(columns) != k or min(columns) < 0 or max(columns) > A.shape[1]:
         raise ValueError(
             f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
-            f"got {columns}")
+            f"got {columns}"
+        )
     A_aug = np.hstack([A, np.ones((A.shape[0], 1))])
     return np.argmax(A_aug[:, columns] @ D, axis=1)
 
@@ -647,15 +666,23 @@ class DMIResult:
         return np.bincount(self.labels, minlength=self.k)
 
 
-def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool,
-            **extra) -> DMIResult:
+def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool, **extra) -> DMIResult:
     sign, logabs, D = _score_and_D(problem, labels)
     if D is None:  # solvers never return a singular clustering; guard anyway
         raise RuntimeError(f"solver {method!r} returned a clustering with singular CᵀÃ")
-    return DMIResult(labels=labels.astype(np.intp), k=problem.k, log_score=logabs, D=D,
-                     columns=problem.columns, method=method, exact=exact,
-                     rank_tol=problem.rank_tol, singular_values=problem.singular_values,
-                     sign=sign, **extra)
+    return DMIResult(
+        labels=labels.astype(np.intp),
+        k=problem.k,
+        log_score=logabs,
+        D=D,
+        columns=problem.columns,
+        method=method,
+        exact=exact,
+        rank_tol=problem.rank_tol,
+        singular_values=problem.singular_values,
+        sign=sign,
+        **extra,
+    )
 
 
 _METHODS = ("auto", "exact", "k-cofactors", "brute-force")
@@ -667,9 +694,17 @@ def _check_method(method):
     return method
 
 
-def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
-                rank_tol: float | None = None, init="paper", max_iter: int = 300,
-                sample_weight=None) -> DMIResult:
+def dmi_cluster(
+    A,
+    *,
+    method: str = "auto",
+    n_init: int = 10,
+    random_state=None,
+    rank_tol: float | None = None,
+    init="paper",
+    max_iter: int = 300,
+    sample_weight=None,
+) -> DMIResult:
     """DMI-clustering: maximise ``|det(CᵀÃ)|`` over hard clusterings (Algorithm 1).
 
     Parameters
@@ -743,18 +778,29 @@ def dmi_cluster(A, *, method: str = "auto", n_init: int = 10, random_state=None,
     [0, 0, 1]
     """
     _check_method(method)
-    return _solve(prepare(A, rank_tol, sample_weight=sample_weight), method=method,
-                  n_init=n_init, random_state=random_state, init=init,
-                  max_iter=max_iter)
+    return _solve(
+        prepare(A, rank_tol, sample_weight=sample_weight),
+        method=method,
+        n_init=n_init,
+        random_state=random_state,
+        init=init,
+        max_iter=max_iter,
+    )
 
 
 def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
     """The rows ``keep`` of a prepared problem (same ``k``, columns and axes)."""
-    return Problem(A=problem.A[keep], k=problem.k, columns=problem.columns,
-                   A_tilde=problem.A_tilde[keep], Y=problem.Y[keep],
-                   singular_values=problem.singular_values, rank_tol=problem.rank_tol,
-                   weights=None if problem.weights is None else problem.weights[keep],
-                   scale=problem.scale)
+    return Problem(
+        A=problem.A[keep],
+        k=problem.k,
+        columns=problem.columns,
+        A_tilde=problem.A_tilde[keep],
+        Y=problem.Y[keep],
+        singular_values=problem.singular_values,
+        rank_tol=problem.rank_tol,
+        weights=None if problem.weights is None else problem.weights[keep],
+        scale=problem.scale,
+    )
 
 
 def _without_zero_weights(problem: Problem, solver) -> DMIResult:
@@ -765,55 +811,93 @@ def _without_zero_weights(problem: Problem, solver) -> DMIResult:
     labels = np.empty(problem.n, dtype=np.intp)
     labels[keep] = res.labels
     labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
-    out = _result(problem, labels, res.method, res.exact, n_iter=res.n_iter,
-                  converged=res.converged, cycled=res.cycled)
+    out = _result(
+        problem,
+        labels,
+        res.method,
+        res.exact,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        cycled=res.cycled,
+    )
     out.info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
     return out
 
 
-def _solve(problem: Problem, *, method: str = "auto", n_init: int = 10,
-           random_state=None, init="paper", max_iter: int = 300) -> DMIResult:
+def _solve(
+    problem: Problem,
+    *,
+    method: str = "auto",
+    n_init: int = 10,
+    random_state=None,
+    init="paper",
+    max_iter: int = 300,
+) -> DMIResult:
     """:func:`dmi_cluster` on a prepared problem (callers that already prepared
     ``A`` -- the K-DMI mechanism -- skip a second rank decomposition)."""
     _check_method(method)
     if problem.weights is not None and not np.all(problem.weights > 0):
         if not isinstance(init, str):
             init = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
-        return _without_zero_weights(problem, lambda sub: _solve(
-            sub, method=method, n_init=n_init, random_state=random_state, init=init,
-            max_iter=max_iter))
+        return _without_zero_weights(
+            problem,
+            lambda sub: _solve(
+                sub,
+                method=method,
+                n_init=n_init,
+                random_state=random_state,
+                init=init,
+                max_iter=max_iter,
+            ),
+        )
     from . import exact as _exact
 
     k, n = problem.k, problem.n
     if method in ("auto", "exact"):
         if k == 2:
-            return _result(problem, _exact._mean_split_labels(problem), "exact-1d", True,
-                           info={"auto_reason": "k = 2: split at the mean, O(n)"})
+            return _result(
+                problem,
+                _exact._mean_split_labels(problem),
+                "exact-1d",
+                True,
+                info={"auto_reason": "k = 2: split at the mean, O(n)"},
+            )
         if k == 3:
             labels, info = _exact._cones(problem)
             info["auto_reason"] = "k = 3: three cones at the mean, O(n log n)"
             return _result(problem, labels, "exact-2d", True, info=info)
         if k ** (n - 1) <= AUTO_BRUTE_FORCE_LIMIT:
-            return _result(problem, _exact._brute_force_labels(problem), "brute-force",
-                           True, info={"auto_reason": (
-                               f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
-                               f"{AUTO_BRUTE_FORCE_LIMIT} labelings")})
+            return _result(
+                problem,
+                _exact._brute_force_labels(problem),
+                "brute-force",
+                True,
+                info={
+                    "auto_reason": (
+                        f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
+                        f"{AUTO_BRUTE_FORCE_LIMIT} labelings"
+                    )
+                },
+            )
         if method == "exact":
             raise ValueError(
                 f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
                 "exact solvers cover k = 2 (points on a line), k = 3 (points in a plane) "
                 f"and brute force for k**(n-1) <= {AUTO_BRUTE_FORCE_LIMIT}; "
-                "use method='k-cofactors' (a guaranteed local maximum)")
+                "use method='k-cofactors' (a guaranteed local maximum)"
+            )
     if method == "brute-force":
         return _result(problem, _exact._brute_force_labels(problem), "brute-force", True)
     from . import kcofactors as _kc
 
-    res = _kc._k_cofactors_result(problem, n_init=n_init, random_state=random_state,
-                                  init=init, max_iter=max_iter)
+    res = _kc._k_cofactors_result(
+        problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
+    )
     if method == "auto":
         res.info["auto_reason"] = (
             f"k = {k} > 3 and k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver "
-            "applies; k-cofactors, a local maximum")
+            "applies; k-cofactors, a local maximum"
+        )
     return res
 
 
@@ -840,7 +924,7 @@ def distinct_rows(A):
     size = int(code.max()) + 1 if n else 0
     for j in range(1, d):
         c, u = pd.factorize(A[:, j])
-        if size * len(u) >= 2 ** 62:  # keep the combined code in int64
+        if size * len(u) >= 2**62:  # keep the combined code in int64
             code, uniq = pd.factorize(code)
             size = len(uniq)
         code = code * len(u) + c
@@ -868,11 +952,22 @@ def _cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
         w = np.bincount(inverse, weights=sw, minlength=index.size)
     res = dmi_cluster(A[index], sample_weight=w, **kw)
     info = {**res.info, "n_distinct_rows": int(index.size)}
-    return DMIResult(labels=res.labels[inverse], k=res.k, log_score=res.log_score,
-                     D=res.D, columns=res.columns, method=res.method, exact=res.exact,
-                     n_iter=res.n_iter, converged=res.converged, cycled=res.cycled,
-                     rank_tol=res.rank_tol, singular_values=res.singular_values,
-                     sign=res.sign, info=info)
+    return DMIResult(
+        labels=res.labels[inverse],
+        k=res.k,
+        log_score=res.log_score,
+        D=res.D,
+        columns=res.columns,
+        method=res.method,
+        exact=res.exact,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        cycled=res.cycled,
+        rank_tol=res.rank_tol,
+        singular_values=res.singular_values,
+        sign=res.sign,
+        info=info,
+    )
 
 
 class DMIClustering:
@@ -903,8 +998,16 @@ class DMIClustering:
     True
     """
 
-    def __init__(self, *, method: str = "auto", n_init: int = 10, random_state=None,
-                 rank_tol: float | None = None, init="paper", max_iter: int = 300):
+    def __init__(
+        self,
+        *,
+        method: str = "auto",
+        n_init: int = 10,
+        random_state=None,
+        rank_tol: float | None = None,
+        init="paper",
+        max_iter: int = 300,
+    ):
         self.method = method
         self.n_init = n_init
         self.random_state = random_state
@@ -913,8 +1016,7 @@ class DMIClustering:
         self.max_iter = max_iter
 
     def get_params(self, deep: bool = True) -> dict:
-        names = [p for p in inspect.signature(type(self).__init__).parameters
-                 if p != "self"]
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
         return {p: getattr(self, p) for p in names}
 
     def set_params(self, **params):
@@ -931,10 +1033,16 @@ class DMIClustering:
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster the rows of ``X`` (``sample_weight``: see :func:`dmi_cluster`)."""
-        res = dmi_cluster(X, method=self.method, n_init=self.n_init,
-                          random_state=self.random_state, rank_tol=self.rank_tol,
-                          init=self.init, max_iter=self.max_iter,
-                          sample_weight=sample_weight)
+        res = dmi_cluster(
+            X,
+            method=self.method,
+            n_init=self.n_init,
+            random_state=self.random_state,
+            rank_tol=self.rank_tol,
+            init=self.init,
+            max_iter=self.max_iter,
+            sample_weight=sample_weight,
+        )
         self.result_ = res
         self.labels_ = res.labels
         self.n_clusters_ = res.k
@@ -958,5 +1066,6 @@ class DMIClustering:
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but the estimator was fitted with "
-                f"{self.n_features_in_}")
+                f"{self.n_features_in_}"
+            )
         return assign(X, self.D_, self.columns_)

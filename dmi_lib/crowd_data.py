@@ -57,8 +57,12 @@ PRELEC_STUDIES = {
 
 #: Elicitation formats of Hosseini et al. (2021): own report - prediction of the others.
 HOSSEINI_TREATMENTS = {
-    1: "Top-None", 2: "Top-Top", 3: "Top-Rank",
-    4: "Rank-None", 5: "Rank-Top", 6: "Rank-Rank",
+    1: "Top-None",
+    2: "Top-Top",
+    3: "Top-Rank",
+    4: "Rank-None",
+    5: "Rank-Top",
+    6: "Rank-Rank",
 }
 
 _MULTI_TASK = ("bluebirds", "dog", "face", "rte", "temp", "weather_cf", "wsd")
@@ -107,8 +111,10 @@ class CrowdDataset:
 
     def __repr__(self) -> str:
         pred = ", with predictions" if "prediction" in self.answers else ""
-        return (f"CrowdDataset({self.name!r}: {self.n_tasks} tasks, {self.n_workers} "
-                f"workers, {len(self.answers)} answers, options {self.options}{pred})")
+        return (
+            f"CrowdDataset({self.name!r}: {self.n_tasks} tasks, {self.n_workers} "
+            f"workers, {len(self.answers)} answers, options {self.options}{pred})"
+        )
 
 
 # --------------------------------------------------------------------------- #
@@ -140,14 +146,17 @@ def _read_bytes(*parts) -> bytes:
     data = _path(*parts).read_bytes()
     expected = _manifest().get(rel)
     if expected is None:
-        raise ValueError(f"data file {rel!r} is not listed in dmi_lib/data/{_MANIFEST}; "
-                         "the shipped data cannot be verified")
+        raise ValueError(
+            f"data file {rel!r} is not listed in dmi_lib/data/{_MANIFEST}; "
+            "the shipped data cannot be verified"
+        )
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise ValueError(
             f"data file dmi_lib/data/{rel} is corrupt or modified: SHA-256 {actual} does "
             f"not match the shipped {expected} ({len(data)} bytes read); reinstall "
-            "dmi_lib or restore the file")
+            "dmi_lib or restore the file"
+        )
     return data
 
 
@@ -214,16 +223,16 @@ def _load_zheng(name):
 def _load_snow(name):
     # Snow et al. (EMNLP 2008) standardised TSV: the gold label is repeated per row.
     d = _read_csv(name, f"{name}.standardized.tsv", sep="\t")
-    answers = d.rename(columns={"orig_id": "task", "!amt_worker_ids": "worker",
-                                "response": "label"})
+    answers = d.rename(
+        columns={"orig_id": "task", "!amt_worker_ids": "worker", "response": "label"}
+    )
     gold = _per_task_gold(answers, "gold")
     return answers[["task", "worker", "label"]], gold
 
 
 def _load_cf():
     # CF.csv has no header: worker, task, label, gold (gold repeated per row).
-    d = _read_csv("weather_cf", "CF.csv", header=None,
-                  names=["worker", "task", "label", "gold"])
+    d = _read_csv("weather_cf", "CF.csv", header=None, names=["worker", "task", "label", "gold"])
     gold = _per_task_gold(d, "gold")
     return d[["task", "worker", "label"]], gold
 
@@ -234,10 +243,15 @@ def _load_prelec(study):
         raise ValueError(f"study must be one of {list(PRELEC_STUDIES)}, got {study!r}")
     d = _read_csv("prelec2017_sp", f"study{key}.csv")
     cols = list(PRELEC_STUDIES[key])
-    task = d[cols].astype(str).agg(" | ".join, axis=1) if len(cols) > 1 \
-        else d[cols[0]].astype(str)
-    answers = pd.DataFrame({"task": task, "worker": d["subject"], "label": d["own"],
-                            "prediction": d["meta"].astype(float)})
+    task = d[cols].astype(str).agg(" | ".join, axis=1) if len(cols) > 1 else d[cols[0]].astype(str)
+    answers = pd.DataFrame(
+        {
+            "task": task,
+            "worker": d["subject"],
+            "label": d["own"],
+            "prediction": d["meta"].astype(float),
+        }
+    )
     gold = _per_task_gold(answers.assign(gold=d["actual"]), "gold")
     return answers, gold
 
@@ -251,13 +265,17 @@ def _treatments(treatment):
     for t in items:
         if isinstance(t, str) and t.lower() in by_name:
             out.append(by_name[t.lower()])
-        elif (isinstance(t, (int, np.integer)) and not isinstance(t, bool)
-              and int(t) in HOSSEINI_TREATMENTS):
+        elif (
+            isinstance(t, (int, np.integer))
+            and not isinstance(t, bool)
+            and int(t) in HOSSEINI_TREATMENTS
+        ):
             out.append(int(t))
         else:
             raise ValueError(
                 f"unknown treatment {t!r}: use one of {sorted(HOSSEINI_TREATMENTS)} or "
-                f"their names {list(HOSSEINI_TREATMENTS.values())}, or None for all")
+                f"their names {list(HOSSEINI_TREATMENTS.values())}, or None for all"
+            )
     if not out:
         raise ValueError("treatment is an empty list; use None for all treatments")
     return sorted(set(out))
@@ -272,11 +290,15 @@ def _load_hosseini(treatment):
     own = resp.map(lambda r: r[0][0])
     pred = resp.map(lambda r: r[1][0] if r[1] else None)
     task = d["domain"].astype(str) + ":" + d["question"].map("{:02d}".format)
-    answers = pd.DataFrame({
-        "task": task, "worker": d["workerId"], "label": own.astype(np.int64),
-        "prediction": pd.array(pred.tolist(), dtype="Int64"),
-        "treatment": d["treatment"],
-    }).reset_index(drop=True)
+    answers = pd.DataFrame(
+        {
+            "task": task,
+            "worker": d["workerId"],
+            "label": own.astype(np.int64),
+            "prediction": pd.array(pred.tolist(), dtype="Int64"),
+            "treatment": d["treatment"],
+        }
+    ).reset_index(drop=True)
     if answers["prediction"].isna().all():
         answers = answers.drop(columns="prediction")
     opts = d.assign(task=task).groupby("task", sort=True)["options"].first()
@@ -387,8 +409,17 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
     else:
         answers, gold, task_options = _load_hosseini(treatment)
     answers = answers.reset_index(drop=True)
-    options = _options(answers, gold) if task_options is None else \
-        sorted({o for opts in task_options for o in opts})
-    return CrowdDataset(name=label, answers=answers, gold=gold, options=options,
-                        citation=_citation(provenance), provenance=provenance,
-                        task_options=task_options)
+    options = (
+        _options(answers, gold)
+        if task_options is None
+        else sorted({o for opts in task_options for o in opts})
+    )
+    return CrowdDataset(
+        name=label,
+        answers=answers,
+        gold=gold,
+        options=options,
+        citation=_citation(provenance),
+        provenance=provenance,
+        task_options=task_options,
+    )

@@ -193,7 +193,8 @@ class PaperData:
             return values[attr]
         raise AttributeError(
             f"paper data {self.__dict__.get('name', '?')!r} has no field {attr!r}; "
-            f"fields: {', '.join(values)}")
+            f"fields: {', '.join(values)}"
+        )
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self.values))
@@ -201,8 +202,9 @@ class PaperData:
     def __repr__(self) -> str:
         parts = []
         for key, val in self.values.items():
-            parts.append(f"{key}{tuple(val.shape)}" if isinstance(val, np.ndarray)
-                         else f"{key}={val!r}")
+            parts.append(
+                f"{key}{tuple(val.shape)}" if isinstance(val, np.ndarray) else f"{key}={val!r}"
+            )
         return f"PaperData({self.name!r}: {', '.join(parts)})"
 
 
@@ -214,8 +216,11 @@ def _frozen(x) -> np.ndarray:
 
 # Each entry: (source, description, builder returning the field dict).
 def _affine():
-    return {"A": _frozen(_parse(_AFFINE_A)), "T": _frozen(_parse(_AFFINE_T)),
-            "b": _frozen(_parse(_AFFINE_B))}
+    return {
+        "A": _frozen(_parse(_AFFINE_A)),
+        "T": _frozen(_parse(_AFFINE_T)),
+        "b": _frozen(_parse(_AFFINE_B)),
+    }
 
 
 def _kcofactors():
@@ -229,28 +234,36 @@ def _svsd():
 def _example1():
     states = _parse(_EXAMPLE1_STATES_PCT) / 100.0
     state_prior = np.full(3, 1.0 / 3.0)
-    return {"states": _frozen(states), "state_prior": _frozen(state_prior),
-            # Equal state probabilities: the prior is the plain mean of the states.
-            "prior": _frozen(states.mean(axis=0)),
-            "prior_printed": _frozen(_parse(_EXAMPLE1_PRIOR_PRINTED_PCT) / 100.0),
-            "options": _OPTIONS}
+    return {
+        "states": _frozen(states),
+        "state_prior": _frozen(state_prior),
+        # Equal state probabilities: the prior is the plain mean of the states.
+        "prior": _frozen(states.mean(axis=0)),
+        "prior_printed": _frozen(_parse(_EXAMPLE1_PRIOR_PRINTED_PCT) / 100.0),
+        "options": _OPTIONS,
+    }
 
 
 def _example2():
-    return {"signals": _frozen(np.eye(3)), "S": _frozen(_parse(_EXAMPLE2_S)),
-            "options": _OPTIONS}
+    return {"signals": _frozen(np.eye(3)), "S": _frozen(_parse(_EXAMPLE2_S)), "options": _OPTIONS}
 
 
 def _intro():
-    return {"feedback": _frozen(_parse(_INTRO_FEEDBACK_PCT) / 100.0),
-            "prior": _frozen(_parse(_INTRO_PRIOR_PCT) / 100.0),
-            "options": _OPTIONS, "plurality_answer": "good", "sp_answer": "so so"}
+    return {
+        "feedback": _frozen(_parse(_INTRO_FEEDBACK_PCT) / 100.0),
+        "prior": _frozen(_parse(_INTRO_PRIOR_PCT) / 100.0),
+        "options": _OPTIONS,
+        "plurality_answer": "good",
+        "sp_answer": "so so",
+    }
 
 
 def _cycle():
-    return {"A": _frozen(_parse(_CYCLE_A)),
-            # The two clusterings the batch iteration alternates between (0-based).
-            "orbit": ((0, 0, 1, 1, 2), (2, 0, 2, 1, 2))}
+    return {
+        "A": _frozen(_parse(_CYCLE_A)),
+        # The two clusterings the batch iteration alternates between (0-based).
+        "orbit": ((0, 0, 1, 1, 2), (2, 0, 2, 1, 2)),
+    }
 
 
 _REGISTRY = {
@@ -260,19 +273,22 @@ _REGISTRY = {
         "7 points in the plane (A, 7x2), an invertible 2x2 matrix T and a shift "
         "b = [.05, .02]: the clustering of A and of A @ T + b agree (Theorem, "
         "affine-invariant).",
-        _affine),
+        _affine,
+    ),
     "kcofactors": (
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'An empirical run "
         "of k-cofactors in Figure 5' (Figure 5 = fig:empirical)",
         "30 points in the plane (A, 30x2) on which the paper runs k-cofactors "
         "(Algorithm 2) from C <- idxmax(Ã - mean(Ã)).",
-        _kcofactors),
+        _kcofactors,
+    ),
     "svsd": (
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'DMI-clustering "
         "in Figure 8' (Figure 8 = fig:svsd)",
         "20 tasks' answer distributions over 3 options (A, 20x3, rows sum to 1 up to "
         "8-decimal rounding): DMI-clustering vs surprisingly popular.",
-        _svsd),
+        _svsd,
+    ),
     "example1": (
         "Introduction, Example 1 (Example 1.1 in the compiled paper)",
         "Feedback distribution under each ground-truth state 'good', 'so so', 'bad' "
@@ -280,18 +296,21 @@ _REGISTRY = {
         "the resulting prior (their mean) and the prior as printed, ~(52.7, 39.3, 8)% "
         "(prior_printed). Surprisingly popular answers 'bad' for both the 'so so' and "
         "the 'bad' state.",
-        _example1),
+        _example1,
+    ),
     "example2": (
         "Introduction, Example 2 (Example 1.2 in the compiled paper)",
         "Honest signal distributions: the identity (signals, rows = states); every "
         "agent reports through the row-stochastic strategy matrix S, which turns them "
         "into Example 1's distributions (signals @ S).",
-        _example2),
+        _example2,
+    ),
     "intro": (
         "Introduction, paragraph on plurality vote and surprisingly popular",
         "Feedback (56%, 40%, 4%) against the prior (70%, 26%, 4%): plurality answers "
         "'good', surprisingly popular answers 'so so' (40/26 > 56/70, 4/4).",
-        _intro),
+        _intro,
+    ),
     "cycle": (
         "NOT from the paper: a case constructed for this book",
         "A case where the paper's batch iteration cycles: 5 points in the plane on "
@@ -299,12 +318,14 @@ _REGISTRY = {
         "rule), started at the paper's C <- idxmax(Ã - mean(Ã)), alternates between "
         "the two clusterings in 'orbit' (exact arithmetic; the second step passes "
         "through an exact tie, so floating point may break it either way).",
-        _cycle),
+        _cycle,
+    ),
 }
 
 #: Name -> one-line description (source: description) of each data set.
 PAPER_DATA: Mapping[str, str] = MappingProxyType(
-    {name: f"{src}: {desc}" for name, (src, desc, _) in _REGISTRY.items()})
+    {name: f"{src}: {desc}" for name, (src, desc, _) in _REGISTRY.items()}
+)
 
 
 def paper_data_names() -> tuple:
@@ -375,7 +396,8 @@ def load_paper_data(name: str) -> PaperData:
         source, description, build = _REGISTRY[name]
     except KeyError:
         raise ValueError(
-            f"unknown paper data set {name!r}; valid names: "
-            f"{', '.join(_REGISTRY)}") from None
-    return PaperData(name=name, source=source, description=description,
-                     values=MappingProxyType(build()))
+            f"unknown paper data set {name!r}; valid names: {', '.join(_REGISTRY)}"
+        ) from None
+    return PaperData(
+        name=name, source=source, description=description, values=MappingProxyType(build())
+    )

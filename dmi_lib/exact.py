@@ -66,14 +66,18 @@ import numbers
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .core import (Problem, _result, _score_and_D, _without_zero_weights,
-                   argmax_rows, prepare)
+from .core import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 # The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
 from .linear_partitions import linear_partition_optimum  # noqa: E402
 
-__all__ = ["brute_force", "cone_partition", "linear_partition_optimum", "mean_split",
-           "DEFAULT_MAX_LABELINGS"]
+__all__ = [
+    "brute_force",
+    "cone_partition",
+    "linear_partition_optimum",
+    "mean_split",
+    "DEFAULT_MAX_LABELINGS",
+]
 
 #: Default cap on ``k ** (n - 1)`` for :func:`brute_force`: ~0.1-0.3 s for k <= 4
 #: (closed-form determinants), ~2 s for k = 5 on the 2-core development machine.
@@ -171,9 +175,9 @@ def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
             f"mean_split needs the rows of A on a line (k = rank([A 1]) = 2), got "
             f"k = {problem.k} for A of shape {problem.A.shape} at "
             f"rank_tol={problem.rank_tol:g}; use cone_partition for k = 3 or "
-            "dmi_lib.dmi_cluster in general")
-    return _exact_result(problem, lambda p: _result(p, _mean_split_labels(p),
-                                                    "exact-1d", True))
+            "dmi_lib.dmi_cluster in general"
+        )
+    return _exact_result(problem, lambda p: _result(p, _mean_split_labels(p), "exact-1d", True))
 
 
 def _exact_result(problem: Problem, solver):
@@ -225,8 +229,8 @@ def _max_area_triangle_chords(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     for d0 in range(1, dmax + 1, width):
         w = min(width, dmax + 1 - d0)
         # Chords from every vertex i to i + δ, δ in d0..d0+w-1: shape (m, w), no copy.
-        Ex = sliding_window_view(Xd, w)[d0:d0 + m] - X[:, None]
-        Ey = sliding_window_view(Yd, w)[d0:d0 + m] - Y[:, None]
+        Ex = sliding_window_view(Xd, w)[d0 : d0 + m] - X[:, None]
+        Ey = sliding_window_view(Yd, w)[d0 : d0 + m] - Y[:, None]
         psi = _pseudo_angle(-Ex, -Ey)
         t = np.searchsorted(theta, psi)
         near = (theta_next[t] - psi < _ANGLE_ATOL) | (psi - theta_prev[t] < _ANGLE_ATOL)
@@ -265,8 +269,9 @@ def _best_third(X3, Y3, theta, a, b, lo, hi):
     ex, ey = X3.take(b) - xa, Y3.take(b) - ya
     psi = _pseudo_angle(-ex, -ey)
     t = np.searchsorted(theta, psi)  # support vertex mod m: edge t-1 turns less
-    near = ((theta.take(t, mode="wrap") - psi) % 4.0 < _ANGLE_ATOL) | \
-        ((psi - theta.take(t - 1, mode="wrap")) % 4.0 < _ANGLE_ATOL)
+    near = ((theta.take(t, mode="wrap") - psi) % 4.0 < _ANGLE_ATOL) | (
+        (psi - theta.take(t - 1, mode="wrap")) % 4.0 < _ANGLE_ATOL
+    )
     # Unroll into (b, b + m]: the arc from b forward to a (+ m).
     t += m * ((b - t) // m + 1)
     top = np.maximum(lo, hi)
@@ -309,8 +314,7 @@ def _chain_caps(X3, Y3, ex, ey, i, j):
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (dx * e2y - dy * e2x) / turn
     short = j - i <= 1  # a vertex or an edge: its ends suffice
-    ok = short | ((turn > 0) & np.isfinite(s) & (s >= 0)
-                  & (e1x * dx + e1y * dy > 0) & (j - i < m))
+    ok = short | ((turn > 0) & np.isfinite(s) & (s >= 0) & (e1x * dx + e1y * dy > 0) & (j - i < m))
     s = np.where(ok & ~short, s, 0.0)  # no cap: the caller ignores these points
     qx, qy = pi_x + s * e1x, pi_y + s * e1y
     return (np.stack([pi_x, pj_x, qx], axis=1), np.stack([pi_y, pj_y, qy], axis=1), ok)
@@ -326,10 +330,12 @@ def _bound(X3, Y3, ex, ey, ranges, pieces: int = 1):
     corners = []
     for lo, hi in ranges:
         cuts = [lo + ((hi - lo) * j) // pieces for j in range(pieces + 1)]
-        xs, ys, oks = zip(*(_chain_caps(X3, Y3, ex, ey, cuts[j], cuts[j + 1])
-                            for j in range(pieces)))
-        corners.append((np.concatenate(xs, axis=1), np.concatenate(ys, axis=1),
-                        np.logical_and.reduce(oks)))
+        xs, ys, oks = zip(
+            *(_chain_caps(X3, Y3, ex, ey, cuts[j], cuts[j + 1]) for j in range(pieces))
+        )
+        corners.append(
+            (np.concatenate(xs, axis=1), np.concatenate(ys, axis=1), np.logical_and.reduce(oks))
+        )
     (ax, ay, oka), (bx, by, okb), (cx, cy, okc) = corners
     ux = bx[:, None, :, None] - ax[:, :, None, None]
     uy = by[:, None, :, None] - ay[:, :, None, None]
@@ -392,8 +398,9 @@ def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
             # Finer caps while the runs are few and long (a few thousand corner
             # triples per run), plain caps once they are many and short.
             pieces = 8 if lo.size <= 64 else 1
-            bound = _bound(X3, Y3, ex, ey, ((lo + 1, hi - 1), (B[lo], B[hi]),
-                                            (Cc[lo], Cc[hi])), pieces)
+            bound = _bound(
+                X3, Y3, ex, ey, ((lo + 1, hi - 1), (B[lo], B[hi]), (Cc[lo], Cc[hi])), pieces
+            )
             keep = bound >= best_area * (1.0 - _BOUND_RTOL)
             lo, hi = lo[keep], hi[keep]
         if not lo.size:
@@ -446,11 +453,17 @@ def _cones(problem: Problem):
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
         raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
-    edges = np.stack([np.bincount(ray, weights=Yv[:, 0], minlength=m),
-                      np.bincount(ray, weights=Yv[:, 1], minlength=m)], axis=1)
+    edges = np.stack(
+        [
+            np.bincount(ray, weights=Yv[:, 0], minlength=m),
+            np.bincount(ray, weights=Yv[:, 1], minlength=m),
+        ],
+        axis=1,
+    )
     P = np.vstack([np.zeros((1, 2)), np.cumsum(edges, axis=0)[:-1]])
-    area, (a, b, c) = _max_area_triangle(np.ascontiguousarray(P[:, 0]),
-                                         np.ascontiguousarray(P[:, 1]), theta)
+    area, (a, b, c) = _max_area_triangle(
+        np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]), theta
+    )
     if not area > 0:
         raise RuntimeError("the 2-D solver found no triangle of positive area")
     # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1.
@@ -536,7 +549,9 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
             f"cone_partition needs the rows of A to span a plane (k = rank([A 1]) = 3), "
             f"got k = {problem.k} for A of shape {problem.A.shape} at "
             f"rank_tol={problem.rank_tol:g}; use mean_split for k = 2 or "
-            "dmi_lib.dmi_cluster in general")
+            "dmi_lib.dmi_cluster in general"
+        )
+
     def solve(p):
         labels, info = _cones(p)
         return _result(p, labels, "exact-2d", True, info=info)
@@ -548,8 +563,11 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
 # Any k, tiny n: brute force
 # --------------------------------------------------------------------------- #
 def _check_max_labelings(max_labelings) -> int:
-    if (isinstance(max_labelings, bool) or not isinstance(max_labelings, numbers.Integral)
-            or max_labelings < 1):
+    if (
+        isinstance(max_labelings, bool)
+        or not isinstance(max_labelings, numbers.Integral)
+        or max_labelings < 1
+    ):
         raise ValueError(f"max_labelings must be a positive integer, got {max_labelings!r}")
     return int(max_labelings)
 
@@ -564,15 +582,24 @@ def _det(M: np.ndarray) -> np.ndarray:
     if k == 2:
         return a[0][0] * a[1][1] - a[0][1] * a[1][0]
     if k == 3:
-        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
-                - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+        return (
+            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+        )
     if k == 4:  # Laplace expansion along the first two rows (2 × 2 minors)
+
         def m2(r, s, i, j):
             return a[r][i] * a[s][j] - a[s][i] * a[r][j]
-        return (m2(0, 1, 0, 1) * m2(2, 3, 2, 3) - m2(0, 1, 0, 2) * m2(2, 3, 1, 3)
-                + m2(0, 1, 0, 3) * m2(2, 3, 1, 2) + m2(0, 1, 1, 2) * m2(2, 3, 0, 3)
-                - m2(0, 1, 1, 3) * m2(2, 3, 0, 2) + m2(0, 1, 2, 3) * m2(2, 3, 0, 1))
+
+        return (
+            m2(0, 1, 0, 1) * m2(2, 3, 2, 3)
+            - m2(0, 1, 0, 2) * m2(2, 3, 1, 3)
+            + m2(0, 1, 0, 3) * m2(2, 3, 1, 2)
+            + m2(0, 1, 1, 2) * m2(2, 3, 0, 3)
+            - m2(0, 1, 1, 3) * m2(2, 3, 0, 2)
+            + m2(0, 1, 2, 3) * m2(2, 3, 0, 1)
+        )
     return np.linalg.det(M)
 
 
@@ -586,8 +613,10 @@ def _sum_table(E: np.ndarray, rows) -> np.ndarray:
     return T
 
 
-def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABELINGS,
-                        ) -> np.ndarray:
+def _brute_force_labels(
+    problem: Problem,
+    max_labelings: int = DEFAULT_MAX_LABELINGS,
+) -> np.ndarray:
     """Enumerate all ``k**(n-1)`` labelings (row 0 fixed in cluster 0) and keep the
     first, in base-k counting order, with the largest ``|det(CᵀÃ)|``.
 
@@ -602,7 +631,8 @@ def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABEL
         raise ValueError(
             f"brute force would enumerate k**(n-1) = {k}**{n - 1} = {total} labelings "
             f"(n = {n} rows, k = {k} clusters), more than max_labelings = "
-            f"{max_labelings}; use an exact solver for k <= 3 or k-cofactors")
+            f"{max_labelings}; use an exact solver for k <= 3 or k-cofactors"
+        )
     # Work in X = [Y/s 1]: an invertible affine image of Ã (Theorem 2.2: every det
     # is multiplied by one constant, same argmax), centred and scaled so that an
     # offset or the data's magnitude cannot cost precision or overflow.
@@ -614,12 +644,12 @@ def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABEL
         X *= (problem.weights / problem.weights.max())[:, None]
     E = np.einsum("cd,ij->icdj", np.eye(k), X)  # E[i, c]: row i's term in cluster c
     r = min(n - 1, max(1, int(np.log(_BRUTE_CHUNK) / np.log(k)) // 2 + 1))
-    low = _sum_table(E, range(n - r, n)) + E[0, 0]   # rows n-r..n-1, plus row 0 in 0
-    high = _sum_table(E, range(1, n - r))            # rows 1..n-r-1
+    low = _sum_table(E, range(n - r, n)) + E[0, 0]  # rows n-r..n-1, plus row 0 in 0
+    high = _sum_table(E, range(1, n - r))  # rows 1..n-r-1
     per_chunk = max(1, _BRUTE_CHUNK // low.shape[0])
     best_val, best_code = -np.inf, None
     for h0 in range(0, high.shape[0], per_chunk):
-        dets = np.abs(_det(high[h0:h0 + per_chunk, None] + low[None]))
+        dets = np.abs(_det(high[h0 : h0 + per_chunk, None] + low[None]))
         j = int(np.argmax(dets))
         if dets.flat[j] > best_val:
             best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
@@ -631,8 +661,13 @@ def _brute_force_labels(problem: Problem, max_labelings: int = DEFAULT_MAX_LABEL
     return _first_appearance(labels, k)
 
 
-def brute_force(A, *, rank_tol: float | None = None,
-                max_labelings: int = DEFAULT_MAX_LABELINGS, sample_weight=None):
+def brute_force(
+    A,
+    *,
+    rank_tol: float | None = None,
+    max_labelings: int = DEFAULT_MAX_LABELINGS,
+    sample_weight=None,
+):
     """Exact DMI-clustering by enumerating every hard clustering (any ``k``, tiny ``n``).
 
     Algorithm 1 taken literally: try all ``C ∈ 𝒞`` and keep the one with the largest
@@ -672,6 +707,13 @@ def brute_force(A, *, rank_tol: float | None = None,
     """
     max_labelings = _check_max_labelings(max_labelings)
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
-    return _exact_result(problem, lambda p: _result(
-        p, _brute_force_labels(p, max_labelings), "brute-force", True,
-        info={"n_labelings": p.k ** (p.n - 1)}))
+    return _exact_result(
+        problem,
+        lambda p: _result(
+            p,
+            _brute_force_labels(p, max_labelings),
+            "brute-force",
+            True,
+            info={"n_labelings": p.k ** (p.n - 1)},
+        ),
+    )

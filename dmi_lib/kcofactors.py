@@ -86,6 +86,7 @@ _BLOCK_UNLIMITED_BLAS = 1 << 18
 #: Problems with fewer rows run in one thread, in the caller's BLAS setting.
 _PARALLEL_MIN_ROWS = 1 << 16
 
+
 def _compiled_min_rows() -> float:
     """``DMI_LIB_COMPILED_MIN_ROWS`` (an integer) or ``inf``: see below."""
     raw = os.environ.get("DMI_LIB_COMPILED_MIN_ROWS", "").strip()
@@ -94,8 +95,9 @@ def _compiled_min_rows() -> float:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, "
-                         f"got {raw!r}") from None
+        raise ValueError(
+            f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, got {raw!r}"
+        ) from None
     if value < 0:
         raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be >= 0, got {value}")
     return value
@@ -169,8 +171,7 @@ def _check_int(value, name: str, minimum: int) -> int:
 def _check_init(init, n: int, k: int):
     if isinstance(init, str):
         if init not in _INITS:
-            raise ValueError(f"init must be one of {_INITS} or an array of labels, "
-                             f"got {init!r}")
+            raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
         return init
     return check_labels(init, n, k, "init")
 
@@ -266,8 +267,9 @@ def _workers(n: int):
     cannot be limited; then the blocks are made large and run in turn.  Yields
     ``(pool or None, block_size)``.
     """
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1)
+    cpus = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
     if _MAX_WORKERS is not None:
         cpus = min(cpus, _MAX_WORKERS)
     ctl = _blas_controller() if n >= _PARALLEL_MIN_ROWS else None
@@ -326,16 +328,16 @@ class _Bounds:
 class _Sweep(NamedTuple):
     """What one pass over the rows found (see :meth:`_Engine.sweep`)."""
 
-    moved: int            # rows whose cluster is more than tol below their maximum
-    V: np.ndarray         # Σ (e_tgt − e_src) xᵢᵀ over them: (k, k), or by gap
-                          # bucket (nb, k, k); with new_sums CᵀX of the new labels
+    moved: int  # rows whose cluster is more than tol below their maximum
+    V: np.ndarray  # Σ (e_tgt − e_src) xᵢᵀ over them: (k, k), or by gap
+    # bucket (nb, k, k); with new_sums CᵀX of the new labels
     counts: np.ndarray | None  # rows per gap bucket
-    idx: np.ndarray | None     # the rows (global indices), their targets, sources,
-    tgt: np.ndarray | None     # gaps and gap buckets, if collected
+    idx: np.ndarray | None  # the rows (global indices), their targets, sources,
+    tgt: np.ndarray | None  # gaps and gap buckets, if collected
     src: np.ndarray | None
     gap: np.ndarray | None
     bucket: np.ndarray | None
-    hdelta: int           # change of the label fingerprint if they all move
+    hdelta: int  # change of the label fingerprint if they all move
     margin: np.ndarray | None
 
 
@@ -359,8 +361,7 @@ class _Engine:
         n, k = problem.n, problem.k
         self.n, self.k = n, k
         r = k - 1
-        scale = (problem.singular_values[:r] / problem.scale
-                 / math.sqrt(problem.total_weight))
+        scale = problem.singular_values[:r] / problem.scale / math.sqrt(problem.total_weight)
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
         self.Xt = np.empty((k, n))
@@ -414,8 +415,11 @@ class _Engine:
             M = np.empty((k, k))
             for j in range(k - 1):
                 M[:, j] = np.bincount(lab, weights=self.Xt[j, s:e], minlength=k)
-            M[:, -1] = (np.bincount(lab, weights=self.Xt[-1, s:e], minlength=k)
-                        if self.weighted else np.bincount(lab, minlength=k))
+            M[:, -1] = (
+                np.bincount(lab, weights=self.Xt[-1, s:e], minlength=k)
+                if self.weighted
+                else np.bincount(lab, minlength=k)
+            )
             return M
 
         parts = self._map(part)
@@ -453,8 +457,20 @@ class _Engine:
         return int((self._hash_weights[idx] * delta).sum(dtype=np.uint64))
 
     # ---- the hot loop: rows not in idxmax(XD) ------------------------------ #
-    def sweep(self, D, labels, tol, *, rows=None, margins=False, collect=False,
-              buckets=False, hashes=False, out=None, new_sums=False) -> _Sweep:
+    def sweep(
+        self,
+        D,
+        labels,
+        tol,
+        *,
+        rows=None,
+        margins=False,
+        collect=False,
+        buckets=False,
+        hashes=False,
+        out=None,
+        new_sums=False,
+    ) -> _Sweep:
         """One pass over the rows (or over ``rows``) at ``D``.
 
         Finds the rows whose cluster is more than ``tol`` below their row's maximum
@@ -474,19 +490,42 @@ class _Engine:
         k = self.k
         if new_sums and (out is None or rows is not None or buckets):
             raise ValueError("new_sums needs a full pass that writes the labels (out)")
-        if (rows is None and out is not None and out is not labels
-                and labels.dtype == out.dtype == np.int32
-                and not (collect or buckets or margins)
-                and self.n >= _COMPILED_MIN_ROWS and not self.weighted):
+        if (
+            rows is None
+            and out is not None
+            and out is not labels
+            and labels.dtype == out.dtype == np.int32
+            and not (collect or buckets or margins)
+            and self.n >= _COMPILED_MIN_ROWS
+            and not self.weighted
+        ):
             fused = _compiled.kernels(k)
             if fused is not None:  # the same pass, fused (see dmi_lib._compiled)
-                moved, V, hd = fused.sweep(self.Xt, np.ascontiguousarray(D), labels,
-                                           float(tol), out, bool(new_sums))
-                return _Sweep(int(moved), V, None, None, None, None, None, None,
-                              int(hd) if hashes else 0, None)
-        if (rows is None and out is None and collect and buckets and not hashes
-                and labels.dtype == np.intp and self.n >= _COMPILED_MIN_ROWS
-                and not self.weighted):
+                moved, V, hd = fused.sweep(
+                    self.Xt, np.ascontiguousarray(D), labels, float(tol), out, bool(new_sums)
+                )
+                return _Sweep(
+                    int(moved),
+                    V,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    int(hd) if hashes else 0,
+                    None,
+                )
+        if (
+            rows is None
+            and out is None
+            and collect
+            and buckets
+            and not hashes
+            and labels.dtype == np.intp
+            and self.n >= _COMPILED_MIN_ROWS
+            and not self.weighted
+        ):
             fused = _compiled.kernels(k)
             if fused is not None:  # the ascent's full pass, fused
                 return self._screen(fused.screen, D, labels, tol, margins)
@@ -497,7 +536,7 @@ class _Engine:
         weighted = self.weighted
 
         def kernel(Xs, lab, l1, base, ridx):
-            G = DT @ Xs                       # (XD)ᵀ of the block, shape (k, B)
+            G = DT @ Xs  # (XD)ᵀ of the block, shape (k, B)
             width = G.shape[1]
             # Reductions over the short axis 0 of a C-ordered (k, B) block run as k
             # vectorised passes; the argmax is needed only for the rows that move.
@@ -526,14 +565,17 @@ class _Engine:
                     xh = Xs.take(hit, axis=1)
                     V = np.empty((k, nb * k))
                     for j in range(k - 1):
-                        V[j] = (np.bincount(kt, weights=xh[j], minlength=nb * k)
-                                - np.bincount(ks, weights=xh[j], minlength=nb * k))
+                        V[j] = np.bincount(kt, weights=xh[j], minlength=nb * k) - np.bincount(
+                            ks, weights=xh[j], minlength=nb * k
+                        )
                     if weighted:
-                        V[-1] = (np.bincount(kt, weights=xh[-1], minlength=nb * k)
-                                 - np.bincount(ks, weights=xh[-1], minlength=nb * k))
+                        V[-1] = np.bincount(kt, weights=xh[-1], minlength=nb * k) - np.bincount(
+                            ks, weights=xh[-1], minlength=nb * k
+                        )
                     else:
-                        V[-1] = (np.bincount(kt, minlength=nb * k)
-                                 - np.bincount(ks, minlength=nb * k))
+                        V[-1] = np.bincount(kt, minlength=nb * k) - np.bincount(
+                            ks, minlength=nb * k
+                        )
                     V = V.reshape(k, nb, k).transpose(1, 2, 0)
                     counts = np.bincount(bkt, minlength=nb)
                 elif not new_sums:
@@ -542,10 +584,10 @@ class _Engine:
                     xh = Xs.take(hit, axis=1)
                     P = np.empty((k, k, k))  # column, target, source
                     for j in range(k - 1):
-                        P[j] = np.bincount(key, weights=xh[j],
-                                           minlength=k * k).reshape(k, k)
-                    P[-1] = np.bincount(key, weights=xh[-1] if weighted else None,
-                                        minlength=k * k).reshape(k, k)
+                        P[j] = np.bincount(key, weights=xh[j], minlength=k * k).reshape(k, k)
+                    P[-1] = np.bincount(
+                        key, weights=xh[-1] if weighted else None, minlength=k * k
+                    ).reshape(k, k)
                     V = (P.sum(axis=2) - P.sum(axis=1)).T
                 if collect and gap is None:
                     gap = hi_h - cur.take(hit)
@@ -554,16 +596,15 @@ class _Engine:
                     hd = int((hw.take(glob) * delta).sum(dtype=np.uint64))
             if out is not None:
                 if ridx is None and out is not labels:
-                    out[base:base + width] = lab
+                    out[base : base + width] = lab
                 if h:
                     out[glob] = tgt
             if new_sums:
-                new = out[base:base + width]
+                new = out[base : base + width]
                 V = np.empty((k, k))
                 for j in range(k - 1):
                     V[:, j] = np.bincount(new, weights=Xs[j], minlength=k)
-                V[:, -1] = np.bincount(new, weights=Xs[-1] if weighted else None,
-                                       minlength=k)
+                V[:, -1] = np.bincount(new, weights=Xs[-1] if weighted else None, minlength=k)
             margin = None
             if l1 is not None:
                 # Margin to the best *other* cluster: hide the current entry.
@@ -573,16 +614,20 @@ class _Engine:
             return h, V, counts, glob, tgt, src, gap, bkt, hd, margin
 
         if rows is None:
+
             def part(s, e):
-                return kernel(self.Xt[:, s:e], labels[s:e],
-                              self.row_l1[s:e] if want_margin else None, s, None)
+                return kernel(
+                    self.Xt[:, s:e], labels[s:e], self.row_l1[s:e] if want_margin else None, s, None
+                )
+
             spans = self.blocks
         else:
+
             def part(s, e):
                 r = rows[s:e]
                 return kernel(self.Xt.take(r, axis=1), labels.take(r), None, 0, r)
-            spans = [(s, min(s + self.block, rows.size))
-                     for s in range(0, rows.size, self.block)]
+
+            spans = [(s, min(s + self.block, rows.size)) for s in range(0, rows.size, self.block)]
         parts = self._map(part, spans)
         moved = sum(p[0] for p in parts)
         shape = (nb, k, k) if buckets else (k, k)
@@ -605,8 +650,18 @@ class _Engine:
             return np.concatenate([p[j] for p in got])
 
         margin = np.concatenate([p[9] for p in parts]) if want_margin else None
-        return _Sweep(moved, V, counts, cat(3), cat(4), cat(5), cat(6),
-                      cat(7) if buckets else None, hd % 2**64, margin)
+        return _Sweep(
+            moved,
+            V,
+            counts,
+            cat(3),
+            cat(4),
+            cat(5),
+            cat(6),
+            cat(7) if buckets else None,
+            hd % 2**64,
+            margin,
+        )
 
     def _screen(self, screen, D, labels, tol, margins) -> _Sweep:
         """:meth:`sweep` over all rows with ``collect`` and ``buckets``, by the
@@ -616,18 +671,37 @@ class _Engine:
         idx, tgt, src, bkt = (np.empty(n, np.intp) for _ in range(4))
         gap = np.empty(n)
         margin = np.empty(n)  # written in any case (see dmi_lib._numba_kernels)
-        found, V, counts = screen(self.Xt, np.ascontiguousarray(D), labels,
-                                  float(tol), self.row_l1, margin, idx, tgt, src,
-                                  gap, bkt)
+        found, V, counts = screen(
+            self.Xt,
+            np.ascontiguousarray(D),
+            labels,
+            float(tol),
+            self.row_l1,
+            margin,
+            idx,
+            tgt,
+            src,
+            gap,
+            bkt,
+        )
         chunk = -(-n // _compiled._CHUNKS)
         runs = [slice(c * chunk, c * chunk + f) for c, f in enumerate(found.tolist())]
 
         def gather(a):
             return np.concatenate([a[r] for r in runs])
 
-        return _Sweep(int(found.sum()), V.reshape(_N_BUCKETS, self.k, self.k), counts,
-                      gather(idx), gather(tgt), gather(src), gather(gap), gather(bkt), 0,
-                      margin if margins else None)
+        return _Sweep(
+            int(found.sum()),
+            V.reshape(_N_BUCKETS, self.k, self.k),
+            counts,
+            gather(idx),
+            gather(tgt),
+            gather(src),
+            gather(gap),
+            gather(bkt),
+            0,
+            margin if margins else None,
+        )
 
     def assign(self, D, labels, tol) -> np.ndarray:
         """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2): new labels."""
@@ -699,11 +773,9 @@ class _Engine:
         while passes < max_passes:
             tol = self.tie_tol(D)
             if bounds.valid(D, tol):
-                sw = self.sweep(D, labels, tol, rows=bounds.watch, collect=True,
-                                buckets=True)
+                sw = self.sweep(D, labels, tol, rows=bounds.watch, collect=True, buckets=True)
             elif settling:
-                sw = self.sweep(D, labels, tol, margins=True, collect=True,
-                                buckets=True)
+                sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=True)
                 bounds.reset(D, sw.margin)
             else:  # D still moves a lot: margins would not survive the next step
                 sw = self.sweep(D, labels, tol, collect=True, buckets=True)
@@ -724,7 +796,7 @@ class _Engine:
                 b, dM = self._line_search(sw.V, sw.counts, D, tol)
                 if b is None:
                     best = int(np.argmax(sw.gap))
-                    moves += self._sequential(sw.idx[best:best + 1], labels, M, D, tol)
+                    moves += self._sequential(sw.idx[best : best + 1], labels, M, D, tol)
                 else:
                     sel = sw.bucket <= b
                     labels[sw.idx[sel]] = sw.tgt[sel]
@@ -802,8 +874,11 @@ class _Engine:
         # With the compiled pass a full pass costs less than scanning the watched
         # rows with numpy does: the margin bounds would not pay.  It reads and
         # writes int32 labels (the pass is bound by memory traffic for small k).
-        compiled = (self.n >= _COMPILED_MIN_ROWS and not self.weighted
-                    and _compiled.kernels(self.k) is not None)
+        compiled = (
+            self.n >= _COMPILED_MIN_ROWS
+            and not self.weighted
+            and _compiled.kernels(self.k) is not None
+        )
         if compiled:
             st = _State(st.labels.astype(np.int32), st.M, st.D, st.logabs, st.sign)
         best = st
@@ -820,8 +895,7 @@ class _Engine:
         # compiled pass the first step sums afresh, which is as cheap as the probe).
         dense = compiled
         if self.n >= _BOUNDS_MIN_ROWS and not compiled:
-            probe = self.sweep(st.D, st.labels, self.tie_tol(st.D),
-                               rows=self._arange(self.n)[::64])
+            probe = self.sweep(st.D, st.labels, self.tie_tol(st.D), rows=self._arange(self.n)[::64])
             dense = 2 * probe.moved * 64 > self.n
         while it < max_iter:
             tol = self.tie_tol(st.D)
@@ -829,19 +903,16 @@ class _Engine:
             fresh = False
             if bounds is not None and bounds.valid(st.D, tol):
                 np.copyto(out, st.labels)
-                sw = self.sweep(st.D, st.labels, tol, rows=bounds.watch, hashes=True,
-                                out=out)
+                sw = self.sweep(st.D, st.labels, tol, rows=bounds.watch, hashes=True, out=out)
             elif bounds is not None and bounds.settling:
-                sw = self.sweep(st.D, st.labels, tol, margins=True, hashes=True,
-                                out=out)
+                sw = self.sweep(st.D, st.labels, tol, margins=True, hashes=True, out=out)
                 bounds.reset(st.D, sw.margin)
             else:
                 # When most rows move, summing CᵀX afresh beats gathering the
                 # movers; the periodic refresh (against drift) is done by the
                 # same pass too.
                 fresh = dense or (it + 1) % _REFRESH == 0
-                sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out,
-                                new_sums=fresh)
+                sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out, new_sums=fresh)
                 if bounds is not None and sw.moved:
                     bounds.invalidate()
             dense = 2 * sw.moved > self.n
@@ -871,23 +942,29 @@ class _Engine:
             seen[h] = it
         info["batch_iterations"] = it
         if best.labels.dtype != np.intp:
-            best = _State(best.labels.astype(np.intp), best.M, best.D, best.logabs,
-                          best.sign)
+            best = _State(best.labels.astype(np.intp), best.M, best.D, best.logabs, best.sign)
         return best
 
     def run(self, labels, max_iter: int) -> dict:
         """Batch phase (the paper's iteration), then the monotone ascent."""
-        info = {"batch_iterations": 0, "single_moves": 0, "single_move_passes": 0,
-                "repaired": False, "repair_moves": 0, "singular_step": False,
-                "cycled": False, "cycle_length": None, "batch_converged": False}
+        info = {
+            "batch_iterations": 0,
+            "single_moves": 0,
+            "single_move_passes": 0,
+            "repaired": False,
+            "repair_moves": 0,
+            "singular_step": False,
+            "cycled": False,
+            "cycle_length": None,
+            "batch_converged": False,
+        }
         st = self.state(labels)
         if st.D is None:  # an init with an empty cluster or dependent means
             labels, info["repair_moves"] = self.make_nonsingular(labels)
             info["repaired"] = True
             st = self.state(labels)
         best = self.batch(st, max_iter, info)
-        batch_capped = not (info["batch_converged"] or info["cycled"]
-                            or info["singular_step"])
+        batch_capped = not (info["batch_converged"] or info["cycled"] or info["singular_step"])
         # Resume from the best state seen, with CᵀX summed afresh (no drift).
         final, passes, moves, conv = self.ascent(self.state(best.labels), max_iter)
         info["single_move_passes"] = passes
@@ -897,8 +974,9 @@ class _Engine:
         return info
 
 
-def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
-                        init="paper", max_iter: int = 300) -> DMIResult:
+def _k_cofactors_result(
+    problem: Problem, *, n_init: int = 1, random_state=None, init="paper", max_iter: int = 300
+) -> DMIResult:
     """k-cofactors on a prepared problem; the entry point of ``dmi_cluster``."""
     n_init = _check_int(n_init, "n_init", 1)
     max_iter = _check_int(max_iter, "max_iter", 1)
@@ -927,25 +1005,49 @@ def _k_cofactors_result(problem: Problem, *, n_init: int = 1, random_state=None,
             runs.append(info)
             del st, labels
     win = runs[best]
-    res = _result(problem, win_state.labels, "k-cofactors", False,
-                  n_iter=win["batch_iterations"] + win["single_move_passes"],
-                  converged=win["converged"], cycled=win["cycled"])
+    res = _result(
+        problem,
+        win_state.labels,
+        "k-cofactors",
+        False,
+        n_iter=win["batch_iterations"] + win["single_move_passes"],
+        converged=win["converged"],
+        cycled=win["cycled"],
+    )
     # Log-scores of all restarts in the paper's Ã (X differs by a constant factor).
     offset = res.log_score - win_state.logabs
-    keys = ("init", "batch_iterations", "single_moves", "single_move_passes",
-            "repaired", "repair_moves", "singular_step", "cycled", "cycle_length",
-            "batch_converged", "converged")
-    res.info = {**{key: win[key] for key in keys},
-                "best_restart": best,
-                "restart_log_scores": [float(run["logabs"] + offset)
-                                       for run in runs],
-                "restarts": [{key: run[key] for key in keys} for run in runs]}
+    keys = (
+        "init",
+        "batch_iterations",
+        "single_moves",
+        "single_move_passes",
+        "repaired",
+        "repair_moves",
+        "singular_step",
+        "cycled",
+        "cycle_length",
+        "batch_converged",
+        "converged",
+    )
+    res.info = {
+        **{key: win[key] for key in keys},
+        "best_restart": best,
+        "restart_log_scores": [float(run["logabs"] + offset) for run in runs],
+        "restarts": [{key: run[key] for key in keys} for run in runs],
+    }
     return res
 
 
-def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
-                max_iter: int = 300, rank_tol: float | None = None,
-                sample_weight=None) -> DMIResult:
+def k_cofactors(
+    A,
+    *,
+    init="paper",
+    n_init: int = 1,
+    random_state=None,
+    max_iter: int = 300,
+    rank_tol: float | None = None,
+    sample_weight=None,
+) -> DMIResult:
     """DMI-clustering by k-cofactors, guaranteed to end at a local maximum.
 
     Runs the paper's k-cofactors iteration (Algorithm 2): start from
@@ -1041,11 +1143,15 @@ def k_cofactors(A, *, init="paper", n_init: int = 1, random_state=None,
         init = _check_init(init, problem.n, problem.k)
         if not isinstance(init, str):
             init = init[problem.weights > 0]
-        return _without_zero_weights(problem, lambda sub: _k_cofactors_result(
-            sub, n_init=n_init, random_state=random_state, init=init,
-            max_iter=max_iter))
-    return _k_cofactors_result(problem, n_init=n_init, random_state=random_state,
-                               init=init, max_iter=max_iter)
+        return _without_zero_weights(
+            problem,
+            lambda sub: _k_cofactors_result(
+                sub, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
+            ),
+        )
+    return _k_cofactors_result(
+        problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
+    )
 
 
 # --------------------------------------------------------------------------- #
@@ -1081,13 +1187,16 @@ def _replay_init(problem, init, k, who):
     if not isinstance(init, str):
         return init
     if init == "random":
-        raise ValueError(f"{who} replays a deterministic run: init must be 'paper', "
-                         "'sp' or an array of labels, got 'random'")
+        raise ValueError(
+            f"{who} replays a deterministic run: init must be 'paper', "
+            "'sp' or an array of labels, got 'random'"
+        )
     return _paper_init(problem) if init == "paper" else _sp_init(problem)
 
 
-def k_cofactors_history(A, *, init="paper", max_iter: int = 50,
-                        rank_tol: float | None = None) -> list[KCofactorsStep]:
+def k_cofactors_history(
+    A, *, init="paper", max_iter: int = 50, rank_tol: float | None = None
+) -> list[KCofactorsStep]:
     """States of the paper's plain k-cofactors iteration (Algorithm 2), no repair.
 
     Starts from ``init`` and applies ``C ← idxmax(ÃD)``, ``D = (CᵀÃ)⁻¹``, recording
@@ -1164,16 +1273,19 @@ def _planar_defect(A, labels):
     area2 = abs(np.linalg.det(np.hstack([means, np.ones((3, 1))])))
     scale = max(float(np.abs(means - means.mean(axis=0)).max()), 1e-300) ** 2
     if not area2 > 1e-12 * scale:
-        return ("the 3 cluster means are collinear: the partition of Algorithm 3 "
-                "(and D = (CᵀÃ)⁻¹) does not exist"), None
+        return (
+            "the 3 cluster means are collinear: the partition of Algorithm 3 "
+            "(and D = (CᵀÃ)⁻¹) does not exist"
+        ), None
     return None, means
 
 
 def _planar(A, labels):
     A = check_matrix(A)
     if A.shape[1] != 2:
-        raise ValueError(f"Algorithm 3 is for points in the plane: A must have 2 "
-                         f"columns, got shape {A.shape}")
+        raise ValueError(
+            f"Algorithm 3 is for points in the plane: A must have 2 columns, got shape {A.shape}"
+        )
     labels = check_labels(labels, A.shape[0], 3)
     defect, means = _planar_defect(A, labels)
     if defect:
@@ -1295,9 +1407,11 @@ def k_cofactors_2d(A, *, init="paper", max_iter: int = 50) -> list[np.ndarray]:
     """
     problem = prepare(A)
     if problem.A.shape[1] != 2 or problem.k != 3:
-        raise ValueError(f"Algorithm 3 needs points in the plane that are not collinear "
-                         f"(rank([A 1]) = 3), got shape {problem.A.shape} with "
-                         f"rank([A 1]) = {problem.k}")
+        raise ValueError(
+            f"Algorithm 3 needs points in the plane that are not collinear "
+            f"(rank([A 1]) = 3), got shape {problem.A.shape} with "
+            f"rank([A 1]) = {problem.k}"
+        )
     max_iter = _check_int(max_iter, "max_iter", 0)
     labels = _replay_init(problem, init, 3, "k_cofactors_2d")
     out = [labels]

@@ -44,9 +44,15 @@ from scipy.optimize import linprog
 
 from .core import _result, cluster_sums, prepare
 
-__all__ = ["linear_partitions", "linear_partition_optimum", "fans_at_mean",
-           "paper_bound", "arrangement_bound", "count_labelings",
-           "DEFAULT_MAX_PARTITIONS"]
+__all__ = [
+    "linear_partitions",
+    "linear_partition_optimum",
+    "fans_at_mean",
+    "paper_bound",
+    "arrangement_bound",
+    "count_labelings",
+    "DEFAULT_MAX_PARTITIONS",
+]
 
 #: Refuse to keep more than this many partial labelings (prefixes) at one time.
 DEFAULT_MAX_PARTITIONS = 200_000
@@ -70,20 +76,30 @@ def _witness(At: np.ndarray, labels: np.ndarray, k: int):
     """
     n = len(labels)
     others = np.array([[c for c in range(k) if c != lab] for lab in labels])
-    G = np.zeros((n, k - 1, k, k))              # [row, other, column c, entry j]
+    G = np.zeros((n, k - 1, k, k))  # [row, other, column c, entry j]
     rows, slots = np.arange(n)[:, None], np.arange(k - 1)[None]
     G[rows, slots, others] += At[:, None, :]
     G[rows, slots, labels[:, None]] -= At[:, None, :]
     A_ub = np.hstack([G.reshape(-1, k * k), np.ones((n * (k - 1), 1))])
-    res = linprog(np.r_[np.zeros(k * k), -1.0], A_ub=A_ub, b_ub=np.zeros(len(A_ub)),
-                  bounds=[(-1, 1)] * (k * k) + [(None, 1)], method="highs")
+    res = linprog(
+        np.r_[np.zeros(k * k), -1.0],
+        A_ub=A_ub,
+        b_ub=np.zeros(len(A_ub)),
+        bounds=[(-1, 1)] * (k * k) + [(None, 1)],
+        method="highs",
+    )
     if res.status == 0 and -res.fun > _MARGIN_TOL:
-        return res.x[:-1].reshape(k, k).T       # column c is d_c
+        return res.x[:-1].reshape(k, k).T  # column c is d_c
     return None
 
 
-def linear_partitions(A, *, rank_tol: float | None = None, nonempty: bool = True,
-                      max_partitions: int = DEFAULT_MAX_PARTITIONS):
+def linear_partitions(
+    A,
+    *,
+    rank_tol: float | None = None,
+    nonempty: bool = True,
+    max_partitions: int = DEFAULT_MAX_PARTITIONS,
+):
     """Every strict linear partition of the rows of ``A`` (Corollary 2.5).
 
     A clustering is a linear partition when it equals ``argmax_c ã_i·d_c`` for some
@@ -150,21 +166,22 @@ def linear_partitions(A, *, rank_tol: float | None = None, nonempty: bool = True
             g = row @ D
             free = int(np.argmax(g))
             strict = np.sort(g)[-2] < g[free] - _MARGIN_TOL if k > 1 else True
-            if strict and free >= used:         # a new cluster: name it `used`
+            if strict and free >= used:  # a new cluster: name it `used`
                 perm = np.arange(k)
                 perm[[free, used]] = perm[[used, free]]
                 D, free = D[:, perm], used
             for c in range(min(used + 1, k)):
                 if strict and c == free:
-                    grown[lab + (c,)] = D        # the parent's D realises it
+                    grown[lab + (c,)] = D  # the parent's D realises it
                     continue
-                W = _witness(At[:m + 1], np.array(lab + (c,)), k)
+                W = _witness(At[: m + 1], np.array(lab + (c,)), k)
                 if W is not None:
                     grown[lab + (c,)] = W
         if len(grown) > max_partitions:
             raise ValueError(
                 f"more than max_partitions = {max_partitions} linear partitions of "
-                f"the first {m + 1} of n = {n} rows (k = {k}); use a smaller n")
+                f"the first {m + 1} of n = {n} rows (k = {k}); use a smaller n"
+            )
         frontier = grown
     keep = [lab for lab in frontier if not nonempty or len(set(lab)) == k]
     labels = np.array(sorted(keep), dtype=np.intp).reshape(len(keep), n)
@@ -173,8 +190,9 @@ def linear_partitions(A, *, rank_tol: float | None = None, nonempty: bool = True
     return labels, witnesses.reshape(-1, k, k)
 
 
-def linear_partition_optimum(A, *, rank_tol: float | None = None,
-                             max_partitions: int = DEFAULT_MAX_PARTITIONS):
+def linear_partition_optimum(
+    A, *, rank_tol: float | None = None, max_partitions: int = DEFAULT_MAX_PARTITIONS
+):
     """Exact DMI-clustering for small ``n`` and any ``k``: the best linear partition.
 
     Corollary 2.5's algorithm: enumerate the linear partitions
@@ -221,8 +239,9 @@ def linear_partition_optimum(A, *, rank_tol: float | None = None,
     k = problem.k
     M = np.stack([cluster_sums(problem.A_tilde, lab, k) for lab in labels])
     best = int(np.argmax(np.abs(np.linalg.det(M))))
-    return _result(problem, labels[best], "linear-partitions", True,
-                   info={"n_partitions": len(labels)})
+    return _result(
+        problem, labels[best], "linear-partitions", True, info={"n_partitions": len(labels)}
+    )
 
 
 def _canonical(labels: np.ndarray) -> tuple:
@@ -270,8 +289,7 @@ def fans_at_mean(A) -> np.ndarray:
         for b in range(a + 1, n):
             for c in range(b + 1, n):
                 arcs = [np.arange(a, b), np.arange(b, c), np.r_[c:n, 0:a]]
-                if max(np.mod(th[arc[-1]] - th[arc[0]], 2 * np.pi)
-                       for arc in arcs) < np.pi:
+                if max(np.mod(th[arc[-1]] - th[arc[0]], 2 * np.pi) for arc in arcs) < np.pi:
                     lab = np.empty(n, dtype=int)
                     for j, arc in enumerate(arcs):
                         lab[order[arc]] = j

@@ -54,7 +54,7 @@ __all__ = [
 
 #: Largest Hadamard bound for which a float determinant of an integer matrix is
 #: rounded to the exact integer (LU rounding error is then far below 1/2).
-_EXACT_DET_BOUND = 2.0 ** 40
+_EXACT_DET_BOUND = 2.0**40
 
 #: Agents × rows per block of the vectorised K-DMI ascent (bounds its per-agent
 #: label and mask arrays to ~40 MB).
@@ -102,8 +102,7 @@ def dmi(U) -> float:
     """
     arr = np.asarray(U, dtype=float) if not isinstance(U, np.ndarray) else U
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0:
-        raise ValueError(f"U must be a square joint-distribution matrix, got shape "
-                         f"{np.shape(U)}")
+        raise ValueError(f"U must be a square joint-distribution matrix, got shape {np.shape(U)}")
     U = check_distribution(arr, "U", axis=None)
     return float(abs(np.linalg.det(U)))
 
@@ -125,8 +124,7 @@ def _count_det(M: np.ndarray) -> np.ndarray:
         a, b, c = M[..., 0, 0], M[..., 0, 1], M[..., 0, 2]
         d, e, f = M[..., 1, 0], M[..., 1, 1], M[..., 1, 2]
         g, h, i = M[..., 2, 0], M[..., 2, 1], M[..., 2, 2]
-        return (a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
-                ).astype(float)
+        return (a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)).astype(float)
     F = M.astype(float)
     d = np.linalg.det(F) if F.size else np.zeros(F.shape[:-2])
     bound = np.prod(F.sum(axis=-1), axis=-1)
@@ -152,7 +150,8 @@ def _split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.
         order = np.lexsort((rng.random(group.size), group))
     else:
         key = (group.astype(np.int64) << (62 - bits)) | rng.integers(
-            0, 1 << (62 - bits), size=group.size, dtype=np.int64)
+            0, 1 << (62 - bits), size=group.size, dtype=np.int64
+        )
         order = np.argsort(key)
     g = group[order]
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
@@ -165,12 +164,15 @@ def _split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.
 
 def _check_reports(reports) -> Reports:
     if not isinstance(reports, Reports):
-        raise TypeError("reports must be a dmi_lib.simulation.Reports (build one with "
-                        f"Reports.from_arrays(task, worker, label)), got "
-                        f"{type(reports).__name__}")
+        raise TypeError(
+            "reports must be a dmi_lib.simulation.Reports (build one with "
+            f"Reports.from_arrays(task, worker, label)), got "
+            f"{type(reports).__name__}"
+        )
     if reports.n_options < 2:
-        raise ValueError(f"the mechanisms need at least C = 2 options, got n_options = "
-                         f"{reports.n_options}")
+        raise ValueError(
+            f"the mechanisms need at least C = 2 options, got n_options = {reports.n_options}"
+        )
     return reports
 
 
@@ -195,6 +197,7 @@ def _make_lookup(keys, labels, n_tasks, n_workers):
         def lookup(worker, task):
             got = table[worker.astype(np.int64) * n_tasks + task]
             return got >= 0, got.astype(np.intp)
+
         return lookup
 
     def lookup(worker, task):
@@ -202,6 +205,7 @@ def _make_lookup(keys, labels, n_tasks, n_workers):
         pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
         found = keys[pos] == q if keys.size else np.zeros(q.size, bool)
         return found, labels[pos]
+
     return lookup
 
 
@@ -245,8 +249,9 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     from scipy import sparse
 
     m, n = rep.n_workers, rep.n_tasks
-    X = sparse.csr_matrix((np.ones(rep.n_reports, dtype=np.int64),
-                           (rep.worker, rep.task)), shape=(m, n))
+    X = sparse.csr_matrix(
+        (np.ones(rep.n_reports, dtype=np.int64), (rep.worker, rep.task)), shape=(m, n)
+    )
     XT = X.T.tocsc()
     most = np.zeros(m, dtype=np.int64)
     I, J, S = [], [], []
@@ -254,7 +259,7 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     per_row = float(np.sum(rep.workers_per_task().astype(float) ** 2)) / max(m, 1)
     block = max(1, int(4e6 // max(per_row, 1.0)))
     for start in range(0, m, block):
-        prod = (X[start:start + block] @ XT).tocoo()
+        prod = (X[start : start + block] @ XT).tocoo()
         rows = prod.row + start
         off = rows != prod.col
         np.maximum.at(most, rows[off], prod.data[off])
@@ -306,8 +311,7 @@ def _shared_answers(rep: Reports, I, J, keys, labels, how: str = "auto"):
                 continue
             cnt = per[lo:hi]
             pair = np.repeat(np.arange(lo, hi), cnt)
-            pos = np.repeat(starts[I[lo:hi]] - (np.cumsum(cnt) - cnt), cnt) + \
-                np.arange(pair.size)
+            pos = np.repeat(starts[I[lo:hi]] - (np.cumsum(cnt) - cnt), cnt) + np.arange(pair.size)
             task = keys[pos] % n
             found, lj = lookup(J[pair], task)
             out_pair.append(pair[found].astype(dt_pair))
@@ -319,11 +323,12 @@ def _shared_answers(rep: Reports, I, J, keys, labels, how: str = "auto"):
         w_sorted, l_sorted, t_sorted = rep.worker[order], rep.label[order], rep.task[order]
         t_start = np.r_[0, np.cumsum(n_t)[:-1]]
         rank = np.arange(order.size) - t_start[t_sorted]
-        later = (n_t[t_sorted] - 1 - rank)  # partners after each answer in its task
+        later = n_t[t_sorted] - 1 - rank  # partners after each answer in its task
         pair_key = I.astype(np.int64) * m + J
         ends = np.cumsum(later)
-        cut = np.searchsorted(ends, np.arange(_CHUNK_ITEMS, int(ends[-1]) if ends.size
-                                              else 0, _CHUNK_ITEMS))
+        cut = np.searchsorted(
+            ends, np.arange(_CHUNK_ITEMS, int(ends[-1]) if ends.size else 0, _CHUNK_ITEMS)
+        )
         for lo, hi in zip(np.r_[0, cut], np.r_[cut, order.size]):
             if hi <= lo:
                 continue
@@ -354,8 +359,9 @@ def _shared_answers_chunk(rep, I, J, keys, labels, offset):
     return pair + offset, li, lj
 
 
-def dmi_mechanism(reports, *, random_state=None, executor=None,
-                  _enumeration: str = "auto") -> DMIMechanismResult:
+def dmi_mechanism(
+    reports, *, random_state=None, executor=None, _enumeration: str = "auto"
+) -> DMIMechanismResult:
     """The DMI-Mechanism (Kong 2020), on which K-DMI (Algorithm 4) is built.
 
     For every pair of agents ``i < j`` who share at least ``2C`` tasks, their shared
@@ -418,31 +424,50 @@ def dmi_mechanism(reports, *, random_state=None, executor=None,
     else:  # chunks of pairs; each chunk is in (pair, task) order, so is their union
         cuts = np.linspace(0, I.size, min(I.size, 16) + 1).astype(int)
         lo, hi = cuts[:-1], cuts[1:]
-        out = _map(executor, _shared_answers_chunk, [rep] * lo.size,
-                   [I[a:b] for a, b in zip(lo, hi)], [J[a:b] for a, b in zip(lo, hi)],
-                   [keys] * lo.size, [labels] * lo.size, lo.tolist())
+        out = _map(
+            executor,
+            _shared_answers_chunk,
+            [rep] * lo.size,
+            [I[a:b] for a, b in zip(lo, hi)],
+            [J[a:b] for a, b in zip(lo, hi)],
+            [keys] * lo.size,
+            [labels] * lo.size,
+            lo.tolist(),
+        )
         pair, label_i, label_j = (np.concatenate(x) for x in zip(*out))
 
     part = _split_halves(pair, rng)
-    M = np.bincount(((pair * 2 + part) * C + label_i) * C + label_j,
-                    minlength=I.size * 2 * C * C).reshape(I.size, 2, C, C)
+    M = np.bincount(
+        ((pair * 2 + part) * C + label_i) * C + label_j, minlength=I.size * 2 * C * C
+    ).reshape(I.size, 2, C, C)
     det = _count_det(M)
     pair_pay = det[:, 0] * det[:, 1]
 
     n_peers = np.bincount(I, minlength=m) + np.bincount(J, minlength=m)
     # float even when no pair is eligible (bincount of an empty array is int64)
-    payments = (np.bincount(I, weights=pair_pay, minlength=m) +
-                np.bincount(J, weights=pair_pay, minlength=m)).astype(float)
+    payments = (
+        np.bincount(I, weights=pair_pay, minlength=m)
+        + np.bincount(J, weights=pair_pay, minlength=m)
+    ).astype(float)
     paid = n_peers > 0
     payments[~paid] = np.nan
     reasons = {}
     for a in np.flatnonzero(~paid).tolist():
-        reasons[a] = ("no reports" if n_i[a] == 0 else
-                      f"no peer shares at least 2C = {2 * C} tasks with this agent "
-                      f"(largest overlap: {int(most[a])} of her {int(n_i[a])} tasks)")
-    return DMIMechanismResult(payments=payments, paid=paid, unpaid_reason=reasons,
-                              n_peers=n_peers, pairs=np.stack([I, J], axis=1),
-                              n_shared=S, pair_payments=pair_pay)
+        reasons[a] = (
+            "no reports"
+            if n_i[a] == 0
+            else f"no peer shares at least 2C = {2 * C} tasks with this agent "
+            f"(largest overlap: {int(most[a])} of her {int(n_i[a])} tasks)"
+        )
+    return DMIMechanismResult(
+        payments=payments,
+        paid=paid,
+        unpaid_reason=reasons,
+        n_peers=n_peers,
+        pairs=np.stack([I, J], axis=1),
+        n_shared=S,
+        pair_payments=pair_pay,
+    )
 
 
 # --------------------------------------------------------------------------- #
@@ -550,9 +575,16 @@ def _row_margins(A_tilde: np.ndarray, labels: np.ndarray, D: np.ndarray, tol: fl
     return np.where(norm > 0, r, np.inf)
 
 
-def _batched_ascent(A_tilde: np.ndarray, labels: np.ndarray, M: np.ndarray,
-                    gone: np.ndarray, tol: float, D_ref: np.ndarray, order: np.ndarray,
-                    r_sorted: np.ndarray):
+def _batched_ascent(
+    A_tilde: np.ndarray,
+    labels: np.ndarray,
+    M: np.ndarray,
+    gone: np.ndarray,
+    tol: float,
+    D_ref: np.ndarray,
+    order: np.ndarray,
+    r_sorted: np.ndarray,
+):
     """Best-improvement single-row moves for a batch of agents at once.
 
     Agent ``b`` clusters the rows of ``Ã`` not marked in ``gone[b]``, starting from
@@ -638,9 +670,11 @@ def _check_agents(agents, m: int) -> np.ndarray:
 def _check_executor(executor):
     """``None`` (serial) or anything with a callable ``.map`` (``concurrent.futures``)."""
     if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError("executor must be None or have a .map method (e.g. a "
-                        "concurrent.futures.ThreadPoolExecutor), got "
-                        f"{type(executor).__name__}")
+        raise TypeError(
+            "executor must be None or have a .map method (e.g. a "
+            "concurrent.futures.ThreadPoolExecutor), got "
+            f"{type(executor).__name__}"
+        )
     return executor
 
 
@@ -653,7 +687,8 @@ def _map(executor, fn, *iterables) -> list:
 
 def _check_positive_tol(value, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not (
-            np.isscalar(value) and np.isreal(value) and np.isfinite(value) and value >= 0):
+        np.isscalar(value) and np.isreal(value) and np.isfinite(value) and value >= 0
+    ):
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return float(value)
 
@@ -691,8 +726,9 @@ def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
 
     def sums(lab):
         key = who * k + lab[who, rows]
-        return np.stack([np.bincount(key, weights=At[rows, j], minlength=b * k)
-                         for j in range(k)], axis=1).reshape(b, k, k)
+        return np.stack(
+            [np.bincount(key, weights=At[rows, j], minlength=b * k) for j in range(k)], axis=1
+        ).reshape(b, k, k)
 
     def conditioned(M):
         cond = np.linalg.cond(M)
@@ -705,8 +741,9 @@ def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
     labels = lab0.copy()
     go = np.flatnonzero(~singular)
     if go.size:
-        _, moves[go], labels[go] = _batched_ascent(At, start, M0[go], gone[go], tol,
-                                                   D_ref, order, r_sorted)
+        _, moves[go], labels[go] = _batched_ascent(
+            At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
+        )
     M = sums(labels)
     singular |= ~conditioned(M)
     M[singular] = np.eye(k)
@@ -722,13 +759,29 @@ def _scratch_partition(sub, rank_tol, C, exact, seed):
     used, else why the agent cannot be paid.
     """
     if np.all(sub == sub[0]):
-        return None, None, ("the tasks she did not do all have the same answer "
-                            "shares: no partition can be learned from them")
-    res = dmi_cluster(sub, method="exact" if exact else "auto", rank_tol=rank_tol,
-                      random_state=np.random.default_rng(seed))
+        return (
+            None,
+            None,
+            (
+                "the tasks she did not do all have the same answer "
+                "shares: no partition can be learned from them"
+            ),
+        )
+    res = dmi_cluster(
+        sub,
+        method="exact" if exact else "auto",
+        rank_tol=rank_tol,
+        random_state=np.random.default_rng(seed),
+    )
     if res.k != C:
-        return None, None, (f"the tasks she did not do have rank([A 1]) = {res.k} != "
-                            f"C = {C}: the learned partition cannot label all C options")
+        return (
+            None,
+            None,
+            (
+                f"the tasks she did not do have rank([A 1]) = {res.k} != "
+                f"C = {C}: the learned partition cannot label all C options"
+            ),
+        )
     return res.D, np.asarray(res.columns, dtype=np.intp), None
 
 
@@ -758,10 +811,19 @@ _PAYMENTS = ("split", "whole")
 _INITS = ("paper", "sp", "high-pay")
 
 
-def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
-                   init="paper", n_init: int = 10, random_state=None,
-                   rank_tol: float | None = None, agents=None, tol: float = 1e-9,
-                   executor=None) -> KDMIResult:
+def kdmi_mechanism(
+    reports,
+    *,
+    method: str = "warm",
+    payment: str = "split",
+    init="paper",
+    n_init: int = 10,
+    random_state=None,
+    rank_tol: float | None = None,
+    agents=None,
+    tol: float = 1e-9,
+    executor=None,
+) -> KDMIResult:
     """Knowledge-Extracted DMI (K-DMI) Mechanism (Algorithm 4, Theorem 3.2).
 
     *Knowledge extraction.*  ``A = Σᵢ Rᵢ``, rows normalised; ``C* = DMIC(A)``
@@ -896,10 +958,12 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
     if payment not in _PAYMENTS:
         raise ValueError(f"payment must be one of {_PAYMENTS}, got {payment!r}")
     if isinstance(init, str) and init not in _INITS:
-        raise ValueError(f"init must be one of {_INITS} or an array of labels, got "
-                         f"{init!r}")
-    if isinstance(n_init, (bool, np.bool_)) or not isinstance(n_init, (int, np.integer)) \
-            or n_init < 1:
+        raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
+    if (
+        isinstance(n_init, (bool, np.bool_))
+        or not isinstance(n_init, (int, np.integer))
+        or n_init < 1
+    ):
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
     tol = _check_positive_tol(tol, "tol")
     executor = _check_executor(executor)
@@ -927,7 +991,8 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
             f"k = C = {C}: the payment matrices C*ᵀRᵢ are k x C and only square ones "
             "have a determinant.  This happens when an option is never chosen or the "
             "answer distributions of the tasks do not span the simplex (e.g. too few "
-            "tasks, or all tasks alike)")
+            "tasks, or all tasks alike)"
+        )
     if isinstance(init, str) and init == "high-pay":
         start = _high_pay_plurality(rep, counts, answered, rng)
     elif isinstance(init, str):
@@ -935,10 +1000,13 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
     else:
         start = np.asarray(init)
         if start.shape != (A.shape[0],) or (start.size and start.dtype.kind not in "iu"):
-            raise ValueError(f"init as labels must be {A.shape[0]} integers (one per "
-                             f"answered task), got shape {start.shape}")
-    full = _solve(problem, method="auto", random_state=rng, init=start,
-                  n_init=int(n_init))  # A is prepared once
+            raise ValueError(
+                f"init as labels must be {A.shape[0]} integers (one per "
+                f"answered task), got shape {start.shape}"
+            )
+    full = _solve(
+        problem, method="auto", random_state=rng, init=start, n_init=int(n_init)
+    )  # A is prepared once
     k, L = full.k, tuple(full.columns)
     labels = np.full(n, -1, dtype=np.intp)
     labels[answered] = full.labels
@@ -957,14 +1025,17 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
         if n_i[a] == 0:
             reasons[a] = "no reports"
         elif u_i[a] < min_tasks:
-            reasons[a] = (f"only {int(u_i[a])} usable tasks, fewer than {need} = "
-                          f"{min_tasks}"
-                          + (f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
-                             "answered by nobody else and were dropped)"
-                             if n_dropped[a] else ""))
+            reasons[a] = f"only {int(u_i[a])} usable tasks, fewer than {need} = {min_tasks}" + (
+                f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
+                "answered by nobody else and were dropped)"
+                if n_dropped[a]
+                else ""
+            )
         else:
-            reasons[a] = (f"she answered {int(n_i[a])} of the {n_rows} answered tasks; "
-                          f"fewer than k = {k} remain to learn the partition from")
+            reasons[a] = (
+                f"she answered {int(n_i[a])} of the {n_rows} answered tasks; "
+                f"fewer than k = {k} remain to learn the partition from"
+            )
     agent_ids = np.flatnonzero(eligible)
     E = agent_ids.size
     slot = np.full(m, -1, dtype=np.intp)
@@ -996,10 +1067,17 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
         subs = []
         for e in es:
             keep = np.ones(n_rows, dtype=bool)
-            keep[r_row[bounds[e]:bounds[e + 1]]] = False
+            keep[r_row[bounds[e] : bounds[e + 1]]] = False
             subs.append(A[keep])
-        out = _map(executor, _scratch_partition, subs, [rank_tol] * len(es),
-                   [C] * len(es), [exact] * len(es), seeds[list(es)].tolist())
+        out = _map(
+            executor,
+            _scratch_partition,
+            subs,
+            [rank_tol] * len(es),
+            [C] * len(es),
+            [exact] * len(es),
+            seeds[list(es)].tolist(),
+        )
         for e, (D_e, cols_e, why) in zip(es, out):
             if why is not None:
                 ok[e] = False
@@ -1022,8 +1100,8 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
         for g in np.unique(group_of).tolist():
             members = rep.worker % _N_GROUPS == g
             counts_g = counts[answered] - np.bincount(
-                rows_of[rep.task[members]] * C + rep.label[members],
-                minlength=n_rows * C).reshape(n_rows, C)
+                rows_of[rep.task[members]] * C + rep.label[members], minlength=n_rows * C
+            ).reshape(n_rows, C)
             n_tg = counts_g.sum(axis=1)
             in_g = np.flatnonzero(group_of == g)
             try:
@@ -1033,21 +1111,27 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
             if prob_g is None or prob_g.k != C:
                 redo[in_g] = True
                 continue
-            res_g = _solve(prob_g, method="auto", random_state=group_seeds[g],
-                           n_init=int(n_init), init=group_init)
+            res_g = _solve(
+                prob_g,
+                method="auto",
+                random_state=group_seeds[g],
+                n_init=int(n_init),
+                init=group_init,
+            )
             At = aug[:, list(res_g.columns)]
-            start = np.argmax(_virtual_peer_scores(
-                At, np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)), axis=1)
+            start = np.argmax(
+                _virtual_peer_scores(At, np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)),
+                axis=1,
+            )
             margin = _row_margins(At, start, res_g.D, tol)
             order = np.argsort(margin, kind="stable")
             cols_all[in_g] = res_g.columns
             B = max(1, _BLOCK_ENTRIES // n_rows)
             for begin in range(0, in_g.size, B):
-                blk = in_g[begin:begin + B]
+                blk = in_g[begin : begin + B]
                 gone = np.zeros((blk.size, n_rows), dtype=bool)  # rows in T_i
                 pos = np.concatenate([np.arange(bounds[e], bounds[e + 1]) for e in blk])
-                gone[np.repeat(np.arange(blk.size), np.diff(bounds)[blk]), r_row[pos]] \
-                    = True
+                gone[np.repeat(np.arange(blk.size), np.diff(bounds)[blk]), r_row[pos]] = True
                 blocks.append(blk)
                 jobs.append((At, start, gone, tol, res_g.D, order, margin[order]))
         out = _map(executor, _warm_block, *zip(*jobs)) if jobs else []
@@ -1074,18 +1158,21 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
     paid[agent_ids[ok]] = True
     if payment == "split":
         part = _split_halves(u_slot, None, keys=split_keys[u_idx])
-        M = np.bincount(((u_slot * 2 + part) * C + peer) * C + rep.label[u_idx],
-                        minlength=E * 2 * C * C).reshape(E, 2, C, C)
+        M = np.bincount(
+            ((u_slot * 2 + part) * C + peer) * C + rep.label[u_idx], minlength=E * 2 * C * C
+        ).reshape(E, 2, C, C)
         det = _count_det(M)
         pay = det[:, 0] * det[:, 1]
     else:
         part = np.zeros(u_slot.size, dtype=np.intp)
-        M = np.bincount((u_slot * C + peer) * C + rep.label[u_idx],
-                        minlength=E * C * C).reshape(E, C, C)
+        M = np.bincount((u_slot * C + peer) * C + rep.label[u_idx], minlength=E * C * C).reshape(
+            E, C, C
+        )
         # sign det(C*_{-i}ᵀ A[T_-i]) = sign det(D*_{-i}) · sign det(B),  Ã = A B
         Bm = np.hstack([np.eye(C), np.ones((C, 1))])[:, cols_all]  # (C, E, C)
         sign = np.sign(np.linalg.det(np.moveaxis(Bm, 1, 0))) * np.sign(
-            np.linalg.det(np.where(ok[:, None, None], D_all, np.eye(k))))
+            np.linalg.det(np.where(ok[:, None, None], D_all, np.eye(k)))
+        )
         pay = sign * _count_det(M)
     payments[agent_ids[ok]] = pay[ok] + 0.0  # no -0.0
 
@@ -1097,14 +1184,27 @@ def kdmi_mechanism(reports, *, method: str = "warm", payment: str = "split",
     partition_columns = np.full((m, k), -1, dtype=np.intp)
     partitions[agent_ids[ok]] = D_all[ok]
     partition_columns[agent_ids[ok]] = cols_all[ok]
-    return KDMIResult(labels=labels, D=full.D, columns=L, k=k,
-                      log_v=float(log_v) if sign_v != 0 else -np.inf,
-                      payments=payments, paid=paid, unpaid_reason=reasons,
-                      method=method, local_search=local, n_moves=n_moves,
-                      n_dropped=n_dropped, report_cluster=report_cluster,
-                      report_part=report_part, answered=answered,
-                      partitions=partitions, partition_columns=partition_columns,
-                      payment=payment, exact_fallback=fallback)
+    return KDMIResult(
+        labels=labels,
+        D=full.D,
+        columns=L,
+        k=k,
+        log_v=float(log_v) if sign_v != 0 else -np.inf,
+        payments=payments,
+        paid=paid,
+        unpaid_reason=reasons,
+        method=method,
+        local_search=local,
+        n_moves=n_moves,
+        n_dropped=n_dropped,
+        report_cluster=report_cluster,
+        report_part=report_part,
+        answered=answered,
+        partitions=partitions,
+        partition_columns=partition_columns,
+        payment=payment,
+        exact_fallback=fallback,
+    )
 
 
 def _others_shares(rep: Reports, counts, n_t, idx, cols) -> np.ndarray:
@@ -1116,5 +1216,3 @@ def _others_shares(rep: Reports, counts, n_t, idx, cols) -> np.ndarray:
     others /= (n_t[t] - 1)[:, None]
     aug = np.hstack([others, np.ones((t.size, 1))])
     return np.take_along_axis(aug, cols, axis=1)
-
-

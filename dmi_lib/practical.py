@@ -109,12 +109,16 @@ def _check_counts(counts, name: str = "counts") -> np.ndarray:
     N = check_matrix(counts, name, min_cols=2)
     if np.any(N < 0):
         t, c = (int(i) for i in np.argwhere(N < 0)[0])
-        raise ValueError(f"{name} must be non-negative (numbers of answers), found "
-                         f"{N[t, c]:g} at task {t}, option {c}")
+        raise ValueError(
+            f"{name} must be non-negative (numbers of answers), found "
+            f"{N[t, c]:g} at task {t}, option {c}"
+        )
     empty = N.sum(axis=1) <= 0
     if np.any(empty):
-        raise ValueError(f"{name}: task(s) {np.flatnonzero(empty)[:10].tolist()} have no "
-                         "answers; drop them (they have no answer distribution)")
+        raise ValueError(
+            f"{name}: task(s) {np.flatnonzero(empty)[:10].tolist()} have no "
+            "answers; drop them (they have no answer distribution)"
+        )
     return N
 
 
@@ -123,8 +127,9 @@ def _check_prob(value, name: str, lo: float, hi: float, why: str) -> float:
         raise TypeError(f"{name} must be a number, got {value!r}")
     value = float(value)
     if not lo < value < hi:
-        raise ValueError(f"{name} must lie strictly between {lo:g} and {hi:g} ({why}), "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{name} must lie strictly between {lo:g} and {hi:g} ({why}), got {value!r}"
+        )
     return value
 
 
@@ -132,8 +137,7 @@ def _check_share(share) -> float:
     if isinstance(share, (bool, np.bool_)) or not isinstance(share, numbers.Real):
         raise TypeError(f"share must be a number in [0, 1], got {share!r}")
     if not 0.0 <= share <= 1.0:
-        raise ValueError(f"share must be in [0, 1] (a fraction of the workers), got "
-                         f"{share!r}")
+        raise ValueError(f"share must be in [0, 1] (a fraction of the workers), got {share!r}")
     return float(share)
 
 
@@ -157,9 +161,15 @@ def _log_gold_evidence(agree: int, m: int, C: int, gold_error) -> float:
     return float(agree * np.log(1.0 - gold_error) + b * np.log(gold_error / (C - 1)))
 
 
-def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None,
-                        default_confidence: float = DEFAULT_CONFIDENCE,
-                        sample_weight=None) -> np.ndarray:
+def name_clusters_bayes(
+    labels,
+    A,
+    *,
+    gold=None,
+    gold_error: float | None = None,
+    default_confidence: float = DEFAULT_CONFIDENCE,
+    sample_weight=None,
+) -> np.ndarray:
     """Name clusters by weighing gold tasks against the rotated-SP default (*beyond the
     paper*).
 
@@ -235,11 +245,14 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
     labels = np.asarray(labels).astype(np.intp)
     k = default.size
     if gold_error is not None:
-        gold_error = _check_prob(gold_error, "gold_error", 0.0, (C - 1) / C,
-                                 "gold must agree with the right name more often "
-                                 "than chance")
-    q = _check_prob(default_confidence, "default_confidence", 0.0, 1.0,
-                    "a probability")
+        gold_error = _check_prob(
+            gold_error,
+            "gold_error",
+            0.0,
+            (C - 1) / C,
+            "gold must agree with the right name more often than chance",
+        )
+    q = _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
     if gold is None:
         return default
     g = _check_gold(gold, n, C)
@@ -252,8 +265,9 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
     a_best = float(wk[best[labels[known]] == g[known]].sum())
     a_default = float(wk[default[labels[known]] == g[known]].sum())
     n_namings = math.perm(C, k)
-    evidence = _log_gold_evidence(a_best, m, C, gold_error) - \
-        _log_gold_evidence(a_default, m, C, gold_error)
+    evidence = _log_gold_evidence(a_best, m, C, gold_error) - _log_gold_evidence(
+        a_default, m, C, gold_error
+    )
     prior_odds = np.log(q * (n_namings - 1) / (1.0 - q))
     return best if evidence > prior_odds else default
 
@@ -261,8 +275,9 @@ def name_clusters_bayes(labels, A, *, gold=None, gold_error: float | None = None
 # --------------------------------------------------------------------------- #
 # Refinement (beyond the paper)
 # --------------------------------------------------------------------------- #
-def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
-                       max_iter: int = 100, sample_weight=None):
+def refine_multinomial(
+    counts, labels, *, gold=None, smoothing: float = 0.5, max_iter: int = 100, sample_weight=None
+):
     """Hard-EM refinement of a clustering under a pooled latent-class model (*beyond
     the paper*).
 
@@ -319,17 +334,25 @@ def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
     n, C = N.shape
     labels = np.asarray(labels)
     if labels.shape != (n,) or labels.dtype.kind not in "iu":
-        raise ValueError(f"labels must be {n} integer cluster ids, got shape "
-                         f"{labels.shape} and dtype {labels.dtype}")
+        raise ValueError(
+            f"labels must be {n} integer cluster ids, got shape "
+            f"{labels.shape} and dtype {labels.dtype}"
+        )
     if labels.min() < 0:
         raise ValueError(f"labels must be >= 0, got {int(labels.min())}")
     k = int(labels.max()) + 1
-    if isinstance(smoothing, (bool, np.bool_)) \
-            or not isinstance(smoothing, numbers.Real) \
-            or not np.isfinite(smoothing) or smoothing <= 0:
+    if (
+        isinstance(smoothing, (bool, np.bool_))
+        or not isinstance(smoothing, numbers.Real)
+        or not np.isfinite(smoothing)
+        or smoothing <= 0
+    ):
         raise ValueError(f"smoothing must be a positive number, got {smoothing!r}")
-    if isinstance(max_iter, (bool, np.bool_)) \
-            or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+    if (
+        isinstance(max_iter, (bool, np.bool_))
+        or not isinstance(max_iter, numbers.Integral)
+        or max_iter < 1
+    ):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, k)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
@@ -354,8 +377,9 @@ def refine_multinomial(counts, labels, *, gold=None, smoothing: float = 0.5,
     return lab, mu, pi, it, converged
 
 
-def latent_class_mle(counts, labels, *, smoothing: float = 0.5, max_iter: int = 2000,
-                     tol: float = 1e-10):
+def latent_class_mle(
+    counts, labels, *, smoothing: float = 0.5, max_iter: int = 2000, tol: float = 1e-10
+):
     """Maximum-likelihood fit of the pooled latent-class model by EM (*beyond the
     paper*): the soft counterpart of :func:`refine_multinomial`.
 
@@ -403,11 +427,18 @@ def latent_class_mle(counts, labels, *, smoothing: float = 0.5, max_iter: int = 
         raise ValueError(f"labels must be {n} non-negative integer cluster ids")
     k = int(labels.max()) + 1
     for value, name in ((smoothing, "smoothing"), (tol, "tol")):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-                or not np.isfinite(value) or value <= 0:
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, numbers.Real)
+            or not np.isfinite(value)
+            or value <= 0
+        ):
             raise ValueError(f"{name} must be a positive number, got {value!r}")
-    if isinstance(max_iter, (bool, np.bool_)) \
-            or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+    if (
+        isinstance(max_iter, (bool, np.bool_))
+        or not isinstance(max_iter, numbers.Integral)
+        or max_iter < 1
+    ):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     from scipy.special import logsumexp
 
@@ -422,8 +453,7 @@ def latent_class_mle(counts, labels, *, smoothing: float = 0.5, max_iter: int = 
         L = np.log(pi) + N @ np.log(mu).T
         norm = logsumexp(L, axis=1)
         # the smoothing acts as a Dirichlet prior: EM climbs likelihood + log prior
-        trace.append(float(norm.sum() + np.log(pi).sum()
-                           + smoothing * np.log(mu).sum()))
+        trace.append(float(norm.sum() + np.log(pi).sum() + smoothing * np.log(mu).sum()))
         new = np.exp(L - norm[:, None])
         done = np.abs(new - R).max() <= tol
         R = new
@@ -470,14 +500,22 @@ class PracticalDMIResult:
     converged: bool = True
 
 
-def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None = None,
-                            method: str = "auto", random_state=None,
-                            rank_tol: float | None = None,
-                            gold_error: float | None = None,
-                            default_confidence: float = DEFAULT_CONFIDENCE,
-                            refine: bool = True, smoothing: float = 0.5,
-                            max_iter: int = 100, return_details: bool = False,
-                            sample_weight=None):
+def practical_dmi_aggregate(
+    counts,
+    *,
+    gold=None,
+    clustering: DMIResult | None = None,
+    method: str = "auto",
+    random_state=None,
+    rank_tol: float | None = None,
+    gold_error: float | None = None,
+    default_confidence: float = DEFAULT_CONFIDENCE,
+    refine: bool = True,
+    smoothing: float = 0.5,
+    max_iter: int = 100,
+    return_details: bool = False,
+    sample_weight=None,
+):
     """DMI aggregation for finite crowds (*beyond the paper*; see the module docstring).
 
     1. DMI-clustering of the answer shares ``A = counts / n_t`` (Algorithm 1, exact for
@@ -531,21 +569,32 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
         gold = _check_gold(gold, n, C)  # fail before the clustering
     if clustering is None:
         # Distinct rows weighted by their counts: exact (see dmi_cluster's Notes).
-        clustering = _cluster_distinct(A, method=method, random_state=random_state,
-                                       rank_tol=rank_tol, sample_weight=sample_weight)
+        clustering = _cluster_distinct(
+            A,
+            method=method,
+            random_state=random_state,
+            rank_tol=rank_tol,
+            sample_weight=sample_weight,
+        )
     elif not isinstance(clustering, DMIResult):
-        raise TypeError(f"clustering must be a DMIResult (from dmi_cluster), got "
-                        f"{type(clustering).__name__}")
+        raise TypeError(
+            f"clustering must be a DMIResult (from dmi_cluster), got {type(clustering).__name__}"
+        )
     elif clustering.labels.shape != (n,):
-        raise ValueError(f"clustering has {clustering.labels.size} labels but counts has "
-                         f"{n} tasks")
-    names = name_clusters_bayes(clustering.labels, A, gold=gold, gold_error=gold_error,
-                                default_confidence=default_confidence,
-                                sample_weight=sample_weight)
+        raise ValueError(f"clustering has {clustering.labels.size} labels but counts has {n} tasks")
+    names = name_clusters_bayes(
+        clustering.labels,
+        A,
+        gold=gold,
+        gold_error=gold_error,
+        default_confidence=default_confidence,
+        sample_weight=sample_weight,
+    )
     paper_options = names[clustering.labels]
     if not refine:
-        out = PracticalDMIResult(options=paper_options, paper_options=paper_options,
-                                 names=names, clustering=clustering)
+        out = PracticalDMIResult(
+            options=paper_options, paper_options=paper_options, names=names, clustering=clustering
+        )
         return out if return_details else out.options
     cluster_gold = None
     if gold is not None:
@@ -553,12 +602,24 @@ def practical_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
         of_option = np.full(C, -1, dtype=np.intp)
         of_option[names] = np.arange(names.size)
         cluster_gold = np.where(gold >= 0, of_option[np.maximum(gold, 0)], -1)
-    lab, mu, pi, it, ok = refine_multinomial(N, clustering.labels, gold=cluster_gold,
-                                             smoothing=smoothing, max_iter=max_iter,
-                                             sample_weight=sample_weight)
-    out = PracticalDMIResult(options=names[lab], paper_options=paper_options,
-                             names=names, clustering=clustering, mu=mu, pi=pi,
-                             n_iter=it, converged=ok)
+    lab, mu, pi, it, ok = refine_multinomial(
+        N,
+        clustering.labels,
+        gold=cluster_gold,
+        smoothing=smoothing,
+        max_iter=max_iter,
+        sample_weight=sample_weight,
+    )
+    out = PracticalDMIResult(
+        options=names[lab],
+        paper_options=paper_options,
+        names=names,
+        clustering=clustering,
+        mu=mu,
+        pi=pi,
+        n_iter=it,
+        converged=ok,
+    )
     return out if return_details else out.options
 
 
@@ -592,8 +653,15 @@ class ValidatedDMIResult:
     practical: PracticalDMIResult = field(repr=False)
 
 
-def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None = None,
-                            folds: int = 10, return_details: bool = False, **kwargs):
+def validated_dmi_aggregate(
+    counts,
+    *,
+    gold=None,
+    clustering: DMIResult | None = None,
+    folds: int = 10,
+    return_details: bool = False,
+    **kwargs,
+):
     """DMI practical, kept only where the gold says it beats plurality (*beyond the
     paper*).
 
@@ -645,15 +713,16 @@ def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
     """
     N = _check_counts(counts)
     n, C = N.shape
-    if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) \
-            or folds < 2:
+    if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
     g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, C)
     if clustering is None:
-        clustering = _cluster_distinct(N / N.sum(axis=1, keepdims=True),
-                                       method=kwargs.pop("method", "auto"),
-                                       random_state=kwargs.pop("random_state", None),
-                                       rank_tol=kwargs.pop("rank_tol", None))
+        clustering = _cluster_distinct(
+            N / N.sum(axis=1, keepdims=True),
+            method=kwargs.pop("method", "auto"),
+            random_state=kwargs.pop("random_state", None),
+            rank_tol=kwargs.pop("rank_tol", None),
+        )
     elif not isinstance(clustering, DMIResult) or clustering.labels.shape != (n,):
         raise ValueError(f"clustering must be a DMIResult with {n} labels (one per task)")
     known = np.flatnonzero(g >= 0)
@@ -664,21 +733,36 @@ def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
     key = np.column_stack([N, g, fold, clustering.labels]).astype(np.float64)
     index, inverse, size = distinct_rows(key)
     Ng, gg, fg = N[index], g[index], fold[index]
-    sub = DMIResult(labels=clustering.labels[index], k=clustering.k,
-                    log_score=clustering.log_score, D=clustering.D,
-                    columns=clustering.columns, method=clustering.method,
-                    exact=clustering.exact, n_iter=clustering.n_iter,
-                    converged=clustering.converged, cycled=clustering.cycled,
-                    rank_tol=clustering.rank_tol,
-                    singular_values=clustering.singular_values, sign=clustering.sign,
-                    info=clustering.info)
+    sub = DMIResult(
+        labels=clustering.labels[index],
+        k=clustering.k,
+        log_score=clustering.log_score,
+        D=clustering.D,
+        columns=clustering.columns,
+        method=clustering.method,
+        exact=clustering.exact,
+        n_iter=clustering.n_iter,
+        converged=clustering.converged,
+        cycled=clustering.cycled,
+        rank_tol=clustering.rank_tol,
+        singular_values=clustering.singular_values,
+        sign=clustering.sign,
+        info=clustering.info,
+    )
     w = size.astype(np.float64)
-    det = practical_dmi_aggregate(Ng, gold=gg, clustering=sub, return_details=True,
-                                  sample_weight=w, **kwargs)
-    det = PracticalDMIResult(options=det.options[inverse],
-                             paper_options=det.paper_options[inverse], names=det.names,
-                             clustering=clustering, mu=det.mu, pi=det.pi,
-                             n_iter=det.n_iter, converged=det.converged)
+    det = practical_dmi_aggregate(
+        Ng, gold=gg, clustering=sub, return_details=True, sample_weight=w, **kwargs
+    )
+    det = PracticalDMIResult(
+        options=det.options[inverse],
+        paper_options=det.paper_options[inverse],
+        names=det.names,
+        clustering=clustering,
+        mu=det.mu,
+        pi=det.pi,
+        n_iter=det.n_iter,
+        converged=det.converged,
+    )
     dmi = det.options
     tied = N == N.max(axis=1, keepdims=True)
     plurality = np.where(tied[np.arange(n), dmi], dmi, np.argmax(N, axis=1))
@@ -688,15 +772,20 @@ def validated_dmi_aggregate(counts, *, gold=None, clustering: DMIResult | None =
             held = fg == f
             g_minus = gg.copy()
             g_minus[held] = -1
-            pred = practical_dmi_aggregate(Ng, gold=g_minus, clustering=sub,
-                                           sample_weight=w, **kwargs)
+            pred = practical_dmi_aggregate(
+                Ng, gold=g_minus, clustering=sub, sample_weight=w, **kwargs
+            )
             correct["DMI practical"] += int(np.sum(w[held] * (pred[held] == gg[held])))
     use_dmi = known.size == 0 or correct["DMI practical"] > correct["plurality"]
-    out = ValidatedDMIResult(options=dmi if use_dmi else plurality,
-                             choice="DMI practical" if use_dmi else "plurality",
-                             dmi_options=dmi, plurality_options=plurality,
-                             gold_correct=correct, n_gold=int(known.size),
-                             practical=det)
+    out = ValidatedDMIResult(
+        options=dmi if use_dmi else plurality,
+        choice="DMI practical" if use_dmi else "plurality",
+        dmi_options=dmi,
+        plurality_options=plurality,
+        gold_correct=correct,
+        n_gold=int(known.size),
+        practical=det,
+    )
     return out if return_details else out.options
 
 
@@ -731,8 +820,10 @@ def cyclic_strategy(C, lam: float) -> np.ndarray:
 
 def _check_long(answers) -> pd.DataFrame:
     if not isinstance(answers, pd.DataFrame):
-        raise TypeError(f"answers must be a pandas DataFrame with columns task, worker, "
-                        f"label, got {type(answers).__name__}")
+        raise TypeError(
+            f"answers must be a pandas DataFrame with columns task, worker, "
+            f"label, got {type(answers).__name__}"
+        )
     missing = [c for c in ("task", "worker", "label") if c not in answers.columns]
     if missing:
         raise ValueError(f"answers is missing column(s) {missing}")
@@ -748,8 +839,7 @@ def _chosen_workers(answers: pd.DataFrame, share: float, rng) -> np.ndarray:
     return bad[codes]
 
 
-def inject_low_effort(answers, share: float, option, *, random_state=None
-                      ) -> pd.DataFrame:
+def inject_low_effort(answers, share: float, option, *, random_state=None) -> pd.DataFrame:
     """Replace a random share of the workers by low-effort workers who always answer
     ``option`` (the Abstract's "people who always report 'good'").
 
@@ -774,8 +864,7 @@ def inject_low_effort(answers, share: float, option, *, random_state=None
     return out
 
 
-def inject_strategy(answers, S, share: float, *, options=None, random_state=None
-                    ) -> pd.DataFrame:
+def inject_strategy(answers, S, share: float, *, options=None, random_state=None) -> pd.DataFrame:
     """A random share of the workers report through the strategy ``S`` (Section 3.1's
     model: ``S[c, c']`` is the probability of reporting ``c'`` on signal ``c``).
 
@@ -824,8 +913,7 @@ def inject_strategy(answers, S, share: float, *, options=None, random_state=None
 # --------------------------------------------------------------------------- #
 # Study helpers
 # --------------------------------------------------------------------------- #
-def gold_masks(n_tasks: int, size: int, n_draws: int, *, random_state=None
-               ) -> np.ndarray:
+def gold_masks(n_tasks: int, size: int, n_draws: int, *, random_state=None) -> np.ndarray:
     """``n_draws`` random gold subsets of ``size`` tasks, as a boolean
     ``(n_draws, n_tasks)`` array (each row: which tasks are gold).
 
@@ -836,8 +924,7 @@ def gold_masks(n_tasks: int, size: int, n_draws: int, *, random_state=None
     ((4, 10), [3, 3, 3, 3])
     """
     for name, v in (("n_tasks", n_tasks), ("size", size), ("n_draws", n_draws)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) \
-                or v < 0:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral) or v < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
     if size > n_tasks:
         raise ValueError(f"size = {size} gold tasks but there are only {n_tasks} tasks")
@@ -862,10 +949,12 @@ def held_out_accuracy(pred, truth, gold_mask=None) -> float:
     """
     pred, truth = np.asarray(pred), np.asarray(truth)
     if pred.shape != truth.shape or pred.ndim != 1:
-        raise ValueError(f"pred and truth must be 1-D of one length, got shapes "
-                         f"{pred.shape} and {truth.shape}")
-    keep = np.ones(truth.size, dtype=bool) if gold_mask is None \
-        else ~np.asarray(gold_mask, dtype=bool)
+        raise ValueError(
+            f"pred and truth must be 1-D of one length, got shapes {pred.shape} and {truth.shape}"
+        )
+    keep = (
+        np.ones(truth.size, dtype=bool) if gold_mask is None else ~np.asarray(gold_mask, dtype=bool)
+    )
     if keep.shape != truth.shape:
         raise ValueError(f"gold_mask has shape {keep.shape}, expected {truth.shape}")
     if not keep.any():
@@ -890,8 +979,9 @@ def worker_accuracy(answers, gold) -> pd.DataFrame:
     truth = answers["task"].map(gold)
     has = truth.notna().to_numpy()
     correct = (answers["label"].to_numpy() == truth.to_numpy()) & has
-    frame = pd.DataFrame({"worker": answers["worker"].to_numpy()[has],
-                          "correct": correct[has].astype(float)})
+    frame = pd.DataFrame(
+        {"worker": answers["worker"].to_numpy()[has], "correct": correct[has].astype(float)}
+    )
     out = frame.groupby("worker", sort=True)["correct"].agg(["mean", "size"])
     return out.rename(columns={"mean": "accuracy", "size": "n_answers"})
 
@@ -924,8 +1014,9 @@ def to_reports(answers, *, options=None):
     if np.any(l_codes < 0):
         bad = pd.unique(answers["label"].to_numpy()[l_codes < 0])[:5].tolist()
         raise ValueError(f"labels {bad} are not among options {list(opts)}")
-    rep = Reports.from_arrays(t_codes, w_codes, l_codes, n_tasks=len(tasks),
-                              n_workers=len(workers), n_options=len(opts))
+    rep = Reports.from_arrays(
+        t_codes, w_codes, l_codes, n_tasks=len(tasks), n_workers=len(workers), n_options=len(opts)
+    )
     return rep, pd.Index(tasks, name="task"), pd.Index(workers, name="worker"), opts
 
 
@@ -934,10 +1025,22 @@ def to_reports(answers, *, options=None):
 # --------------------------------------------------------------------------- #
 #: The multi-task data sets of the study: ``dmi_lib.crowd_data`` names, and the seven
 #: Prelec et al. studies as ``"prelec2017_sp/<study>"``.
-STUDY_DATASETS = ("bluebirds", "dog", "face", "rte", "temp", "wsd", "weather_cf",
-                  "prelec2017_sp/1a", "prelec2017_sp/1b", "prelec2017_sp/1c",
-                  "prelec2017_sp/2", "prelec2017_sp/3", "prelec2017_sp/4a",
-                  "prelec2017_sp/4b")
+STUDY_DATASETS = (
+    "bluebirds",
+    "dog",
+    "face",
+    "rte",
+    "temp",
+    "wsd",
+    "weather_cf",
+    "prelec2017_sp/1a",
+    "prelec2017_sp/1b",
+    "prelec2017_sp/1c",
+    "prelec2017_sp/2",
+    "prelec2017_sp/3",
+    "prelec2017_sp/4a",
+    "prelec2017_sp/4b",
+)
 
 #: Column names of the methods in the study tables.
 PLURALITY_FIRST = "plurality (smallest label)"
@@ -955,10 +1058,15 @@ def _study_rng(random_state, name: str) -> np.random.Generator:
     Each data set gets its own stream, so a study of a subset of the data sets gives
     the same numbers for them as the full study.
     """
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
-            random_state, numbers.Integral) or random_state < 0:
-        raise TypeError(f"random_state must be a non-negative int seed (each data set "
-                        f"gets its own stream), got {random_state!r}")
+    if (
+        isinstance(random_state, (bool, np.bool_))
+        or not isinstance(random_state, numbers.Integral)
+        or random_state < 0
+    ):
+        raise TypeError(
+            f"random_state must be a non-negative int seed (each data set "
+            f"gets its own stream), got {random_state!r}"
+        )
     return np.random.default_rng([int(random_state), zlib.crc32(str(name).encode())])
 
 
@@ -1029,8 +1137,14 @@ def _mean_on(p_correct: np.ndarray, keep: np.ndarray) -> float:
     return float(np.mean(p_correct[keep]))
 
 
-def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
-                   random_state=0, peers: dict | None = None):
+def accuracy_study(
+    datasets: dict,
+    *,
+    gold_size: int = 10,
+    n_draws: int = 50,
+    random_state=0,
+    peers: dict | None = None,
+):
     """Accuracy against gold of every method on every data set.
 
     Parameters
@@ -1079,12 +1193,10 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
             SP: (surprisingly_popular(A) == truth).astype(float),
         }
         res = dmi_cluster(A, random_state=rng)
-        fixed[DMI_PAPER_NOGOLD] = (name_clusters(res.labels, A)[res.labels] == truth
-                                   ).astype(float)
+        fixed[DMI_PAPER_NOGOLD] = (name_clusters(res.labels, A)[res.labels] == truth).astype(float)
         for peer, fn in (peers or {}).items():
             labels = fn(d.answers).reindex(am.tasks)
-            fixed[peer] = (am.options.get_indexer(labels.to_numpy()) == truth
-                           ).astype(float)
+            fixed[peer] = (am.options.get_indexer(labels.to_numpy()) == truth).astype(float)
         for method, p in fixed.items():
             full_rows.append((name, method, _mean_on(p, scored)))
         per_draw = {m: [] for m in [*fixed, DMI_PAPER, DMI_PRACTICAL, DMI_VALIDATED]}
@@ -1095,21 +1207,22 @@ def accuracy_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 50,
             paper = name_clusters(res.labels, A, gold=g)[res.labels]
             per_draw[DMI_PAPER].append(_mean_on((paper == truth).astype(float), keep))
             val = validated_dmi_aggregate(N, gold=g, clustering=res, return_details=True)
-            per_draw[DMI_PRACTICAL].append(
-                _mean_on((val.dmi_options == truth).astype(float), keep))
-            per_draw[DMI_VALIDATED].append(
-                _mean_on((val.options == truth).astype(float), keep))
+            per_draw[DMI_PRACTICAL].append(_mean_on((val.dmi_options == truth).astype(float), keep))
+            per_draw[DMI_VALIDATED].append(_mean_on((val.options == truth).astype(float), keep))
         for method, accs in per_draw.items():
-            held_rows.append((name, method, float(np.mean(accs)), float(np.std(accs)),
-                              gold_size, n_draws))
+            held_rows.append(
+                (name, method, float(np.mean(accs)), float(np.std(accs)), gold_size, n_draws)
+            )
     full = pd.DataFrame(full_rows, columns=["dataset", "method", "accuracy"])
-    held = pd.DataFrame(held_rows, columns=["dataset", "method", "accuracy", "sd",
-                                            "gold_size", "n_draws"])
+    held = pd.DataFrame(
+        held_rows, columns=["dataset", "method", "accuracy", "sd", "gold_size", "n_draws"]
+    )
     return full, held
 
 
-def margin_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 200,
-                 random_state=7) -> pd.DataFrame:
+def margin_study(
+    datasets: dict, *, gold_size: int = 10, n_draws: int = 200, random_state=7
+) -> pd.DataFrame:
     """DMI validated minus plurality, held out, with its standard error.
 
     For each data set, ``n_draws`` random gold subsets of ``gold_size`` tasks;
@@ -1127,8 +1240,10 @@ def margin_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 200,
         am, truth, scored = _study_matrix(d)
         N = am.counts
         res = dmi_cluster(am.A, random_state=0)
-        ref = {PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
-               PLURALITY_FIRST: (np.argmax(N, axis=1) == truth).astype(float)}
+        ref = {
+            PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
+            PLURALITY_FIRST: (np.argmax(N, axis=1) == truth).astype(float),
+        }
         diff = {k: [] for k in ref}
         for mask in gold_masks(int(scored.sum()), gold_size, n_draws, random_state=rng):
             _, keep, g = _split_gold(truth, scored, mask)
@@ -1142,8 +1257,9 @@ def margin_study(datasets: dict, *, gold_size: int = 10, n_draws: int = 200,
     return pd.DataFrame(rows, columns=["dataset", "plurality", "difference", "se"])
 
 
-def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: int = 50,
-               random_state=0) -> pd.DataFrame:
+def gold_curve(
+    datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: int = 50, random_state=0
+) -> pd.DataFrame:
     """Held-out accuracy of the DMI methods as the number of gold tasks grows.
 
     Rows ``dataset, gold_size, method, accuracy`` (mean over ``n_draws`` random gold
@@ -1163,22 +1279,26 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
         for size in sizes:
             if size > scored.sum() // 2:
                 continue
-            acc = {DMI_PAPER: [], "DMI + Bayes naming": [], DMI_PRACTICAL: [],
-                   DMI_VALIDATED: [], PLURALITY_RANDOM: []}
-            for mask in gold_masks(int(scored.sum()), size, n_draws if size else 1,
-                                   random_state=rng):
+            acc = {
+                DMI_PAPER: [],
+                "DMI + Bayes naming": [],
+                DMI_PRACTICAL: [],
+                DMI_VALIDATED: [],
+                PLURALITY_RANDOM: [],
+            }
+            for mask in gold_masks(
+                int(scored.sum()), size, n_draws if size else 1, random_state=rng
+            ):
                 _, keep, g = _split_gold(truth, scored, mask)
                 paper = name_clusters(res.labels, A, gold=g)[res.labels]
-                val = validated_dmi_aggregate(N, gold=g, clustering=res,
-                                              return_details=True)
+                val = validated_dmi_aggregate(N, gold=g, clustering=res, return_details=True)
                 det = val.practical  # DMI practical with all the gold, computed once
                 acc[DMI_PAPER].append(_mean_on((paper == truth).astype(float), keep))
                 acc["DMI + Bayes naming"].append(
-                    _mean_on((det.paper_options == truth).astype(float), keep))
-                acc[DMI_PRACTICAL].append(_mean_on((det.options == truth).astype(float),
-                                                   keep))
-                acc[DMI_VALIDATED].append(_mean_on((val.options == truth).astype(float),
-                                                   keep))
+                    _mean_on((det.paper_options == truth).astype(float), keep)
+                )
+                acc[DMI_PRACTICAL].append(_mean_on((det.options == truth).astype(float), keep))
+                acc[DMI_VALIDATED].append(_mean_on((val.options == truth).astype(float), keep))
                 acc[PLURALITY_RANDOM].append(_mean_on(plur, keep))
             rows += [(name, size, m, float(np.mean(v))) for m, v in acc.items()]
     return pd.DataFrame(rows, columns=["dataset", "gold_size", "method", "accuracy"])
@@ -1188,10 +1308,17 @@ def gold_curve(datasets: dict, sizes=(0, 1, 2, 3, 5, 10, 20, 40), *, n_draws: in
 ATTACKS = ("low-effort", "cyclic")
 
 
-def strategic_study(datasets: dict, *, attack: str = "low-effort",
-                    shares=(0.0, 0.2, 0.4, 0.6, 0.8), n_reps: int = 3,
-                    gold_size: int = 10, lam: float = 0.75, random_state=0,
-                    peers: dict | None = None) -> pd.DataFrame:
+def strategic_study(
+    datasets: dict,
+    *,
+    attack: str = "low-effort",
+    shares=(0.0, 0.2, 0.4, 0.6, 0.8),
+    n_reps: int = 3,
+    gold_size: int = 10,
+    lam: float = 0.75,
+    random_state=0,
+    peers: dict | None = None,
+) -> pd.DataFrame:
     """Accuracy as a growing share of the real workers turns strategic.
 
     ``attack="low-effort"``: the chosen workers always answer the option that is
@@ -1226,37 +1353,44 @@ def strategic_study(datasets: dict, *, attack: str = "low-effort",
                 if attack == "low-effort":
                     ans = inject_low_effort(base, share, rare, random_state=rng)
                 else:
-                    ans = inject_strategy(base, S, share, options=d.options,
-                                          random_state=rng)
+                    ans = inject_strategy(base, S, share, options=d.options, random_state=rng)
                 am, truth, scored = _study_matrix(d, ans)
                 mask = gold_masks(int(scored.sum()), gold_size, 1, random_state=rng)[0]
                 _, keep, g = _split_gold(truth, scored, mask)
                 A, N = am.A, am.counts
-                p = {PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
-                     SP: (surprisingly_popular(A) == truth).astype(float)}
+                p = {
+                    PLURALITY_RANDOM: plurality_random_ties_correct(N, truth),
+                    SP: (surprisingly_popular(A) == truth).astype(float),
+                }
                 res = dmi_cluster(A, random_state=rng)
-                p[DMI_PAPER] = (name_clusters(res.labels, A, gold=g)[res.labels] == truth
-                                ).astype(float)
-                val = validated_dmi_aggregate(N, gold=g, clustering=res,
-                                              return_details=True)
+                p[DMI_PAPER] = (name_clusters(res.labels, A, gold=g)[res.labels] == truth).astype(
+                    float
+                )
+                val = validated_dmi_aggregate(N, gold=g, clustering=res, return_details=True)
                 p[DMI_PRACTICAL] = (val.dmi_options == truth).astype(float)
                 p[DMI_VALIDATED] = (val.options == truth).astype(float)
                 for peer, fn in (peers or {}).items():
                     labels = fn(ans).reindex(am.tasks)
-                    p[peer] = (am.options.get_indexer(labels.to_numpy()) == truth
-                               ).astype(float)
-                rows += [(name, attack, float(share), rep, m, _mean_on(v, keep))
-                         for m, v in p.items()]
-    return pd.DataFrame(rows, columns=["dataset", "attack", "share", "rep", "method",
-                                       "accuracy"])
+                    p[peer] = (am.options.get_indexer(labels.to_numpy()) == truth).astype(float)
+                rows += [
+                    (name, attack, float(share), rep, m, _mean_on(v, keep)) for m, v in p.items()
+                ]
+    return pd.DataFrame(rows, columns=["dataset", "attack", "share", "rep", "method", "accuracy"])
 
 
 NAMING_GOLD_ONLY = "gold only (paper)"
 
 
-def naming_tradeoff(datasets: dict, *, confidences=(0.6, 0.8, 0.9),
-                    gold_sizes=(2, 3, 5, 10, 20), lam: float = 0.75, n_reps: int = 4,
-                    n_draws: int = 10, random_state=0) -> pd.DataFrame:
+def naming_tradeoff(
+    datasets: dict,
+    *,
+    confidences=(0.6, 0.8, 0.9),
+    gold_sizes=(2, 3, 5, 10, 20),
+    lam: float = 0.75,
+    n_reps: int = 4,
+    n_draws: int = 10,
+    random_state=0,
+) -> pd.DataFrame:
     """How much to trust the default naming: honest crowds vs a crowd that relabels.
 
     For each data set, the honest crowd and ``n_reps`` crowds in which *every* worker
@@ -1277,9 +1411,12 @@ def naming_tradeoff(datasets: dict, *, confidences=(0.6, 0.8, 0.9),
         rng = _study_rng(random_state, f"{name}/naming")
         S = cyclic_strategy(len(d.options), lam)
         crowds = [("honest", d.answers)] + [
-            ("everyone cyclic", inject_strategy(d.answers, S, 1.0, options=d.options,
-                                                random_state=rng))
-            for _ in range(n_reps)]
+            (
+                "everyone cyclic",
+                inject_strategy(d.answers, S, 1.0, options=d.options, random_state=rng),
+            )
+            for _ in range(n_reps)
+        ]
         for crowd, ans in crowds:
             am, truth, scored = _study_matrix(d, ans)
             res = dmi_cluster(am.A, random_state=rng)
@@ -1290,18 +1427,27 @@ def naming_tradeoff(datasets: dict, *, confidences=(0.6, 0.8, 0.9),
                     namings = {NAMING_GOLD_ONLY: name_clusters(res.labels, am.A, gold=g)}
                     for q in confidences:
                         namings[f"Bayes, q = {q:g}"] = name_clusters_bayes(
-                            res.labels, am.A, gold=g, default_confidence=q)
-                    rows += [(name, crowd, size, k, _mean_on(
-                        (v[res.labels] == truth).astype(float), keep))
-                        for k, v in namings.items()]
-    df = pd.DataFrame(rows, columns=["dataset", "crowd", "gold_size", "naming",
-                                     "accuracy"])
-    return df.groupby(["dataset", "crowd", "gold_size", "naming"], sort=False,
-                      as_index=False)["accuracy"].mean()
+                            res.labels, am.A, gold=g, default_confidence=q
+                        )
+                    rows += [
+                        (
+                            name,
+                            crowd,
+                            size,
+                            k,
+                            _mean_on((v[res.labels] == truth).astype(float), keep),
+                        )
+                        for k, v in namings.items()
+                    ]
+    df = pd.DataFrame(rows, columns=["dataset", "crowd", "gold_size", "naming", "accuracy"])
+    return df.groupby(["dataset", "crowd", "gold_size", "naming"], sort=False, as_index=False)[
+        "accuracy"
+    ].mean()
 
 
-def single_task_study(*, smoothing: float = 0.01, n_tie_seeds: int = 20,
-                      random_state=0) -> pd.DataFrame:
+def single_task_study(
+    *, smoothing: float = 0.01, n_tie_seeds: int = 20, random_state=0
+) -> pd.DataFrame:
     """Plurality vs. surprisingly popular (Algorithm 5) vs. the spectral truth serum
     (Algorithm 6), question by question, on the single-task data.
 
@@ -1324,31 +1470,52 @@ def single_task_study(*, smoothing: float = 0.01, n_tie_seeds: int = 20,
     from .tabular import aggregate, answer_matrix
 
     rows = []
-    jobs = [("prelec2017_sp", s, load_dataset("prelec2017_sp", study=s), "first")
-            for s in PRELEC_STUDIES]
-    jobs += [("hosseini2021_spvoting", HOSSEINI_TREATMENTS[t],
-              load_dataset("hosseini2021_spvoting", treatment=t), "random")
-             for t in (2, 3, 5, 6)]
+    jobs = [
+        ("prelec2017_sp", s, load_dataset("prelec2017_sp", study=s), "first")
+        for s in PRELEC_STUDIES
+    ]
+    jobs += [
+        (
+            "hosseini2021_spvoting",
+            HOSSEINI_TREATMENTS[t],
+            load_dataset("hosseini2021_spvoting", treatment=t),
+            "random",
+        )
+        for t in (2, 3, 5, 6)
+    ]
     for data, study, d, ties in jobs:
         ans = d.answers[["task", "worker", "label", "prediction"]]
         am = answer_matrix(ans)
         truth = _truth_codes(am, d.gold)
         n = int((truth >= 0).sum())
-        rows.append((data, study, PLURALITY_RANDOM,
-                     _mean_on(plurality_random_ties_correct(am.counts, truth), truth >= 0),
-                     n))
+        rows.append(
+            (
+                data,
+                study,
+                PLURALITY_RANDOM,
+                _mean_on(plurality_random_ties_correct(am.counts, truth), truth >= 0),
+                n,
+            )
+        )
         if ties == "first":
-            rows.append((data, study, PLURALITY_FIRST,
-                         _mean_on((np.argmax(am.counts, axis=1) == truth).astype(float),
-                                  truth >= 0), n))
-        for method, label in (("sp-single", "surprisingly popular (Alg. 5)"),
-                              ("spectral", "spectral truth serum (Alg. 6)")):
+            rows.append(
+                (
+                    data,
+                    study,
+                    PLURALITY_FIRST,
+                    _mean_on((np.argmax(am.counts, axis=1) == truth).astype(float), truth >= 0),
+                    n,
+                )
+            )
+        for method, label in (
+            ("sp-single", "surprisingly popular (Alg. 5)"),
+            ("spectral", "spectral truth serum (Alg. 6)"),
+        ):
             rng = _study_rng(random_state, f"{data}/{study}/{method}")
             seeds = [None] if ties == "first" else rng.integers(0, 2**32, n_tie_seeds)
             accs = []
             for seed in seeds:
-                out = aggregate(ans, method, ties=ties, random_state=seed,
-                                smoothing=smoothing)
+                out = aggregate(ans, method, ties=ties, random_state=seed, smoothing=smoothing)
                 accs.append(float((out == d.gold.reindex(out.index)).mean()))
             rows.append((data, study, label, float(np.mean(accs)), n))
     return pd.DataFrame(rows, columns=["data", "study", "method", "accuracy", "n_tasks"])
@@ -1401,11 +1568,11 @@ def payment_study(datasets: dict, *, random_state=0) -> tuple:
         t2 = np.bincount(rep.worker[used & (kd.report_part == 1)], minlength=len(workers))
         scale = _falling(t1, C) * _falling(t2, C)
         with np.errstate(invalid="ignore", divide="ignore"):
-            norm = np.where(kd.paid, kd.payments / np.where(scale > 0, scale, np.nan),
-                            np.nan)
+            norm = np.where(kd.paid, kd.payments / np.where(scale > 0, scale, np.nan), np.nan)
         # The DMI-Mechanism needs a peer sharing >= 2C tasks; check before calling it.
-        X = sparse.csr_matrix((np.ones(rep.n_reports), (rep.worker, rep.task)),
-                              shape=(rep.n_workers, rep.n_tasks))
+        X = sparse.csr_matrix(
+            (np.ones(rep.n_reports), (rep.worker, rep.task)), shape=(rep.n_workers, rep.n_tasks)
+        )
         overlap = (X @ X.T).tocoo()
         has_peer = np.any((overlap.row != overlap.col) & (overlap.data >= 2 * C))
         if has_peer:
@@ -1428,19 +1595,54 @@ def payment_study(datasets: dict, *, random_state=0) -> tuple:
         reasons = list(kd.unpaid_reason.values())
         few = sum("usable tasks" in r for r in reasons)
         no_rest = sum("remain to learn the partition" in r for r in reasons)
-        rows.append((name, len(workers), int(kd.paid.sum()),
-                     float(np.mean(kd.payments[kd.paid] > 0)) if kd.paid.any()
-                     else np.nan,
-                     rk, pk, int(dm_paid.sum()),
-                     float(np.mean(dm_pay[dm_paid] > 0)) if dm_paid.any() else np.nan,
-                     rd, pd_, few, no_rest, len(reasons) - few - no_rest))
-        per_worker.append(pd.DataFrame({
-            "dataset": name, "worker": workers, "accuracy": a,
-            "n_answers": acc["n_answers"].to_numpy(), "kdmi_paid": kd.paid,
-            "kdmi_payment": kd.payments, "kdmi_normalised": norm,
-            "dmi_paid": dm_paid, "dmi_payment": dm_pay}))
-    summary = pd.DataFrame(rows, columns=[
-        "dataset", "workers", "kdmi_paid", "kdmi_positive", "kdmi_spearman",
-        "kdmi_p", "dmi_paid", "dmi_positive", "dmi_spearman", "dmi_p",
-        "kdmi_unpaid_few_tasks", "kdmi_unpaid_did_all", "kdmi_unpaid_other"])
+        rows.append(
+            (
+                name,
+                len(workers),
+                int(kd.paid.sum()),
+                float(np.mean(kd.payments[kd.paid] > 0)) if kd.paid.any() else np.nan,
+                rk,
+                pk,
+                int(dm_paid.sum()),
+                float(np.mean(dm_pay[dm_paid] > 0)) if dm_paid.any() else np.nan,
+                rd,
+                pd_,
+                few,
+                no_rest,
+                len(reasons) - few - no_rest,
+            )
+        )
+        per_worker.append(
+            pd.DataFrame(
+                {
+                    "dataset": name,
+                    "worker": workers,
+                    "accuracy": a,
+                    "n_answers": acc["n_answers"].to_numpy(),
+                    "kdmi_paid": kd.paid,
+                    "kdmi_payment": kd.payments,
+                    "kdmi_normalised": norm,
+                    "dmi_paid": dm_paid,
+                    "dmi_payment": dm_pay,
+                }
+            )
+        )
+    summary = pd.DataFrame(
+        rows,
+        columns=[
+            "dataset",
+            "workers",
+            "kdmi_paid",
+            "kdmi_positive",
+            "kdmi_spearman",
+            "kdmi_p",
+            "dmi_paid",
+            "dmi_positive",
+            "dmi_spearman",
+            "dmi_p",
+            "kdmi_unpaid_few_tasks",
+            "kdmi_unpaid_did_all",
+            "kdmi_unpaid_other",
+        ],
+    )
     return summary, pd.concat(per_worker, ignore_index=True)

@@ -37,8 +37,14 @@ import pandas as pd
 from ._validation import check_random_state
 from .tabular import _check_keywords, _check_options, _gold_labels, decide_groups
 
-__all__ = ["DASK_METHODS", "aggregate_dask", "distinct_counts", "read_answers",
-           "task_counts", "write_answer_log"]
+__all__ = [
+    "DASK_METHODS",
+    "aggregate_dask",
+    "distinct_counts",
+    "read_answers",
+    "task_counts",
+    "write_answer_log",
+]
 
 #: Methods :func:`aggregate_dask` runs: those that give every task with the same answer
 #: counts the same label.  ``"dmi-practical"``/``"dmi-validated"`` (a per-task
@@ -52,15 +58,17 @@ def _dask():
     try:
         import dask.dataframe as dd
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("dmi_lib.scale_out needs dask: pip install 'dmi_lib[dask]'"
-                          ) from exc
+        raise ImportError("dmi_lib.scale_out needs dask: pip install 'dmi_lib[dask]'") from exc
     return dd
 
 
 def is_dask_frame(obj) -> bool:
     """True for a ``dask.dataframe.DataFrame``, without importing dask."""
-    return type(obj).__module__.startswith("dask") and hasattr(obj, "npartitions") \
+    return (
+        type(obj).__module__.startswith("dask")
+        and hasattr(obj, "npartitions")
         and hasattr(obj, "columns")
+    )
 
 
 def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs):
@@ -100,8 +108,9 @@ def _scan(answers, options) -> pd.Index:
     column order by the pandas path's rule (given, or the labels seen, sorted)."""
     import dask
 
-    na, seen = dask.compute(answers[list(_COLUMNS)].isna().sum(),
-                            answers["label"].drop_duplicates())
+    na, seen = dask.compute(
+        answers[list(_COLUMNS)].isna().sum(), answers["label"].drop_duplicates()
+    )
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
@@ -110,9 +119,10 @@ def _scan(answers, options) -> pd.Index:
         try:
             sorted(seen.tolist())
         except TypeError as exc:  # pandas would number them by first appearance
-            raise TypeError(f"labels of mixed types cannot be sorted ({exc}); a "
-                            "partitioned table has no first appearance: pass options="
-                            ) from exc
+            raise TypeError(
+                f"labels of mixed types cannot be sorted ({exc}); a "
+                "partitioned table has no first appearance: pass options="
+            ) from exc
     return _check_options(options, seen)[1]
 
 
@@ -122,10 +132,12 @@ def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
     label_codes = opts.get_indexer(part["label"].to_numpy())  # checked by _options
     task_codes, tasks = pd.factorize(part["task"].to_numpy())
     n = len(tasks)
-    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes,
-                         minlength=n * C).reshape(n, C)
-    return pd.DataFrame(counts, index=pd.Index(tasks, name="task"),
-                        columns=[f"c{j}" for j in range(C)])
+    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes, minlength=n * C).reshape(
+        n, C
+    )
+    return pd.DataFrame(
+        counts, index=pd.Index(tasks, name="task"), columns=[f"c{j}" for j in range(C)]
+    )
 
 
 def _check_duplicates(answers) -> None:
@@ -133,8 +145,10 @@ def _check_duplicates(answers) -> None:
     sizes = answers.groupby(["task", "worker"]).size()
     n_dup = int((sizes > 1).sum().compute())
     if n_dup:
-        raise ValueError(f"answers has {n_dup} (task, worker) pair(s) with several rows; "
-                         "pass duplicates='keep' to count every row as a vote")
+        raise ValueError(
+            f"answers has {n_dup} (task, worker) pair(s) with several rows; "
+            "pass duplicates='keep' to count every row as a vote"
+        )
 
 
 def task_counts(answers, *, options=None, duplicates: str = "error"):
@@ -162,17 +176,22 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
         raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
     missing = [c for c in _COLUMNS if c not in answers.columns]
     if missing:
-        raise ValueError(f"answers is missing column(s) {missing}; a long table needs "
-                         f"the columns {list(_COLUMNS)} (one row per answer)")
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs "
+            f"the columns {list(_COLUMNS)} (one row per answer)"
+        )
     if duplicates not in ("error", "keep"):
-        raise ValueError(f"duplicates must be 'error' or 'keep' for a dask table, got "
-                         f"{duplicates!r} ('first' needs a global row order)")
+        raise ValueError(
+            f"duplicates must be 'error' or 'keep' for a dask table, got "
+            f"{duplicates!r} ('first' needs a global row order)"
+        )
     opts = _scan(answers, options)
     if duplicates == "error":
         _check_duplicates(answers)
-    meta = pd.DataFrame({f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
-                        index=pd.Index([], name="task",
-                                       dtype=answers["task"].dtype))
+    meta = pd.DataFrame(
+        {f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
+        index=pd.Index([], name="task", dtype=answers["task"].dtype),
+    )
     partial = answers.map_partitions(_partition_counts, opts, meta=meta)
     # A task may span partitions: sum its partial counts (a tree reduction that
     # keeps the result partitioned, so no single machine holds every task).
@@ -191,8 +210,10 @@ def distinct_counts(counts):
         The number of tasks with each vector.
     """
     groups = _count_groups(counts, pd.Index([])).sort_values(list(counts.columns))
-    return (groups[list(counts.columns)].to_numpy(dtype=np.int64),
-            groups["n"].to_numpy(dtype=np.int64))
+    return (
+        groups[list(counts.columns)].to_numpy(dtype=np.int64),
+        groups["n"].to_numpy(dtype=np.int64),
+    )
 
 
 def _gold_tasks(counts, gold, opts: pd.Index):
@@ -202,8 +223,10 @@ def _gold_tasks(counts, gold, opts: pd.Index):
     found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute().sort_index()
     if len(found) < len(gold):
         missing = [t for t in keys if t not in set(found.index)][:5]
-        raise ValueError(f"gold names {len(gold) - len(found)} task(s) that have no "
-                         f"answers, e.g. {missing} (check the task ids' type)")
+        raise ValueError(
+            f"gold names {len(gold) - len(found)} task(s) that have no "
+            f"answers, e.g. {missing} (check the task ids' type)"
+        )
     return found, pd.Series(codes, index=gold.index).reindex(found.index).to_numpy()
 
 
@@ -211,8 +234,9 @@ def _groups_of_partition(part: pd.DataFrame, gold_index) -> pd.DataFrame:
     """Per count vector of the non-gold tasks of one partition: tasks and first task."""
     part = part[~part.index.isin(gold_index)]
     cols = list(part.columns)
-    out = part.reset_index().groupby(cols, sort=False).agg(
-        n=("task", "size"), first=("task", "min"))
+    out = (
+        part.reset_index().groupby(cols, sort=False).agg(n=("task", "size"), first=("task", "min"))
+    )
     return out.reset_index()
 
 
@@ -220,9 +244,13 @@ def _count_groups(counts, gold_index) -> pd.DataFrame:
     """The count vectors of the tasks not in ``gold_index``, with their number of tasks
     ``n`` and first task ``first`` (grouped in each partition, then combined)."""
     cols = list(counts.columns)
-    meta = pd.DataFrame({**{c: pd.Series(dtype=np.int64) for c in cols},
-                         "n": pd.Series(dtype=np.int64),
-                         "first": pd.Series(dtype=counts.index.dtype)})
+    meta = pd.DataFrame(
+        {
+            **{c: pd.Series(dtype=np.int64) for c in cols},
+            "n": pd.Series(dtype=np.int64),
+            "first": pd.Series(dtype=counts.index.dtype),
+        }
+    )
     parts = counts.map_partitions(_groups_of_partition, gold_index, meta=meta).compute()
     groups = parts.groupby(cols, sort=False).agg(n=("n", "sum"), first=("first", "min"))
     return groups.reset_index()
@@ -240,9 +268,18 @@ def _map_back(part: pd.DataFrame, rows, values, gold_values) -> pd.Series:
     return out
 
 
-def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
-                   ties: str = "first", random_state=None, duplicates: str = "error",
-                   compute: bool = True, **kw):
+def aggregate_dask(
+    answers,
+    method: str = "dmi",
+    *,
+    gold=None,
+    options=None,
+    ties: str = "first",
+    random_state=None,
+    duplicates: str = "error",
+    compute: bool = True,
+    **kw,
+):
     """:func:`dmi_lib.aggregate` for a Dask DataFrame (data larger than one machine).
 
     ``"plurality"``, ``"surprisingly-popular"`` and ``"dmi"`` give every task with the
@@ -283,14 +320,18 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
         with plurality or surprisingly popular; everything the pandas path rejects.
     """
     if method not in DASK_METHODS:
-        raise ValueError(f"method {method!r} is not available for a dask table; use one "
-                         f"of {list(DASK_METHODS)} (the other methods work task by "
-                         "task: run them with pandas)")
+        raise ValueError(
+            f"method {method!r} is not available for a dask table; use one "
+            f"of {list(DASK_METHODS)} (the other methods work task by "
+            "task: run them with pandas)"
+        )
     if ties not in ("first", "random"):
         raise ValueError(f"ties must be one of ['first', 'random'], got {ties!r}")
     if ties == "random" and method != "dmi":
-        raise ValueError("ties='random' is not available for a dask table: random "
-                         "tie-breaking draws in the global task order; use ties='first'")
+        raise ValueError(
+            "ties='random' is not available for a dask table: random "
+            "tie-breaking draws in the global task order; use ties='first'"
+        )
     _check_keywords(method, kw)
     rng = check_random_state(random_state)
     counts, opts = task_counts(answers, options=options, duplicates=duplicates)
@@ -302,23 +343,42 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
         gold_counts, gold_codes = counts.head(0), np.empty(0, dtype=np.intp)
     gold_index = gold_counts.index
     groups = _count_groups(counts, gold_index)
-    table = pd.concat([groups, pd.DataFrame({
-        **{c: gold_counts[c].to_numpy() for c in cols}, "n": 1,
-        "first": gold_index.to_numpy(), "gold": gold_codes})], ignore_index=True)
+    table = pd.concat(
+        [
+            groups,
+            pd.DataFrame(
+                {
+                    **{c: gold_counts[c].to_numpy() for c in cols},
+                    "n": 1,
+                    "first": gold_index.to_numpy(),
+                    "gold": gold_codes,
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
     table["gold"] = table["gold"].fillna(-1).astype(np.intp)
     # The pandas path's order: groups by their first task, tasks in sorted order.
     table = table.sort_values("first", kind="stable").reset_index(drop=True)
     rows = table[cols].to_numpy(dtype=np.int64)
-    codes, _ = decide_groups(rows, table["n"].to_numpy(), opts, method,
-                             row_gold=table["gold"].to_numpy() if len(gold_index) else None,
-                             random_state=rng, kw=kw)
+    codes, _ = decide_groups(
+        rows,
+        table["n"].to_numpy(),
+        opts,
+        method,
+        row_gold=table["gold"].to_numpy() if len(gold_index) else None,
+        random_state=rng,
+        kw=kw,
+    )
     values = opts[codes].to_numpy()
     plain = table["gold"].to_numpy() < 0
     gold_values = pd.Series(values[~plain], index=table["first"][~plain].to_numpy())
-    meta = pd.Series(dtype=values.dtype, name="agg_label",
-                     index=pd.Index([], name="task", dtype=counts.index.dtype))
-    labels = counts.map_partitions(_map_back, rows[plain], values[plain], gold_values,
-                                   meta=meta)
+    meta = pd.Series(
+        dtype=values.dtype,
+        name="agg_label",
+        index=pd.Index([], name="task", dtype=counts.index.dtype),
+    )
+    labels = counts.map_partitions(_map_back, rows[plain], values[plain], gold_values, meta=meta)
     if not compute:
         return labels
     out = labels.compute().sort_index()
@@ -329,8 +389,16 @@ def aggregate_dask(answers, method: str = "dmi", *, gold=None, options=None,
     return out
 
 
-def write_answer_log(folder, n_answers: int, *, n_files: int = 1, answers_per_task: int = 10,
-                     C: int = 3, accuracy: float = 0.6, seed=0) -> np.ndarray:
+def write_answer_log(
+    folder,
+    n_answers: int,
+    *,
+    n_files: int = 1,
+    answers_per_task: int = 10,
+    C: int = 3,
+    accuracy: float = 0.6,
+    seed=0,
+) -> np.ndarray:
     """Write a simulated answer log as Parquet files; return the true option per task.
 
     Each answer picks its task uniformly at random (so a task's answers spread over the
@@ -357,9 +425,12 @@ def write_answer_log(folder, n_answers: int, *, n_files: int = 1, answers_per_ta
         The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
     """
 
-
-    for name, value in (("n_answers", n_answers), ("n_files", n_files),
-                        ("answers_per_task", answers_per_task), ("C", C)):
+    for name, value in (
+        ("n_answers", n_answers),
+        ("n_files", n_files),
+        ("answers_per_task", answers_per_task),
+        ("C", C),
+    ):
         if not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if not 0.0 <= accuracy <= 1.0:
@@ -373,5 +444,6 @@ def write_answer_log(folder, n_answers: int, *, n_files: int = 1, answers_per_ta
         right = rng.random(hi - lo) < accuracy
         label = np.where(right, truth[task], rng.integers(0, C, hi - lo)).astype(np.int8)
         pd.DataFrame({"task": task, "worker": np.arange(lo, hi), "label": label}).to_parquet(
-            Path(folder) / f"answers-{f:05d}.parquet", index=False)
+            Path(folder) / f"answers-{f:05d}.parquet", index=False
+        )
     return truth

@@ -56,13 +56,13 @@ def _int_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             bad = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
-            raise TypeError(f"{name} must hold whole numbers, found {float(arr[bad])} at "
-                            f"position {bad}")
+            raise TypeError(
+                f"{name} must hold whole numbers, found {float(arr[bad])} at position {bad}"
+            )
     arr = arr.astype(np.intp)
     if arr.min() < 0:
         bad = int(np.argmin(arr))
-        raise ValueError(f"{name} must be non-negative, found {int(arr[bad])} at "
-                         f"position {bad}")
+        raise ValueError(f"{name} must be non-negative, found {int(arr[bad])} at position {bad}")
     return arr
 
 
@@ -120,26 +120,34 @@ class Reports:
         if not task.size == worker.size == label.size:
             raise ValueError(
                 "task, worker and label must have the same length, got "
-                f"{task.size}, {worker.size} and {label.size}")
-        n, m, C = (_count(self.n_tasks, "n_tasks"), _count(self.n_workers, "n_workers"),
-                   _count(self.n_options, "n_options"))
-        for arr, size, name, size_name in ((task, n, "task", "n_tasks"),
-                                           (worker, m, "worker", "n_workers"),
-                                           (label, C, "label", "n_options")):
+                f"{task.size}, {worker.size} and {label.size}"
+            )
+        n, m, C = (
+            _count(self.n_tasks, "n_tasks"),
+            _count(self.n_workers, "n_workers"),
+            _count(self.n_options, "n_options"),
+        )
+        for arr, size, name, size_name in (
+            (task, n, "task", "n_tasks"),
+            (worker, m, "worker", "n_workers"),
+            (label, C, "label", "n_options"),
+        ):
             if arr.size and arr.max() >= size:
                 bad = int(np.argmax(arr))
                 raise ValueError(
                     f"{name} ids must lie in 0..{size - 1} ({size_name} = {size}), found "
-                    f"{int(arr[bad])} at position {bad}")
+                    f"{int(arr[bad])} at position {bad}"
+                )
         if task.size > 1:
             key = worker * n + task  # < m*n, fits in intp for any realistic crowd
             order = np.argsort(key, kind="stable")
             dup = np.flatnonzero(key[order][1:] == key[order][:-1])
             if dup.size:
-                first, second = sorted(order[dup[0]:dup[0] + 2])
+                first, second = sorted(order[dup[0] : dup[0] + 2])
                 raise ValueError(
                     f"duplicate report: worker {int(worker[first])} answered task "
-                    f"{int(task[first])} twice (positions {int(first)} and {int(second)})")
+                    f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
+                )
         for name, arr in (("task", task), ("worker", worker), ("label", label)):
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
@@ -148,9 +156,16 @@ class Reports:
         object.__setattr__(self, "n_options", C)
 
     @classmethod
-    def from_arrays(cls, task, worker, label, *, n_tasks: int | None = None,
-                    n_workers: int | None = None, n_options: int | None = None,
-                    ) -> "Reports":
+    def from_arrays(
+        cls,
+        task,
+        worker,
+        label,
+        *,
+        n_tasks: int | None = None,
+        n_workers: int | None = None,
+        n_options: int | None = None,
+    ) -> "Reports":
         """Validate and wrap three parallel id arrays.
 
         Sizes default to ``max(id) + 1``; pass ``n_options`` explicitly when an
@@ -164,17 +179,19 @@ class Reports:
             Negative ids, ids beyond the given sizes, arrays of different lengths,
             or a (task, worker) pair that occurs twice.
         """
-        arrays = {name: _int_array(x, name)
-                  for name, x in (("task", task), ("worker", worker), ("label", label))}
+        arrays = {
+            name: _int_array(x, name)
+            for name, x in (("task", task), ("worker", worker), ("label", label))
+        }
         sizes = {}
-        for name, size_name, given in (("task", "n_tasks", n_tasks),
-                                       ("worker", "n_workers", n_workers),
-                                       ("label", "n_options", n_options)):
+        for name, size_name, given in (
+            ("task", "n_tasks", n_tasks),
+            ("worker", "n_workers", n_workers),
+            ("label", "n_options", n_options),
+        ):
             arr = arrays[name]
-            sizes[size_name] = (int(arr.max()) + 1 if arr.size else 0) if given is None \
-                else given
-        return cls(task=arrays["task"], worker=arrays["worker"], label=arrays["label"],
-                   **sizes)
+            sizes[size_name] = (int(arr.max()) + 1 if arr.size else 0) if given is None else given
+        return cls(task=arrays["task"], worker=arrays["worker"], label=arrays["label"], **sizes)
 
     # -- shapes ------------------------------------------------------------- #
     @property
@@ -186,8 +203,10 @@ class Reports:
         return self.n_reports
 
     def __repr__(self) -> str:
-        return (f"Reports(n_reports={self.n_reports}, n_tasks={self.n_tasks}, "
-                f"n_workers={self.n_workers}, n_options={self.n_options})")
+        return (
+            f"Reports(n_reports={self.n_reports}, n_tasks={self.n_tasks}, "
+            f"n_workers={self.n_workers}, n_options={self.n_options})"
+        )
 
     # -- aggregates --------------------------------------------------------- #
     def counts(self) -> np.ndarray:
@@ -196,8 +215,9 @@ class Reports:
         One ``bincount`` over ``t·C + c`` (Algorithm 4, line 1).
         """
         C = self.n_options
-        return np.bincount(self.task * C + self.label,
-                           minlength=self.n_tasks * C).reshape(self.n_tasks, C)
+        return np.bincount(self.task * C + self.label, minlength=self.n_tasks * C).reshape(
+            self.n_tasks, C
+        )
 
     def answer_matrix(self):
         """Row-normalised counts (Algorithm 4, line 2) and the mask of answered tasks.
@@ -329,10 +349,8 @@ def permutation_strategy(perm) -> np.ndarray:
     perm = np.asarray(perm)
     if perm.ndim != 1 or perm.size == 0:
         raise ValueError(f"perm must be a non-empty 1-D array, got shape {perm.shape}")
-    if perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm),
-                                                         np.arange(perm.size)):
-        raise ValueError(f"perm must be a permutation of 0..{perm.size - 1}, got "
-                         f"{perm.tolist()}")
+    if perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm), np.arange(perm.size)):
+        raise ValueError(f"perm must be a permutation of 0..{perm.size - 1}, got {perm.tolist()}")
     S = np.zeros((perm.size, perm.size))
     S[np.arange(perm.size), perm] = 1.0
     return S
@@ -374,14 +392,13 @@ def check_strategies(strategies, C: int | None = None) -> np.ndarray:
     try:
         S = np.asarray(strategies, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"strategies could not be read as an (m, C, C) array: {exc}"
-                         ) from exc
+        raise ValueError(f"strategies could not be read as an (m, C, C) array: {exc}") from exc
     if S.ndim != 3 or S.shape[1] != S.shape[2] or S.shape[0] == 0:
-        raise ValueError("strategies must have shape (m, C, C) with m >= 1, got shape "
-                         f"{S.shape}")
+        raise ValueError(f"strategies must have shape (m, C, C) with m >= 1, got shape {S.shape}")
     if C is not None and S.shape[1] != C:
-        raise ValueError(f"strategies must be {C} x {C} (C = {C} options), got "
-                         f"{S.shape[1]} x {S.shape[2]}")
+        raise ValueError(
+            f"strategies must be {C} x {C} (C = {C} options), got {S.shape[1]} x {S.shape[2]}"
+        )
     return check_distribution(S, "strategies", axis=-1)
 
 
@@ -391,14 +408,23 @@ def check_strategies(strategies, C: int | None = None) -> np.ndarray:
 def _check_states(states) -> np.ndarray:
     states = np.asarray(states) if not isinstance(states, np.ndarray) else states
     if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] == 0:
-        raise ValueError(f"states must be an (n_tasks, C) matrix, got shape "
-                         f"{np.shape(states)}")
+        raise ValueError(f"states must be an (n_tasks, C) matrix, got shape {np.shape(states)}")
     return check_distribution(states, "states", axis=1)
 
 
-def random_states(n_tasks, C, *, kind: str = "dirichlet", random_state=None,
-                  alpha=1.0, worlds=None, weights=None, accuracy: float = 0.7,
-                  noise: float = 0.0, return_worlds: bool = False):
+def random_states(
+    n_tasks,
+    C,
+    *,
+    kind: str = "dirichlet",
+    random_state=None,
+    alpha=1.0,
+    worlds=None,
+    weights=None,
+    accuracy: float = 0.7,
+    noise: float = 0.0,
+    return_worlds: bool = False,
+):
     """Draw i.i.d. task states ``aᵗ`` (rows of an ``n × C`` row-stochastic matrix).
 
     Parameters
@@ -444,8 +470,9 @@ def random_states(n_tasks, C, *, kind: str = "dirichlet", random_state=None,
     rng = check_random_state(random_state)
     if kind == "dirichlet":
         if return_worlds:
-            raise ValueError("return_worlds=True needs kind='mixture' (Dirichlet states "
-                             "have no worlds)")
+            raise ValueError(
+                "return_worlds=True needs kind='mixture' (Dirichlet states have no worlds)"
+            )
         alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (C,))
         if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be positive, got {alpha.tolist()}")
@@ -462,8 +489,9 @@ def random_states(n_tasks, C, *, kind: str = "dirichlet", random_state=None,
     if worlds.shape[1] != C:
         raise ValueError(f"worlds must have C = {C} columns, got shape {worlds.shape}")
     W = worlds.shape[0]
-    weights = np.full(W, 1.0 / W) if weights is None else \
-        check_distribution(weights, "weights", ndim=1)
+    weights = (
+        np.full(W, 1.0 / W) if weights is None else check_distribution(weights, "weights", ndim=1)
+    )
     if weights.size != W:
         raise ValueError(f"weights must have one entry per world ({W}), got {weights.size}")
     if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
@@ -519,8 +547,9 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
     return np.concatenate(workers), np.concatenate(tasks)
 
 
-def simulate_reports(states, strategies, task, worker, *, random_state=None,
-                     return_signals: bool = False):
+def simulate_reports(
+    states, strategies, task, worker, *, random_state=None, return_signals: bool = False
+):
     """Draw signals and reports for a given assignment of tasks to agents.
 
     Report ``r`` is agent ``worker[r]`` on task ``task[r]``: she receives signal
@@ -556,8 +585,14 @@ def simulate_reports(states, strategies, task, worker, *, random_state=None,
     S = check_strategies(strategies, C)
     m = S.shape[0]
     rng = check_random_state(random_state)
-    rep = Reports.from_arrays(task, worker, np.zeros(np.asarray(task).shape, dtype=int),
-                              n_tasks=n, n_workers=m, n_options=C)
+    rep = Reports.from_arrays(
+        task,
+        worker,
+        np.zeros(np.asarray(task).shape, dtype=int),
+        n_tasks=n,
+        n_workers=m,
+        n_options=C,
+    )
     t, w = rep.task, rep.worker
     u = rng.random((2, t.size))
     signals = _inverse_cdf(np.cumsum(states, axis=1)[t], u[0])
@@ -566,8 +601,9 @@ def simulate_reports(states, strategies, task, worker, *, random_state=None,
     return (out, signals) if return_signals else out
 
 
-def simulate_crowd(states, strategies, *, tasks_per_agent, random_state=None,
-                   return_signals: bool = False):
+def simulate_crowd(
+    states, strategies, *, tasks_per_agent, random_state=None, return_signals: bool = False
+):
     """Simulate the paper's multi-task crowd (Model paragraph of Section 3).
 
     Each agent ``i`` does a uniformly random subset of ``tasks_per_agent`` tasks in
@@ -615,29 +651,40 @@ def simulate_crowd(states, strategies, *, tasks_per_agent, random_state=None,
     m = S.shape[0]
     sizes = np.asarray(tasks_per_agent)
     if sizes.dtype.kind not in "iu" or sizes.ndim > 1:
-        raise TypeError(f"tasks_per_agent must be an int or a 1-D array of ints, got "
-                        f"{tasks_per_agent!r}")
+        raise TypeError(
+            f"tasks_per_agent must be an int or a 1-D array of ints, got {tasks_per_agent!r}"
+        )
     if sizes.ndim == 1 and sizes.size != m:
-        raise ValueError(f"tasks_per_agent has {sizes.size} entries but there are {m} "
-                         "agents (strategies)")
+        raise ValueError(
+            f"tasks_per_agent has {sizes.size} entries but there are {m} agents (strategies)"
+        )
     sizes = np.broadcast_to(sizes, (m,)).astype(np.intp)
     if sizes.min() < 0 or sizes.max() > n:
         bad = int(np.flatnonzero((sizes < 0) | (sizes > n))[0])
-        raise ValueError(f"tasks_per_agent must lie in 0..n_tasks = {n}, got "
-                         f"{int(sizes[bad])} for agent {bad}")
+        raise ValueError(
+            f"tasks_per_agent must lie in 0..n_tasks = {n}, got {int(sizes[bad])} for agent {bad}"
+        )
     rng = check_random_state(random_state)
     worker, task = _sample_subsets(n, sizes, rng)
     # Random order of work within each agent: sort by (worker, random key).
     order = np.lexsort((rng.random(task.size), worker))
-    return simulate_reports(states, S, task[order], worker[order], random_state=rng,
-                            return_signals=return_signals)
+    return simulate_reports(
+        states, S, task[order], worker[order], random_state=rng, return_signals=return_signals
+    )
 
 
 # --------------------------------------------------------------------------- #
 # Single task (Section 4)
 # --------------------------------------------------------------------------- #
-def simulate_single_task(world_signal_probs, world_prior, n_respondents, *, true_world,
-                         random_state=None, prediction_noise: float = 0.0):
+def simulate_single_task(
+    world_signal_probs,
+    world_prior,
+    n_respondents,
+    *,
+    true_world,
+    random_state=None,
+    prediction_noise: float = 0.0,
+):
     """One question asked of a crowd, with predictions (input of Algorithms 5 and 6).
 
     The world is ``true_world``; each respondent receives a signal
@@ -686,8 +733,7 @@ def simulate_single_task(world_signal_probs, world_prior, n_respondents, *, true
     W, C = P.shape
     prior = check_distribution(world_prior, "world_prior", ndim=1)
     if prior.size != W:
-        raise ValueError(f"world_prior must have one entry per world ({W}), got "
-                         f"{prior.size}")
+        raise ValueError(f"world_prior must have one entry per world ({W}), got {prior.size}")
     n_respondents = _count(n_respondents, "n_respondents")
     true_world = _count(true_world, "true_world")
     if true_world >= W:
@@ -702,16 +748,17 @@ def simulate_single_task(world_signal_probs, world_prior, n_respondents, *, true
         raise ValueError(
             f"signal {c} can occur in world {true_world} but has prior probability 0 "
             "(world_prior puts no mass on worlds that emit it): the Bayesian prediction "
-            "is undefined")
+            "is undefined"
+        )
     with np.errstate(invalid="ignore", divide="ignore"):
         posterior = np.where(marginal > 0, joint / marginal, 0.0)  # Pr[w | c], (W, C)
     expected = posterior.T @ P  # row c: Pr[other's signal = . | my signal = c]
     rng = check_random_state(random_state)
     cdf = np.cumsum(P[true_world])
-    answers = np.minimum(np.searchsorted(cdf, rng.random(n_respondents), side="right"),
-                         C - 1)
+    answers = np.minimum(np.searchsorted(cdf, rng.random(n_respondents), side="right"), C - 1)
     predictions = expected[answers]
     if prediction_noise > 0:
-        predictions = ((1.0 - prediction_noise) * predictions
-                       + prediction_noise * rng.dirichlet(np.ones(C), size=n_respondents))
+        predictions = (1.0 - prediction_noise) * predictions + prediction_noise * rng.dirichlet(
+            np.ones(C), size=n_respondents
+        )
     return answers, predictions

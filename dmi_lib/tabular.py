@@ -54,8 +54,15 @@ __all__ = [
 ]
 
 #: Methods accepted by :func:`aggregate`.
-METHODS = ("plurality", "surprisingly-popular", "dmi", "dmi-practical", "dmi-validated",
-           "sp-single", "spectral")
+METHODS = (
+    "plurality",
+    "surprisingly-popular",
+    "dmi",
+    "dmi-practical",
+    "dmi-validated",
+    "sp-single",
+    "spectral",
+)
 _SINGLE_TASK = ("sp-single", "spectral")
 #: Methods that compare tasks with each other (so all tasks must share one label space).
 _SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical", "dmi-validated")
@@ -96,12 +103,16 @@ def _py(value):
 
 def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
     if not isinstance(answers, pd.DataFrame):
-        raise TypeError(f"answers must be a pandas DataFrame with columns "
-                        f"{list(_REQUIRED)}, got {type(answers).__name__}")
+        raise TypeError(
+            f"answers must be a pandas DataFrame with columns "
+            f"{list(_REQUIRED)}, got {type(answers).__name__}"
+        )
     missing = [c for c in required if c not in answers.columns]
     if missing:
-        raise ValueError(f"answers is missing column(s) {missing}; a long table needs "
-                         f"the columns {list(required)} (one row per answer)")
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs "
+            f"the columns {list(required)} (one row per answer)"
+        )
     if len(answers) == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
     for col in required:
@@ -109,7 +120,8 @@ def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
         if na.any():
             raise ValueError(
                 f"answers has {int(na.sum())} missing value(s) in column {col!r} "
-                f"(first at row index {_py(answers.index[int(np.argmax(na))])!r})")
+                f"(first at row index {_py(answers.index[int(np.argmax(na))])!r})"
+            )
     return answers
 
 
@@ -130,7 +142,7 @@ def _codes(values, *, sort: bool = True):
 
 #: Largest answer matrix (tasks × options) built densely: two such matrices
 #: (counts and shares) take 16 bytes per cell, 1 GiB at this size.
-MAX_DENSE_CELLS = 2 ** 26
+MAX_DENSE_CELLS = 2**26
 
 
 def _check_dense(n_tasks: int, n_options: int) -> None:
@@ -138,10 +150,11 @@ def _check_dense(n_tasks: int, n_options: int) -> None:
     if cells > MAX_DENSE_CELLS:
         raise ValueError(
             f"answers has {n_tasks} tasks and {n_options} distinct labels: the answer "
-            f"matrix would have {cells} cells (about {16 * cells / 2 ** 30:.1f} GiB), "
+            f"matrix would have {cells} cells (about {16 * cells / 2**30:.1f} GiB), "
             f"more than MAX_DENSE_CELLS = {MAX_DENSE_CELLS}.  Is 'label' a free-text or "
             "id column?  Pass options=[...] with the real label set, or use a "
-            "per-task method ('sp-single', 'spectral')")
+            "per-task method ('sp-single', 'spectral')"
+        )
 
 
 def _int_codes(values):
@@ -150,7 +163,7 @@ def _int_codes(values):
     else is factorised."""
     if values.dtype.kind in "iu" and values.size:
         lo, hi = int(values.min()), int(values.max())
-        if hi - lo < 2 ** 31:
+        if hi - lo < 2**31:
             return values.astype(np.int64) - lo, hi - lo + 1
     codes, uniques = pd.factorize(values)
     return codes, len(uniques)
@@ -176,7 +189,8 @@ def _check_options(options, labels) -> tuple:
         shown = sorted(bad.tolist(), key=repr)[:10]
         raise ValueError(
             f"answers has {int(unknown.sum())} label(s) not among options "
-            f"{list(opts)}: {shown}{' ...' if bad.size > 10 else ''}")
+            f"{list(opts)}: {shown}{' ...' if bad.size > 10 else ''}"
+        )
     return codes, opts
 
 
@@ -257,7 +271,8 @@ def _build(answers, options, duplicates):
                 f"answers has {int(dup.sum())} duplicate (task, worker) pair(s), e.g. "
                 f"task={_py(t)!r}, worker={_py(w)!r}; pass duplicates='keep' to count "
                 "every row as a vote, or duplicates='first' to keep each pair's first "
-                "answer")
+                "answer"
+            )
         if dup.any():  # "first"
             answers = answers.loc[~dup]
             task_codes = task_codes[~dup]
@@ -268,11 +283,11 @@ def _build(answers, options, duplicates):
     label_codes, opts = _check_options(options, answers["label"].to_numpy())
     n, C = len(tasks), len(opts)
     _check_dense(n, C)
-    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes,
-                         minlength=n * C).reshape(n, C)
+    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes, minlength=n * C).reshape(
+        n, C
+    )
     A = counts / counts.sum(axis=1, keepdims=True)
-    am = AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"),
-                      options=opts)
+    am = AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"), options=opts)
     return am, answers, task_codes, label_codes
 
 
@@ -302,7 +317,8 @@ def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.n
             f"column 'prediction' has {int(na.sum())} missing value(s), e.g. "
             f"task={_py(answers['task'].iloc[i])!r}, "
             f"worker={_py(answers['worker'].iloc[i])!r}: the single-task methods need "
-            "every respondent's prediction; drop those rows (hosseini2021_spvoting: keep the treatments that elicit a prediction)")
+            "every respondent's prediction; drop those rows (hosseini2021_spvoting: keep the treatments that elicit a prediction)"
+        )
     if kind == "auto":
         if pdt.is_bool_dtype(pred):
             raise TypeError("column 'prediction' is boolean; pass prediction_type")
@@ -319,21 +335,24 @@ def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.n
         if C != 2:
             raise ValueError(
                 f"prediction_type 'fraction' (a predicted share of one of two options) "
-                f"needs exactly 2 options, got {C}: {list(opts)}")
+                f"needs exactly 2 options, got {C}: {list(opts)}"
+            )
         # The share is of the larger label (0/1 votes: the share voting 1), whatever
         # the column order of ``options``.
         hi = opts.get_loc(max(opts))
         try:
             p = pred.to_numpy(dtype=float)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"column 'prediction' must hold numbers for prediction_type "
-                            f"'fraction': {exc}") from exc
+            raise TypeError(
+                f"column 'prediction' must hold numbers for prediction_type 'fraction': {exc}"
+            ) from exc
         bad = ~((p >= 0.0) & (p <= 1.0))
         if bad.any():
             raise ValueError(
                 f"prediction must be a fraction in [0, 1] (the predicted share of "
                 f"option {_py(opts[hi])!r}), found {_py(p[bad][0])!r}; if the "
-                "predictions are labels pass prediction_type='label'")
+                "predictions are labels pass prediction_type='label'"
+            )
         return np.column_stack([1.0 - p, p] if hi == 1 else [p, 1.0 - p])
     if kind == "label":
         idx = opts.get_indexer(pred.to_numpy())
@@ -347,34 +366,38 @@ def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.n
         try:
             P = np.array(pred.tolist(), dtype=float)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"column 'prediction' must hold equal-length numeric "
-                             f"vectors for prediction_type 'distribution': {exc}") from exc
+            raise ValueError(
+                f"column 'prediction' must hold equal-length numeric "
+                f"vectors for prediction_type 'distribution': {exc}"
+            ) from exc
         if P.ndim != 2 or P.shape[1] != C:
-            raise ValueError(f"each prediction must have one entry per option ({C}: "
-                             f"{list(opts)}), got shape {P.shape}")
-        bad = ~np.isfinite(P).all(axis=1) | (P < 0).any(axis=1) \
-            | (np.abs(P.sum(axis=1) - 1.0) > 1e-6)
+            raise ValueError(
+                f"each prediction must have one entry per option ({C}: "
+                f"{list(opts)}), got shape {P.shape}"
+            )
+        bad = (
+            ~np.isfinite(P).all(axis=1) | (P < 0).any(axis=1) | (np.abs(P.sum(axis=1) - 1.0) > 1e-6)
+        )
         if bad.any():
             i = int(np.argmax(bad))
-            raise ValueError(f"prediction of row {_py(answers.index[i])!r} is not a "
-                             f"probability vector: {P[i].tolist()}")
+            raise ValueError(
+                f"prediction of row {_py(answers.index[i])!r} is not a "
+                f"probability vector: {P[i].tolist()}"
+            )
         return P
-    raise ValueError(f"prediction_type must be one of {list(_PREDICTION_TYPES)}, "
-                     f"got {kind!r}")
+    raise ValueError(f"prediction_type must be one of {list(_PREDICTION_TYPES)}, got {kind!r}")
 
 
-def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
-                 prediction_type, smoothing):
+def _single_task(answers, am, task_codes, codes_all, method, ties, rng, prediction_type, smoothing):
     """Algorithm 5 or 6 on each task; returns the column index chosen per task."""
     P_all = _prediction_matrix(answers, am.options, prediction_type)
     order = np.argsort(task_codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes,
-                                                        minlength=len(am.tasks)))])
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
     out = np.empty(len(am.tasks), dtype=np.intp)
     workers = answers["worker"].to_numpy()
     # One call of the algorithm per task: the algorithms take one question each.
     for t in range(len(am.tasks)):
-        rows = order[bounds[t]:bounds[t + 1]]
+        rows = order[bounds[t] : bounds[t + 1]]
         present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
         if ties == "random":
             present = rng.permutation(present)
@@ -393,7 +416,8 @@ def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
             raise ValueError(
                 f"task {_py(am.tasks[t])!r}: worker {_py(workers[i])!r} predicted only "
                 f"options nobody chose in this task ({am.options[present].tolist()} were "
-                "chosen); pass smoothing > 0 to mix every prediction with the uniform")
+                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
+            )
         P = P / mass[:, None]
         try:
             if method == "sp-single":
@@ -401,8 +425,14 @@ def _single_task(answers, am, task_codes, codes_all, method, ties, rng,
                 continue
             r = _agg.spectral_truth_serum(ans, P)
         except ValueError as exc:
-            hint = ("; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
-                    "uniform distribution") if not smoothing and "= 0" in str(exc) else ""
+            hint = (
+                (
+                    "; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
+                    "uniform distribution"
+                )
+                if not smoothing and "= 0" in str(exc)
+                else ""
+            )
             raise ValueError(f"task {_py(am.tasks[t])!r} ({method}): {exc}{hint}") from exc
         # Algorithm 6 outputs only a sign along e*; name the option the answers moved
         # towards: argmax of sign * e* (sign 0: both ends of e* tie).
@@ -422,8 +452,10 @@ def _gold_labels(gold, options: pd.Index):
     if isinstance(gold, dict):
         gold = pd.Series(gold)
     if not isinstance(gold, pd.Series):
-        raise TypeError(f"gold must be a pandas Series (index: task, values: label) or "
-                        f"a dict, got {type(gold).__name__}")
+        raise TypeError(
+            f"gold must be a pandas Series (index: task, values: label) or "
+            f"a dict, got {type(gold).__name__}"
+        )
     if not gold.index.is_unique:
         dup = gold.index[gold.index.duplicated()][0]
         raise ValueError(f"gold lists task {_py(dup)!r} more than once")
@@ -447,12 +479,15 @@ def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
         bad = [_py(t) for t in g.index[unknown][:5]]
         gold_types = sorted({type(_py(t)).__name__ for t in g.index})
         task_types = sorted({type(_py(t)).__name__ for t in am.tasks[:1000]})
-        hint = (f"; gold's task ids are {'/'.join(gold_types)} but the answers' task "
-                f"ids are {'/'.join(task_types)}: convert one to the other"
-                if set(gold_types).isdisjoint(task_types) else "")
+        hint = (
+            f"; gold's task ids are {'/'.join(gold_types)} but the answers' task "
+            f"ids are {'/'.join(task_types)}: convert one to the other"
+            if set(gold_types).isdisjoint(task_types)
+            else ""
+        )
         raise ValueError(
-            f"gold names {int(unknown.sum())} task(s) that have no answers, e.g. "
-            f"{bad}{hint}")
+            f"gold names {int(unknown.sum())} task(s) that have no answers, e.g. {bad}{hint}"
+        )
     out[pos] = idx
     return out
 
@@ -507,8 +542,9 @@ def task_groups(counts, gold_codes=None):
     return distinct_rows(key)
 
 
-def decide_groups(rows, weights, options: pd.Index, method: str, *, row_gold=None,
-                  random_state=None, kw=None):
+def decide_groups(
+    rows, weights, options: pd.Index, method: str, *, row_gold=None, random_state=None, kw=None
+):
     """The option code of each group of interchangeable tasks (``method`` in
     ``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``; ties to the first option).
 
@@ -543,54 +579,93 @@ def decide_groups(rows, weights, options: pd.Index, method: str, *, row_gold=Non
         prior = _prior_array(kw.get("prior"), options)
         if prior is None:  # the column means of A over all tasks
             prior = weights @ shares / weights.sum()
-        return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), "first",
-                     None), None
+        return _pick(
+            _agg.surprisingly_popular(shares, prior=prior, ties="all"), "first", None
+        ), None
     if method != "dmi":
-        raise ValueError(f"method {method!r} is not decided per group; use one of "
-                         f"{list(_BY_GROUP)}")
+        raise ValueError(
+            f"method {method!r} is not decided per group; use one of {list(_BY_GROUP)}"
+        )
     gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
-    details = _agg.dmi_aggregate(shares, gold=gold, sample_weight=weights,
-                                 method=kw.get("dmi_method", "auto"),
-                                 random_state=check_random_state(random_state),
-                                 rank_tol=kw.get("rank_tol"), return_details=True)
+    details = _agg.dmi_aggregate(
+        shares,
+        gold=gold,
+        sample_weight=weights,
+        method=kw.get("dmi_method", "auto"),
+        random_state=check_random_state(random_state),
+        rank_tol=kw.get("rank_tol"),
+        return_details=True,
+    )
     return details.options, details
 
 
 def _check_keywords(method: str, kw: dict) -> None:
     """Refuse keywords the method does not take (naming them)."""
-    allowed = {"dmi": {"dmi_method", "rank_tol"},
-               "dmi-practical": {"dmi_method", "rank_tol", "gold_error",
-                                 "default_confidence", "refine"},
-               "dmi-validated": {"dmi_method", "rank_tol", "gold_error",
-                                 "default_confidence", "refine", "folds"},
-               "surprisingly-popular": {"prior"}}.get(method, set())
+    allowed = {
+        "dmi": {"dmi_method", "rank_tol"},
+        "dmi-practical": {"dmi_method", "rank_tol", "gold_error", "default_confidence", "refine"},
+        "dmi-validated": {
+            "dmi_method",
+            "rank_tol",
+            "gold_error",
+            "default_confidence",
+            "refine",
+            "folds",
+        },
+        "surprisingly-popular": {"prior"},
+    }.get(method, set())
     unknown = sorted(set(kw) - allowed)
     if unknown:
-        raise TypeError(f"aggregate(method={method!r}) got unexpected keyword "
-                        f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}")
+        raise TypeError(
+            f"aggregate(method={method!r}) got unexpected keyword "
+            f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}"
+        )
 
 
-def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
-             prediction_type, smoothing, kw):
+def _resolve(
+    answers,
+    method,
+    *,
+    gold,
+    options,
+    ties,
+    random_state,
+    duplicates,
+    prediction_type,
+    smoothing,
+    kw,
+):
     """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
     _check_choice(method, "method", METHODS)
     _check_choice(ties, "ties", _TIES)
     _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
     _check_keywords(method, kw)
-    if isinstance(smoothing, (bool, np.bool_)) or not isinstance(smoothing, numbers.Real) \
-            or not 0.0 <= smoothing <= 1.0:
+    if (
+        isinstance(smoothing, (bool, np.bool_))
+        or not isinstance(smoothing, numbers.Real)
+        or not 0.0 <= smoothing <= 1.0
+    ):
         raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
-    if method in _SINGLE_TASK and isinstance(answers, pd.DataFrame) \
-            and "prediction" not in answers.columns:
-        raise ValueError(f"method {method!r} needs a 'prediction' column (each "
-                         "respondent's prediction of the others' answers)")
-    if method in _SHARED_LABEL_SPACE and isinstance(answers, pd.DataFrame) \
-            and answers.attrs.get("label_space") == "per-task":
+    if (
+        method in _SINGLE_TASK
+        and isinstance(answers, pd.DataFrame)
+        and "prediction" not in answers.columns
+    ):
+        raise ValueError(
+            f"method {method!r} needs a 'prediction' column (each "
+            "respondent's prediction of the others' answers)"
+        )
+    if (
+        method in _SHARED_LABEL_SPACE
+        and isinstance(answers, pd.DataFrame)
+        and answers.attrs.get("label_space") == "per-task"
+    ):
         raise ValueError(
             f"method {method!r} treats every task's answers as points in one shared "
             "option space, but these answers mark their labels as per-task (e.g. "
             "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
-            "or a single-task method ('sp-single', 'spectral')")
+            "or a single-task method ('sp-single', 'spectral')"
+        )
     am, answers, task_codes, label_codes = _build(answers, options, duplicates)
     rng = check_random_state(random_state)
     details = None
@@ -598,14 +673,24 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
         g = None if gold is None or method != "dmi" else _gold_codes(gold, am)
         index, inverse, weights = task_groups(am.counts, g)
         row_gold = None if g is None else g[index]
-        codes, details = decide_groups(am.counts[index], weights, am.options, method,
-                                       row_gold=row_gold, random_state=rng, kw=kw)
+        codes, details = decide_groups(
+            am.counts[index],
+            weights,
+            am.options,
+            method,
+            row_gold=row_gold,
+            random_state=rng,
+            kw=kw,
+        )
         codes = codes[inverse]
         if details is not None:  # per task, as the callers read it
             details = _agg.DMIAggregation(
-                options=codes, names=details.names,
-                clustering=dataclasses.replace(details.clustering,
-                                               labels=details.clustering.labels[inverse]))
+                options=codes,
+                names=details.names,
+                clustering=dataclasses.replace(
+                    details.clustering, labels=details.clustering.labels[inverse]
+                ),
+            )
     elif method == "plurality":  # ties="random": one draw per task
         codes = _pick(_agg.plurality(am.counts, ties="all"), ties, rng)
     elif method == "surprisingly-popular":
@@ -615,17 +700,24 @@ def _resolve(answers, method, *, gold, options, ties, random_state, duplicates,
         from .practical import practical_dmi_aggregate, validated_dmi_aggregate
 
         g = None if gold is None else _gold_codes(gold, am)
-        extra = {k: kw[k] for k in ("gold_error", "default_confidence", "refine",
-                                    "folds") if k in kw}
-        fn = (practical_dmi_aggregate if method == "dmi-practical"
-              else validated_dmi_aggregate)
-        details = fn(am.counts, gold=g, method=kw.get("dmi_method", "auto"),
-                     random_state=rng, rank_tol=kw.get("rank_tol"),
-                     return_details=True, **extra)
+        extra = {
+            k: kw[k] for k in ("gold_error", "default_confidence", "refine", "folds") if k in kw
+        }
+        fn = practical_dmi_aggregate if method == "dmi-practical" else validated_dmi_aggregate
+        details = fn(
+            am.counts,
+            gold=g,
+            method=kw.get("dmi_method", "auto"),
+            random_state=rng,
+            rank_tol=kw.get("rank_tol"),
+            return_details=True,
+            **extra,
+        )
         codes = details.options
     else:
-        codes = _single_task(answers, am, task_codes, label_codes, method, ties, rng,
-                             prediction_type, smoothing)
+        codes = _single_task(
+            answers, am, task_codes, label_codes, method, ties, rng, prediction_type, smoothing
+        )
     return am, codes, details
 
 
@@ -633,9 +725,19 @@ def _series(am: AnswerMatrix, codes) -> pd.Series:
     return pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label")
 
 
-def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
-              ties: str = "first", random_state=None, duplicates: str = "error",
-              prediction_type: str = "auto", smoothing: float = 0.0, **kw) -> pd.Series:
+def aggregate(
+    answers,
+    method: str = "dmi",
+    *,
+    gold=None,
+    options=None,
+    ties: str = "first",
+    random_state=None,
+    duplicates: str = "error",
+    prediction_type: str = "auto",
+    smoothing: float = 0.0,
+    **kw,
+) -> pd.Series:
     """Aggregate a long table of crowd answers into one label per task.
 
     Parameters
@@ -780,11 +882,28 @@ def aggregate(answers, method: str = "dmi", *, gold=None, options=None,
         # A table larger than memory: the distributed path of dmi_lib.scale_out.
         from .scale_out import aggregate_dask
 
-        return aggregate_dask(answers, method, gold=gold, options=options, ties=ties,
-                              random_state=random_state, duplicates=duplicates, **kw)
-    am, codes, _ = _resolve(answers, method, gold=gold, options=options, ties=ties,
-                            random_state=random_state, duplicates=duplicates,
-                            prediction_type=prediction_type, smoothing=smoothing, kw=kw)
+        return aggregate_dask(
+            answers,
+            method,
+            gold=gold,
+            options=options,
+            ties=ties,
+            random_state=random_state,
+            duplicates=duplicates,
+            **kw,
+        )
+    am, codes, _ = _resolve(
+        answers,
+        method,
+        gold=gold,
+        options=options,
+        ties=ties,
+        random_state=random_state,
+        duplicates=duplicates,
+        prediction_type=prediction_type,
+        smoothing=smoothing,
+        kw=kw,
+    )
     return _series(am, codes)
 
 
@@ -844,8 +963,9 @@ class MajorityVote(_Aggregator):
 
     _method = "plurality"
 
-    def __init__(self, *, ties: str = "first", random_state=None, options=None,
-                 duplicates: str = "error"):
+    def __init__(
+        self, *, ties: str = "first", random_state=None, options=None, duplicates: str = "error"
+    ):
         self.ties = ties
         self.random_state = random_state
         self.options = options
@@ -854,9 +974,17 @@ class MajorityVote(_Aggregator):
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted for a uniform interface and
         not used (plurality needs no side information)."""
-        am, _ = self._fit(answers, None, options=self.options, ties=self.ties,
-                          random_state=self.random_state, duplicates=self.duplicates,
-                          prediction_type="auto", smoothing=0.0, kw={})
+        am, _ = self._fit(
+            answers,
+            None,
+            options=self.options,
+            ties=self.ties,
+            random_state=self.random_state,
+            duplicates=self.duplicates,
+            prediction_type="auto",
+            smoothing=0.0,
+            kw={},
+        )
         self.probas_ = pd.DataFrame(am.A, index=am.tasks, columns=am.options)
         return self
 
@@ -892,8 +1020,15 @@ class SurprisinglyPopular(_Aggregator):
 
     _method = "surprisingly-popular"
 
-    def __init__(self, *, prior=None, ties: str = "first", random_state=None,
-                 options=None, duplicates: str = "error"):
+    def __init__(
+        self,
+        *,
+        prior=None,
+        ties: str = "first",
+        random_state=None,
+        options=None,
+        duplicates: str = "error",
+    ):
         self.prior = prior
         self.ties = ties
         self.random_state = random_state
@@ -902,13 +1037,26 @@ class SurprisinglyPopular(_Aggregator):
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted and not used."""
-        am, _ = self._fit(answers, None, options=self.options, ties=self.ties,
-                          random_state=self.random_state, duplicates=self.duplicates,
-                          prediction_type="auto", smoothing=0.0,
-                          kw={"prior": self.prior})
-        prior = am.A.mean(axis=0) if self.prior is None else (
-            self.prior.reindex(am.options).to_numpy(dtype=float)
-            if isinstance(self.prior, pd.Series) else np.asarray(self.prior, float))
+        am, _ = self._fit(
+            answers,
+            None,
+            options=self.options,
+            ties=self.ties,
+            random_state=self.random_state,
+            duplicates=self.duplicates,
+            prediction_type="auto",
+            smoothing=0.0,
+            kw={"prior": self.prior},
+        )
+        prior = (
+            am.A.mean(axis=0)
+            if self.prior is None
+            else (
+                self.prior.reindex(am.options).to_numpy(dtype=float)
+                if isinstance(self.prior, pd.Series)
+                else np.asarray(self.prior, float)
+            )
+        )
         self.prior_ = pd.Series(prior, index=am.options, name="prior")
         return self
 
@@ -958,8 +1106,15 @@ class DMIAggregator(_Aggregator):
 
     _method = "dmi"
 
-    def __init__(self, *, method: str = "auto", random_state=None, rank_tol=None,
-                 options=None, duplicates: str = "error"):
+    def __init__(
+        self,
+        *,
+        method: str = "auto",
+        random_state=None,
+        rank_tol=None,
+        options=None,
+        duplicates: str = "error",
+    ):
         self.method = method
         self.random_state = random_state
         self.rank_tol = rank_tol
@@ -968,15 +1123,22 @@ class DMIAggregator(_Aggregator):
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` (Series task → label) names the clusters."""
-        am, details = self._fit(answers, gold, options=self.options, ties="first",
-                                random_state=self.random_state,
-                                duplicates=self.duplicates, prediction_type="auto",
-                                smoothing=0.0,
-                                kw={"dmi_method": self.method, "rank_tol": self.rank_tol})
+        am, details = self._fit(
+            answers,
+            gold,
+            options=self.options,
+            ties="first",
+            random_state=self.random_state,
+            duplicates=self.duplicates,
+            prediction_type="auto",
+            smoothing=0.0,
+            kw={"dmi_method": self.method, "rank_tol": self.rank_tol},
+        )
         self.result_ = details
-        self.clusters_ = pd.Series(details.clustering.labels, index=am.tasks,
-                                   name="cluster")
-        self.names_ = pd.Series(am.options[details.names].to_numpy(), name="label",
-                                index=pd.RangeIndex(details.names.size, name="cluster"))
+        self.clusters_ = pd.Series(details.clustering.labels, index=am.tasks, name="cluster")
+        self.names_ = pd.Series(
+            am.options[details.names].to_numpy(),
+            name="label",
+            index=pd.RangeIndex(details.names.size, name="cluster"),
+        )
         return self
-

@@ -97,8 +97,13 @@ class CDP:
         return reply.get("result", {})
 
     def js(self, expr: str, timeout: float = 60):
-        r = self.call("Runtime.evaluate", timeout=timeout, expression=expr,
-                      returnByValue=True, awaitPromise=True)
+        r = self.call(
+            "Runtime.evaluate",
+            timeout=timeout,
+            expression=expr,
+            returnByValue=True,
+            awaitPromise=True,
+        )
         if "exceptionDetails" in r:
             raise Failure(f"JS error in {expr[:80]!r}: {r['exceptionDetails']}")
         return r["result"].get("value")
@@ -148,20 +153,32 @@ def screenshot(cdp: CDP, path: Path, clip: dict | None = None) -> bytes:
 
 def click(cdp: CDP, x: float, y: float):
     for kind in ("mousePressed", "mouseReleased"):
-        cdp.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left",
-                 clickCount=1)
+        cdp.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
 
 
 def drag(cdp: CDP, x0: float, y0: float, dx: float, steps: int = 8):
     cdp.call("Input.dispatchMouseEvent", type="mouseMoved", x=x0, y=y0)
-    cdp.call("Input.dispatchMouseEvent", type="mousePressed", x=x0, y=y0, button="left",
-             clickCount=1)
+    cdp.call(
+        "Input.dispatchMouseEvent", type="mousePressed", x=x0, y=y0, button="left", clickCount=1
+    )
     for k in range(1, steps + 1):
-        cdp.call("Input.dispatchMouseEvent", type="mouseMoved", x=x0 + dx * k / steps, y=y0,
-                 button="left", buttons=1)
+        cdp.call(
+            "Input.dispatchMouseEvent",
+            type="mouseMoved",
+            x=x0 + dx * k / steps,
+            y=y0,
+            button="left",
+            buttons=1,
+        )
         time.sleep(0.03)
-    cdp.call("Input.dispatchMouseEvent", type="mouseReleased", x=x0 + dx, y=y0,
-             button="left", clickCount=1)
+    cdp.call(
+        "Input.dispatchMouseEvent",
+        type="mouseReleased",
+        x=x0 + dx,
+        y=y0,
+        button="left",
+        clickCount=1,
+    )
 
 
 # The figure that the slider's interact output shows: its data and its box.
@@ -203,8 +220,9 @@ def write_console(events: list[dict], path: Path):
             d = p["exceptionDetails"]
             lines.append(f"exception: {d.get('exception', {}).get('description', d['text'])}")
         elif m == "Log.entryAdded":
-            lines.append(f"log.{p['entry']['level']}: {p['entry']['text']} "
-                         f"{p['entry'].get('url', '')}")
+            lines.append(
+                f"log.{p['entry']['level']}: {p['entry']['text']} {p['entry'].get('url', '')}"
+            )
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -219,8 +237,9 @@ def switch_position(cdp: CDP) -> dict:
     cdp.js(SWITCH_JS)
     time.sleep(0.3)
     box = cdp.js(SWITCH_JS)
-    hit = cdp.js(f"document.elementFromPoint({box['x']}, {box['y']})"
-                 ".closest('.dmi-live-switch') !== null")
+    hit = cdp.js(
+        f"document.elementFromPoint({box['x']}, {box['y']}).closest('.dmi-live-switch') !== null"
+    )
     if not hit:
         raise Failure("the live-code switch is covered by another element")
     return box
@@ -229,10 +248,23 @@ def switch_position(cdp: CDP) -> dict:
 def start_live(port: int, page: str, log_path: Path) -> tuple[subprocess.Popen, str]:
     """Start ``dev.py live`` in its own process group; return it and the printed URL."""
     log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, str(ROOT / "dev.py"), "live", "--no-browser",
-                             "--port", str(port), "--page", page], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=log, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "dev.py"),
+            "live",
+            "--no-browser",
+            "--port",
+            str(port),
+            "--page",
+            page,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 3600  # a first run builds the whole book
     url = None
     while time.monotonic() < deadline:
@@ -263,18 +295,34 @@ def stop_group(proc: subprocess.Popen):
 
 
 def start_chromium(width: int, height: int) -> tuple[subprocess.Popen, str, str]:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser") \
+    exe = (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
         or shutil.which("google-chrome")
+    )
     if exe is None:
         raise Failure("no Chromium found (Debian: apt-get install chromium)")
     port = free_port()
     profile = tempfile.mkdtemp(prefix="check_live_")
     proc = subprocess.Popen(
-        [exe, "--headless=new", f"--remote-debugging-port={port}", "--no-sandbox",
-         "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--disable-quic", "--no-first-run", f"--user-data-dir={profile}",
-         f"--window-size={width},{height}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            exe,
+            "--headless=new",
+            f"--remote-debugging-port={port}",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(100):
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=1) as r:
@@ -301,8 +349,9 @@ def run_binder(args, report: dict) -> dict:
             cdp.call(f"{domain}.enable")
         m0 = cdp.mark()
         cdp.call("Page.navigate", url=url)
-        wait_for(cdp, "document.readyState === 'complete' && !!window.dmiLive", 60,
-                 "the page to load")
+        wait_for(
+            cdp, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load"
+        )
         time.sleep(1.0)
         cfg = cdp.js("JSON.parse(document.querySelector('#dmi-live-config').textContent)")
         report["page config"] = cfg
@@ -311,26 +360,34 @@ def run_binder(args, report: dict) -> dict:
         binder_origin = origin(cfg["binder"]["binderUrl"])
         static = requests_in(cdp.events_since(m0))
         foreign = [u for u in static if origin(u) not in (book_origin, "data:", "blob:")]
-        report["checks"] = {"static page requests": {"count": len(static),
-                                                     "not from the book": foreign}}
+        report["checks"] = {
+            "static page requests": {"count": len(static), "not from the book": foreign}
+        }
         if foreign:
             raise Failure(f"the static page fetched from other servers: {foreign}")
         m1 = cdp.mark()
         cdp.js("document.querySelector('.dmi-live-switch').click()")
-        wait_for(cdp, f"""performance.getEntriesByType('resource').some(
+        wait_for(
+            cdp,
+            f"""performance.getEntriesByType('resource').some(
             e => e.name.startsWith({json.dumps(binder_origin)}))
-            || ['error', 'unavailable'].includes(dmiLive.state)""", 60,
-                 "a request to the BinderHub")
+            || ['error', 'unavailable'].includes(dmiLive.state)""",
+            60,
+            "a request to the BinderHub",
+        )
         time.sleep(2.0)
         reqs = requests_in(cdp.events_since(m1))
-        state = cdp.js("({state: dmiLive.state, server: dmiLive.server, status: "
-                       "document.querySelector('.dmi-live-status').textContent})")
+        state = cdp.js(
+            "({state: dmiLive.state, server: dmiLive.server, status: "
+            "document.querySelector('.dmi-live-status').textContent})"
+        )
         report["live"] = state
         report["checks"]["live requests"] = sorted(set(reqs))
         if state.get("server", "") != "binder:" + cfg["binder"]["binderUrl"]:
             raise Failure(f"expected Binder, got {state}")
-        foreign = [u for u in reqs if origin(u) not in (book_origin, binder_origin, "data:",
-                                                          "blob:")]
+        foreign = [
+            u for u in reqs if origin(u) not in (book_origin, binder_origin, "data:", "blob:")
+        ]
         if foreign:
             raise Failure(f"live code on Binder fetched from other servers: {foreign}")
         if not any(origin(u) == binder_origin for u in reqs):
@@ -353,8 +410,7 @@ def run(args, report: dict) -> dict:
     if args.url:
         url = args.url
     else:
-        live_proc, url = start_live(args.port or free_port(), args.page,
-                                    out / "dev_live.log")
+        live_proc, url = start_live(args.port or free_port(), args.page, out / "dev_live.log")
         t["dev.py live until URL printed"] = round(time.monotonic() - t0, 2)
     book_origin = origin(url)
     with urllib.request.urlopen(urllib.parse.urljoin(url, "/_live/server.json")) as r:
@@ -368,25 +424,33 @@ def run(args, report: dict) -> dict:
     try:
         for domain in ("Page", "Network", "Runtime", "Log"):
             cdp.call(f"{domain}.enable")
-        cdp.call("Emulation.setDeviceMetricsOverride", width=1280, height=1600,
-                 deviceScaleFactor=1, mobile=False)
+        cdp.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=1280,
+            height=1600,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
         # 1. the static page
         m0 = cdp.mark()
         s = time.monotonic()
         cdp.call("Page.navigate", url=url)
-        wait_for(cdp, "document.readyState === 'complete' && !!window.dmiLive", 60,
-                 "the page to load")
+        wait_for(
+            cdp, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load"
+        )
         time.sleep(1.0)  # deferred scripts, fonts
         t["page load (live code off)"] = round(time.monotonic() - s, 2)
         static_reqs = requests_in(cdp.events_since(m0))
-        foreign = [u for u in static_reqs
-                   if origin(u) not in (book_origin, "data:", "blob:")]
-        report["checks"]["static page requests"] = {"count": len(static_reqs),
-                                                    "not from the book": foreign}
+        foreign = [u for u in static_reqs if origin(u) not in (book_origin, "data:", "blob:")]
+        report["checks"]["static page requests"] = {
+            "count": len(static_reqs),
+            "not from the book": foreign,
+        }
         if args.allow_static_origin:
-            report["checks"]["static page requests"]["allowed by --allow-static-origin"] = \
+            report["checks"]["static page requests"]["allowed by --allow-static-origin"] = (
                 args.allow_static_origin
+            )
             foreign = [u for u in foreign if origin(u) not in args.allow_static_origin]
         if foreign:
             raise Failure(f"the static page fetched from other servers: {foreign}")
@@ -397,18 +461,26 @@ def run(args, report: dict) -> dict:
         box = switch_position(cdp)
         s = time.monotonic()
         click(cdp, box["x"], box["y"])
-        state = wait_for(cdp, "['ready', 'error', 'unavailable'].includes(dmiLive.state) "
-                              "&& dmiLive.state", args.timeout, "the cells to run")
+        state = wait_for(
+            cdp,
+            "['ready', 'error', 'unavailable'].includes(dmiLive.state) && dmiLive.state",
+            args.timeout,
+            "the cells to run",
+        )
         t["switch on -> all cells ran"] = round(time.monotonic() - s, 2)
-        live = cdp.js("({timings: dmiLive.timings, errors: dmiLive.errors, "
-                      "server: dmiLive.server, status: "
-                      "document.querySelector('.dmi-live-status').textContent, "
-                      "cells: document.querySelectorAll('.thebe-cell').length})")
+        live = cdp.js(
+            "({timings: dmiLive.timings, errors: dmiLive.errors, "
+            "server: dmiLive.server, status: "
+            "document.querySelector('.dmi-live-status').textContent, "
+            "cells: document.querySelectorAll('.thebe-cell').length})"
+        )
         report["live"] = live
         lt = live["timings"]
-        for a, b, name in (("switchOn", "thebeLoaded", "thebe scripts loaded"),
-                           ("thebeLoaded", "kernelReady", "kernel started"),
-                           ("kernelReady", "cellsDone", "cells ran")):
+        for a, b, name in (
+            ("switchOn", "thebeLoaded", "thebe scripts loaded"),
+            ("thebeLoaded", "kernelReady", "kernel started"),
+            ("kernelReady", "cellsDone", "cells ran"),
+        ):
             if a in lt and b in lt:
                 t[f"  {name}"] = round((lt[b] - lt[a]) / 1000, 2)
         if state != "ready":
@@ -416,8 +488,9 @@ def run(args, report: dict) -> dict:
         if not live["server"].startswith("local:"):
             raise Failure(f"expected the local Jupyter server, got {live['server']}")
 
-        req = urllib.request.Request(jupyter_origin + "/api/sessions",
-                                     headers={"Authorization": f"token {info['token']}"})
+        req = urllib.request.Request(
+            jupyter_origin + "/api/sessions", headers={"Authorization": f"token {info['token']}"}
+        )
         with urllib.request.urlopen(req) as r:
             sessions = [x["path"] for x in json.load(r)]
         report["checks"]["kernel sessions (notebook paths)"] = sessions
@@ -436,9 +509,13 @@ def run(args, report: dict) -> dict:
         slider = cdp.js(SLIDER_JS)
         s = time.monotonic()
         drag(cdp, slider["x"], slider["y"], args.drag_px)
-        changed = wait_for(cdp, f"(() => {{ const f = {FIGURE_JS}; return f && "
-                                f"f.data !== {json.dumps(fig0['data'])}; }})()",
-                           60, "the figure to change after the slider moved")
+        changed = wait_for(
+            cdp,
+            f"(() => {{ const f = {FIGURE_JS}; return f && "
+            f"f.data !== {json.dumps(fig0['data'])}; }})()",
+            60,
+            "the figure to change after the slider moved",
+        )
         t["slider moved -> new figure"] = round(time.monotonic() - s, 2)
         # interact redraws while the handle moves: wait until the last value is drawn
         last, since = None, time.monotonic()
@@ -447,15 +524,15 @@ def run(args, report: dict) -> dict:
             if data != last:
                 last, since = data, time.monotonic()
             time.sleep(0.1)
-        t["slider moved -> figure settled (incl. 1.5 s quiet)"] = round(
-            time.monotonic() - s, 2)
+        t["slider moved -> figure settled (incl. 1.5 s quiet)"] = round(time.monotonic() - s, 2)
         slider1 = cdp.js(SLIDER_JS)
         fig1 = cdp.js(FIGURE_JS)
         time.sleep(0.3)
         clip1 = {"x": fig1["x"], "y": fig1["y"], "width": fig1["w"], "height": fig1["h"]}
         png1 = screenshot(cdp, out / "figure_after.png", clip1)
         report["checks"]["slider"] = {
-            "readout before": slider["readout"], "readout after": slider1["readout"],
+            "readout before": slider["readout"],
+            "readout after": slider1["readout"],
             "figure element": fig0["tag"],
             "figure data sha256 before": hashlib.sha256(fig0["data"].encode()).hexdigest(),
             "figure data sha256 after": hashlib.sha256(fig1["data"].encode()).hexdigest(),
@@ -471,33 +548,53 @@ def run(args, report: dict) -> dict:
         screenshot(cdp, out / "live_slider_moved_1280.png")
 
         # phone width
-        cdp.call("Emulation.setDeviceMetricsOverride", width=390, height=1400,
-                 deviceScaleFactor=1, mobile=True)
+        cdp.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=390,
+            height=1400,
+            deviceScaleFactor=1,
+            mobile=True,
+        )
         time.sleep(0.5)
         cdp.js(FIGURE_JS)
         screenshot(cdp, out / "live_390.png")
         cdp.js("document.querySelector('.dmi-live').scrollIntoView({block: 'start'})")
         screenshot(cdp, out / "live_switch_390.png")
-        cdp.call("Emulation.setDeviceMetricsOverride", width=1280, height=1600,
-                 deviceScaleFactor=1, mobile=False)
+        cdp.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=1280,
+            height=1600,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
         # 4. requests while live
         live_reqs = requests_in(cdp.events_since(m1))
         allowed = {book_origin, jupyter_origin, origin(ws_origin), "data:", "blob:"}
-        foreign = [u for u in live_reqs if origin(u) not in allowed
-                   and origin(u) not in args.allow_static_origin]
+        foreign = [
+            u
+            for u in live_reqs
+            if origin(u) not in allowed and origin(u) not in args.allow_static_origin
+        ]
         by_origin: dict[str, int] = {}
         for u in live_reqs:
             by_origin[origin(u)] = by_origin.get(origin(u), 0) + 1
-        report["checks"]["live requests"] = {"by origin": by_origin, "foreign": foreign,
-                                             "allowed": args.allow_static_origin}
+        report["checks"]["live requests"] = {
+            "by origin": by_origin,
+            "foreign": foreign,
+            "allowed": args.allow_static_origin,
+        }
         if foreign:
             raise Failure(f"live code fetched from other servers: {foreign}")
         if not any(origin(u) == origin(ws_origin) for u in live_reqs):
             raise Failure("no WebSocket to the local Jupyter server was opened")
-        exceptions = [e["params"]["exceptionDetails"].get("exception", {}).get(
-            "description", e["params"]["exceptionDetails"].get("text"))
-            for e in cdp.events_since(m0) if e.get("method") == "Runtime.exceptionThrown"]
+        exceptions = [
+            e["params"]["exceptionDetails"]
+            .get("exception", {})
+            .get("description", e["params"]["exceptionDetails"].get("text"))
+            for e in cdp.events_since(m0)
+            if e.get("method") == "Runtime.exceptionThrown"
+        ]
         report["checks"]["uncaught page exceptions"] = exceptions
         if exceptions:
             raise Failure(f"uncaught exceptions on the page: {exceptions}")
@@ -507,10 +604,15 @@ def run(args, report: dict) -> dict:
         s = time.monotonic()
         click(cdp, box["x"], box["y"])
         time.sleep(1.0)
-        wait_for(cdp, "document.readyState === 'complete' && window.dmiLive && "
-                      "dmiLive.state === 'off'", 30, "the static page after switching off")
-        req = urllib.request.Request(jupyter_origin + "/api/kernels",
-                                     headers={"Authorization": f"token {info['token']}"})
+        wait_for(
+            cdp,
+            "document.readyState === 'complete' && window.dmiLive && dmiLive.state === 'off'",
+            30,
+            "the static page after switching off",
+        )
+        req = urllib.request.Request(
+            jupyter_origin + "/api/kernels", headers={"Authorization": f"token {info['token']}"}
+        )
         for _ in range(50):
             with urllib.request.urlopen(req) as r:
                 kernels = json.load(r)
@@ -526,7 +628,9 @@ def run(args, report: dict) -> dict:
         try:
             report["live state at end"] = cdp.js(
                 "window.dmiLive && ({state: dmiLive.state, errors: dmiLive.errors, status: "
-                "document.querySelector('.dmi-live-status').textContent})", timeout=5)
+                "document.querySelector('.dmi-live-status').textContent})",
+                timeout=5,
+            )
         except Exception as err:  # noqa: BLE001 (the browser may be gone)
             report["live state at end"] = repr(err)
         write_console(cdp.events_since(0), out / "console.txt")
@@ -546,11 +650,20 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=str(ROOT / "_build" / "check_live"))
     p.add_argument("--timeout", type=float, default=300, help="seconds for all cells")
     p.add_argument("--drag-px", type=float, default=120, help="slider drag distance")
-    p.add_argument("--allow-static-origin", action="append", default=[], metavar="ORIGIN",
-                   help="do not fail on requests to ORIGIN (still reported), e.g. a "
-                   "stylesheet that chapter outputs link to; not for live-code requests")
-    p.add_argument("--binder", action="store_true", help="check the Binder path instead: "
-                   "--url is a page built with --repo-url, served without a Jupyter server")
+    p.add_argument(
+        "--allow-static-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="do not fail on requests to ORIGIN (still reported), e.g. a "
+        "stylesheet that chapter outputs link to; not for live-code requests",
+    )
+    p.add_argument(
+        "--binder",
+        action="store_true",
+        help="check the Binder path instead: "
+        "--url is a page built with --repo-url, served without a Jupyter server",
+    )
     args = p.parse_args(argv)
     report: dict = {}
     try:

@@ -54,8 +54,9 @@ def pages_in(html_dir: Path, names: list[str]) -> list[Path]:
             raise SystemExit(f"no such page(s): {', '.join(missing)}")
         return pages
     skip = {"_static", "_sources", "_images", "_downloads"}
-    return sorted(p for p in html_dir.rglob("*.html")
-                  if not skip.intersection(p.relative_to(html_dir).parts))
+    return sorted(
+        p for p in html_dir.rglob("*.html") if not skip.intersection(p.relative_to(html_dir).parts)
+    )
 
 
 class Browser:
@@ -69,12 +70,24 @@ class Browser:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         self.proc = subprocess.Popen(
-            [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-             "--disable-background-networking", "--disable-component-update",
-             "--no-first-run", "--no-default-browser-check", "--disable-sync",
-             "--disable-extensions", f"--remote-debugging-port={port}",
-             f"--user-data-dir={self.profile}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                chromium,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-sync",
+                "--disable-extensions",
+                f"--remote-debugging-port={port}",
+                f"--user-data-dir={self.profile}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         base = f"http://127.0.0.1:{port}"
         deadline = time.time() + 30
         while True:
@@ -136,27 +149,47 @@ class Browser:
                 # keep listening until no request has started for `settle` seconds
                 quiet_until = time.time() + settle
         self.ws.settimeout(30)
-        requests = {e["params"]["requestId"]: e["params"]["request"]["url"]
-                    for e in self.events if e.get("method") == "Network.requestWillBeSent"}
-        self.missing = sorted({requests.get(e["params"]["requestId"], "?")
-                               for e in self.events
-                               if e.get("method") == "Network.loadingFailed"
-                               and not is_external(requests.get(e["params"]["requestId"], ""))
-                               and not e["params"].get("canceled")})
-        urls = [e["params"]["request"]["url"] for e in self.events
-                if e.get("method") == "Network.requestWillBeSent"]
+        requests = {
+            e["params"]["requestId"]: e["params"]["request"]["url"]
+            for e in self.events
+            if e.get("method") == "Network.requestWillBeSent"
+        }
+        self.missing = sorted(
+            {
+                requests.get(e["params"]["requestId"], "?")
+                for e in self.events
+                if e.get("method") == "Network.loadingFailed"
+                and not is_external(requests.get(e["params"]["requestId"], ""))
+                and not e["params"].get("canceled")
+            }
+        )
+        urls = [
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e.get("method") == "Network.requestWillBeSent"
+        ]
         return urls, loaded
 
-    def screenshot(self, url: str, width: int, path: Path, timeout: float, settle: float,
-                   max_height: int) -> None:
-        self.call("Emulation.setDeviceMetricsOverride", width=width, height=900,
-                  deviceScaleFactor=1, mobile=width < 600)
+    def screenshot(
+        self, url: str, width: int, path: Path, timeout: float, settle: float, max_height: int
+    ) -> None:
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=900,
+            deviceScaleFactor=1,
+            mobile=width < 600,
+        )
         self.visit(url, timeout, settle)
         time.sleep(settle)  # let MathJax typeset
         size = self.call("Page.getLayoutMetrics")["cssContentSize"]
         height = min(int(size["height"]), max_height)
-        shot = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True,
-                         clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
+        shot = self.call(
+            "Page.captureScreenshot",
+            format="png",
+            captureBeyondViewport=True,
+            clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+        )
         path.write_bytes(base64.b64decode(shot["data"]))
         self.call("Emulation.clearDeviceMetricsOverride")
 
@@ -173,9 +206,17 @@ class Browser:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def check(html_dir: Path, names: list[str], chromium: str, timeout: float,
-          settle: float, out=sys.stdout, screenshots: Path | None = None,
-          widths: tuple[int, ...] = (1280, 390), max_height: int = 6000) -> int:
+def check(
+    html_dir: Path,
+    names: list[str],
+    chromium: str,
+    timeout: float,
+    settle: float,
+    out=sys.stdout,
+    screenshots: Path | None = None,
+    widths: tuple[int, ...] = (1280, 390),
+    max_height: int = 6000,
+) -> int:
     pages = pages_in(html_dir, names)
     if not pages:
         print(f"no HTML pages under {html_dir}", file=out)
@@ -191,8 +232,11 @@ def check(html_dir: Path, names: list[str], chromium: str, timeout: float,
             if external or missing or not loaded:
                 bad += 1
                 why = "; did not finish loading" if not loaded else ""
-                print(f"FAIL {rel}: {len(external)} external request(s), "
-                      f"{len(missing)} missing local file(s){why}", file=out)
+                print(
+                    f"FAIL {rel}: {len(external)} external request(s), "
+                    f"{len(missing)} missing local file(s){why}",
+                    file=out,
+                )
                 for u in external:
                     print(f"     external: {u}", file=out)
                 for u in missing:
@@ -203,13 +247,17 @@ def check(html_dir: Path, names: list[str], chromium: str, timeout: float,
                 screenshots.mkdir(parents=True, exist_ok=True)
                 stem = str(rel.with_suffix("")).replace(os.sep, "-")
                 for width in widths:
-                    browser.screenshot(page.resolve().as_uri(), width,
-                                       screenshots / f"{stem}-{width}.png", timeout, settle,
-                                       max_height)
+                    browser.screenshot(
+                        page.resolve().as_uri(),
+                        width,
+                        screenshots / f"{stem}-{width}.png",
+                        timeout,
+                        settle,
+                        max_height,
+                    )
     finally:
         browser.close()
-    print(f"{len(pages) - bad} of {len(pages)} pages load nothing from another host",
-          file=out)
+    print(f"{len(pages) - bad} of {len(pages)} pages load nothing from another host", file=out)
     return 1 if bad else 0
 
 
@@ -217,12 +265,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("html_dir", type=Path, help="the built book, e.g. _build/html")
     ap.add_argument("pages", nargs="*", help="pages relative to html_dir (default: all)")
-    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM") or
-                    shutil.which("chromium") or shutil.which("chromium-browser") or
-                    shutil.which("google-chrome") or "chromium")
+    ap.add_argument(
+        "--chromium",
+        default=os.environ.get("CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+        or "chromium",
+    )
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per page")
-    ap.add_argument("--settle", type=float, default=1.0,
-                    help="seconds without a new request after the load event")
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=1.0,
+        help="seconds without a new request after the load event",
+    )
     ap.add_argument("--screenshots", type=Path, help="also save screenshots in this folder")
     ap.add_argument("--widths", default="1280,390", help="screenshot widths in CSS px")
     ap.add_argument("--max-height", type=int, default=6000, help="screenshot height limit")
@@ -230,8 +287,16 @@ def main(argv=None) -> int:
     if not args.html_dir.is_dir():
         ap.error(f"html_dir {args.html_dir} is not a directory")
     widths = tuple(int(w) for w in args.widths.split(","))
-    return check(args.html_dir, args.pages, args.chromium, args.timeout, args.settle,
-                 screenshots=args.screenshots, widths=widths, max_height=args.max_height)
+    return check(
+        args.html_dir,
+        args.pages,
+        args.chromium,
+        args.timeout,
+        args.settle,
+        screenshots=args.screenshots,
+        widths=widths,
+        max_height=args.max_height,
+    )
 
 
 if __name__ == "__main__":

@@ -65,7 +65,8 @@ def crowdkit_peers() -> dict:
     except ImportError as exc:  # the study needs the peers: say how to get them
         raise SystemExit(
             "crowd-kit is not installed: pip install --no-deps -r requirements-study.txt "
-            "-c requirements-lock.txt") from exc
+            "-c requirements-lock.txt"
+        ) from exc
 
     def run(make):
         def fn(answers):
@@ -75,6 +76,7 @@ def crowdkit_peers() -> dict:
                 warnings.filterwarnings("ignore", module="crowdkit")
                 warnings.filterwarnings("ignore", message=".*(inplace|copy) keyword")
                 return make().fit_predict(answers[["task", "worker", "label"]])
+
         return fn
 
     return {"crowd-kit MV": run(MajorityVote), "crowd-kit DS": run(DawidSkene)}
@@ -91,14 +93,17 @@ def bar_table(held: pd.DataFrame) -> pd.DataFrame:
     wide = held.pivot(index="dataset", columns="method", values="accuracy")
     parts = []
     for method in (DMI_PRACTICAL, DMI_VALIDATED):
-        out = pd.DataFrame({
-            "method": method,
-            "accuracy": wide[method],
-            "minus plurality (random ties)": wide[method] - wide[PLURALITY_RANDOM],
-            "minus plurality (smallest label)": wide[method] - wide[PLURALITY_FIRST],
-        })
-        worst = out[["minus plurality (random ties)",
-                     "minus plurality (smallest label)"]].min(axis=1)
+        out = pd.DataFrame(
+            {
+                "method": method,
+                "accuracy": wide[method],
+                "minus plurality (random ties)": wide[method] - wide[PLURALITY_RANDOM],
+                "minus plurality (smallest label)": wide[method] - wide[PLURALITY_FIRST],
+            }
+        )
+        worst = out[["minus plurality (random ties)", "minus plurality (smallest label)"]].min(
+            axis=1
+        )
         out["within 2 points"] = worst >= -BAR - 1e-12
         parts.append(out.reset_index())
     return pd.concat(parts, ignore_index=True)
@@ -107,8 +112,7 @@ def bar_table(held: pd.DataFrame) -> pd.DataFrame:
 def margin_table(margin: pd.DataFrame) -> pd.DataFrame:
     """One row per data set: the expected gap to each plurality, ± 2 SE, in points."""
     cols = {}
-    for rule, label in ((PLURALITY_RANDOM, "random ties"),
-                        (PLURALITY_FIRST, "smallest label")):
+    for rule, label in ((PLURALITY_RANDOM, "random ties"), (PLURALITY_FIRST, "smallest label")):
         part = margin[margin["plurality"] == rule].set_index("dataset")
         cols[f"minus plurality ({label})"] = 100 * part["difference"]
         cols[f"± 2 SE ({label})"] = 200 * part["se"]
@@ -135,43 +139,79 @@ def main(argv=None) -> int:
         return result
 
     datasets = timed("load data", load_study_datasets)
-    full, held = timed("accuracy (with crowd-kit MV, DS)", lambda: accuracy_study(
-        datasets, gold_size=GOLD_SIZE, n_draws=n_draws, random_state=0, peers=peers))
+    full, held = timed(
+        "accuracy (with crowd-kit MV, DS)",
+        lambda: accuracy_study(
+            datasets, gold_size=GOLD_SIZE, n_draws=n_draws, random_state=0, peers=peers
+        ),
+    )
     write(full, out, "accuracy_full")
     write(held, out, "accuracy_heldout")
     bar = bar_table(held)
     write(bar, out, "bar")
-    margin = timed("DMI validated margin (200 draws)", lambda: margin_study(
-        datasets, gold_size=GOLD_SIZE, n_draws=20 if args.quick else MARGIN_DRAWS,
-        random_state=7))
+    margin = timed(
+        "DMI validated margin (200 draws)",
+        lambda: margin_study(
+            datasets,
+            gold_size=GOLD_SIZE,
+            n_draws=20 if args.quick else MARGIN_DRAWS,
+            random_state=7,
+        ),
+    )
     write(margin, out, "margin")
-    curve = timed("gold curve", lambda: gold_curve(datasets, n_draws=n_draws,
-                                                   random_state=0))
+    curve = timed("gold curve", lambda: gold_curve(datasets, n_draws=n_draws, random_state=0))
     write(curve, out, "gold_curve")
-    naming = timed("naming trade-off", lambda: naming_tradeoff(
-        datasets, n_reps=1 if args.quick else 4, n_draws=min(n_draws, 10),
-        random_state=0))
+    naming = timed(
+        "naming trade-off",
+        lambda: naming_tradeoff(
+            datasets, n_reps=1 if args.quick else 4, n_draws=min(n_draws, 10), random_state=0
+        ),
+    )
     write(naming, out, "naming_tradeoff")
 
     strategic = []
-    for attack, shares in (("low-effort", np.round(np.arange(0, 0.91, 0.1), 2)),
-                           ("cyclic", np.round(np.arange(0, 1.01, 0.1), 2))):
+    for attack, shares in (
+        ("low-effort", np.round(np.arange(0, 0.91, 0.1), 2)),
+        ("cyclic", np.round(np.arange(0, 1.01, 0.1), 2)),
+    ):
         names = list(datasets)[:2] if args.quick else list(datasets)
-        strategic.append(timed(f"strategic {attack}", lambda: strategic_study(
-            {k: datasets[k] for k in names}, attack=attack, shares=shares,
-            n_reps=n_reps, gold_size=GOLD_SIZE, random_state=0)))
+        strategic.append(
+            timed(
+                f"strategic {attack}",
+                lambda: strategic_study(
+                    {k: datasets[k] for k in names},
+                    attack=attack,
+                    shares=shares,
+                    n_reps=n_reps,
+                    gold_size=GOLD_SIZE,
+                    random_state=0,
+                ),
+            )
+        )
         ds_names = DS_STRATEGIC[:1] if args.quick else DS_STRATEGIC
-        with_ds = timed(f"strategic {attack}, crowd-kit DS", lambda: strategic_study(
-            {k: datasets[k] for k in ds_names}, attack=attack, shares=shares[::2],
-            n_reps=1 if args.quick else 3, gold_size=GOLD_SIZE, random_state=1,
-            peers={"crowd-kit DS": peers["crowd-kit DS"]}))
+        with_ds = timed(
+            f"strategic {attack}, crowd-kit DS",
+            lambda: strategic_study(
+                {k: datasets[k] for k in ds_names},
+                attack=attack,
+                shares=shares[::2],
+                n_reps=1 if args.quick else 3,
+                gold_size=GOLD_SIZE,
+                random_state=1,
+                peers={"crowd-kit DS": peers["crowd-kit DS"]},
+            ),
+        )
         strategic.append(with_ds.assign(study="with crowd-kit DS"))
     strategic = pd.concat(strategic, ignore_index=True)
     strategic["study"] = strategic.get("study", pd.Series(dtype=object)).fillna("main")
     write(strategic, out, "strategic")
-    summary = (strategic[strategic["study"] == "main"]
-               .groupby(["attack", "dataset", "share", "method"])["accuracy"].mean()
-               .unstack("method").reset_index())
+    summary = (
+        strategic[strategic["study"] == "main"]
+        .groupby(["attack", "dataset", "share", "method"])["accuracy"]
+        .mean()
+        .unstack("method")
+        .reset_index()
+    )
     write(summary, out, "strategic_summary", floatfmt=".3f")
 
     single = timed("single task", lambda: single_task_study(random_state=0))
@@ -189,19 +229,30 @@ def main(argv=None) -> int:
 def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
     versions = {p: metadata.version(p) for p in ("numpy", "scipy", "pandas", "crowd-kit")}
     wide = held.pivot(index="dataset", columns="method", values="accuracy")
-    order = [PLURALITY_FIRST, PLURALITY_RANDOM, "surprisingly popular",
-             "DMI (paper), no gold", "DMI (paper)", DMI_PRACTICAL, DMI_VALIDATED,
-             "crowd-kit MV", "crowd-kit DS"]
+    order = [
+        PLURALITY_FIRST,
+        PLURALITY_RANDOM,
+        "surprisingly popular",
+        "DMI (paper), no gold",
+        "DMI (paper)",
+        DMI_PRACTICAL,
+        DMI_VALIDATED,
+        "crowd-kit MV",
+        "crowd-kit DS",
+    ]
     wide = wide[[c for c in order if c in wide.columns]]
-    fails = {m: bar.loc[~bar["within 2 points"] & (bar["method"] == m), "dataset"].tolist()
-             for m in (DMI_PRACTICAL, DMI_VALIDATED)}
+    fails = {
+        m: bar.loc[~bar["within 2 points"] & (bar["method"] == m), "dataset"].tolist()
+        for m in (DMI_PRACTICAL, DMI_VALIDATED)
+    }
     lines = [
         "# Real crowds: accuracy of DMI aggregation and its peers",
         "",
         "Written by `scripts/real_crowds_study.py` (do not edit by hand); the chapter",
         "`book/13_real_crowds.ipynb` recomputes these tables live.",
         f"Python {platform.python_version()}, "
-        + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+        + ".",
         "",
         "## Accuracy against gold (held-out)",
         "",
@@ -221,13 +272,19 @@ def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
         "",
         "## The bar: the variants vs plurality (percentage points, held-out)",
         "",
-        (bar.assign(**{c: 100 * bar[c] for c in bar.columns
-                       if c.startswith("minus") or c == "accuracy"})
-         .rename(columns={"accuracy": "accuracy (%)"})
-         .to_markdown(index=False, floatfmt=".1f")),
+        (
+            bar.assign(
+                **{c: 100 * bar[c] for c in bar.columns if c.startswith("minus") or c == "accuracy"}
+            )
+            .rename(columns={"accuracy": "accuracy (%)"})
+            .to_markdown(index=False, floatfmt=".1f")
+        ),
         "",
-        *[f"Data sets where {m} falls more than 2 points below plurality (either tie "
-          f"rule): {', '.join(f) if f else 'none'}." for m, f in fails.items()],
+        *[
+            f"Data sets where {m} falls more than 2 points below plurality (either tie "
+            f"rule): {', '.join(f) if f else 'none'}."
+            for m, f in fails.items()
+        ],
         "",
         f"The same comparison for DMI validated with {MARGIN_DRAWS} fresh gold draws per",
         "data set (`margin`: the expected gap, mean ± 2 standard errors, points):",
@@ -235,20 +292,27 @@ def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
         margin_table(margin).to_markdown(index=False, floatfmt=".2f"),
         "",
         "Expected gap below -2 points: "
-        + (", ".join(f"{r.dataset} vs {r.plurality} ({100 * r.difference:.2f})"
-                     for r in margin.itertuples() if r.difference < -BAR) or "none")
+        + (
+            ", ".join(
+                f"{r.dataset} vs {r.plurality} ({100 * r.difference:.2f})"
+                for r in margin.itertuples()
+                if r.difference < -BAR
+            )
+            or "none"
+        )
         + ".",
         "",
         "## Full-data accuracy of the gold-free methods",
         "",
-        full.pivot(index="dataset", columns="method", values="accuracy").reset_index()
+        full.pivot(index="dataset", columns="method", values="accuracy")
+        .reset_index()
         .to_markdown(index=False, floatfmt=".4f"),
         "",
         "## Single-task data (Algorithms 5 and 6)",
         "",
-        single.pivot_table(index=["data", "study"], columns="method", values="accuracy",
-                           sort=False).reset_index().to_markdown(index=False,
-                                                                 floatfmt=".3f"),
+        single.pivot_table(index=["data", "study"], columns="method", values="accuracy", sort=False)
+        .reset_index()
+        .to_markdown(index=False, floatfmt=".3f"),
         "",
         "## K-DMI and DMI-Mechanism payments vs worker accuracy (Spearman)",
         "",

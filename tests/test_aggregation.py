@@ -31,9 +31,7 @@ from dmi_lib.core import dmi_cluster, in_idxmax
 
 GOOD, SOSO, BAD = 0, 1, 2
 #: Example 1: row s = the crowd's answer distribution when the true state is s.
-EXAMPLE1 = np.array([[.56, .40, .04],
-                     [.56, .34, .10],
-                     [.46, .44, .10]])
+EXAMPLE1 = np.array([[0.56, 0.40, 0.04], [0.56, 0.34, 0.10], [0.46, 0.44, 0.10]])
 #: Example 2: the strategy S (row = private answer, columns = report distribution).
 STRATEGY_S = EXAMPLE1.copy()
 
@@ -55,21 +53,20 @@ def crowd(rng, truth, confusion, m):
 # Hand-worked: the Introduction, Examples 1 and 2
 # --------------------------------------------------------------------------- #
 def test_introduction_example_sp_so_so_plurality_good():
-    feedback = [[.56, .40, .04]]
+    feedback = [[0.56, 0.40, 0.04]]
     assert plurality(feedback).tolist() == [GOOD]
-    assert surprisingly_popular(feedback, prior=[.70, .26, .04]).tolist() == [SOSO]
+    assert surprisingly_popular(feedback, prior=[0.70, 0.26, 0.04]).tolist() == [SOSO]
     # the paper's ratios: 40/26 > 4/4 > 56/70
-    ratios = np.array([.56, .40, .04]) / np.array([.70, .26, .04])
+    ratios = np.array([0.56, 0.40, 0.04]) / np.array([0.70, 0.26, 0.04])
     assert ratios[SOSO] > ratios[BAD] > ratios[GOOD]
 
 
 def test_example1_prior_and_sp_merges_so_so_and_bad():
     prior = EXAMPLE1.mean(axis=0)  # each state equally likely
-    np.testing.assert_allclose(prior.round(3), [.527, .393, .080])
+    np.testing.assert_allclose(prior.round(3), [0.527, 0.393, 0.080])
     # SP sends both the "so so" and the "bad" state to "bad" (the paper's failure).
     assert surprisingly_popular(EXAMPLE1).tolist() == [GOOD, BAD, BAD]
-    assert surprisingly_popular(EXAMPLE1, prior=[.527, .393, .080]).tolist() == \
-        [GOOD, BAD, BAD]
+    assert surprisingly_popular(EXAMPLE1, prior=[0.527, 0.393, 0.080]).tolist() == [GOOD, BAD, BAD]
     assert plurality(EXAMPLE1).tolist() == [GOOD, GOOD, GOOD]
 
 
@@ -107,15 +104,17 @@ def test_example2_strategy_reproduces_example1():
 # plurality / multi-task SP
 # --------------------------------------------------------------------------- #
 def test_plurality_ties_and_counts():
-    A = np.array([[.4, .4, .2], [0, 1, 0], [3, 5, 5]])  # counts are fine too
+    A = np.array([[0.4, 0.4, 0.2], [0, 1, 0], [3, 5, 5]])  # counts are fine too
     assert plurality(A).tolist() == [0, 1, 1]
-    assert plurality(A, ties="all").tolist() == [[True, True, False],
-                                                 [False, True, False],
-                                                 [False, True, True]]
+    assert plurality(A, ties="all").tolist() == [
+        [True, True, False],
+        [False, True, False],
+        [False, True, True],
+    ]
     with pytest.raises(ValueError, match="ties"):
         plurality(A, ties="random")
     with pytest.raises(ValueError, match="non-negative"):
-        plurality([[.5, -.1]])
+        plurality([[0.5, -0.1]])
 
 
 def test_sp_default_prior_is_column_mean_and_scale_free():
@@ -127,21 +126,24 @@ def test_sp_default_prior_is_column_mean_and_scale_free():
 
 
 def test_sp_option_nobody_chose_is_never_picked():
-    A = np.array([[.7, .3, 0.], [.2, .8, 0.], [.5, .5, 0.]])
+    A = np.array([[0.7, 0.3, 0.0], [0.2, 0.8, 0.0], [0.5, 0.5, 0.0]])
     out = surprisingly_popular(A)
     assert out.tolist() == [0, 1, 0]  # row 3: ratios (.5/.4667, .5/.5333, 0)
     with pytest.raises(ValueError, match="strictly positive"):
-        surprisingly_popular(A, prior=[.5, .5, 0.])
+        surprisingly_popular(A, prior=[0.5, 0.5, 0.0])
 
 
-@pytest.mark.parametrize("A, prior, match", [
-    ([[.5, .6]], None, "sum to 1"),
-    ([[1.2, -.2]], None, "non-negative"),
-    ([[.5, .5]], [.3, .3, .4], "entries"),
-    ([[.5, .5]], [.7, .7], "sum to 1"),
-    ([[.5, .5]], [[.5, .5]], "1-D"),
-    ([.5, .5], None, "2-D"),
-])
+@pytest.mark.parametrize(
+    "A, prior, match",
+    [
+        ([[0.5, 0.6]], None, "sum to 1"),
+        ([[1.2, -0.2]], None, "non-negative"),
+        ([[0.5, 0.5]], [0.3, 0.3, 0.4], "entries"),
+        ([[0.5, 0.5]], [0.7, 0.7], "sum to 1"),
+        ([[0.5, 0.5]], [[0.5, 0.5]], "1-D"),
+        ([0.5, 0.5], None, "2-D"),
+    ],
+)
 def test_sp_bad_input(A, prior, match):
     with pytest.raises(ValueError, match=match):
         surprisingly_popular(A, prior)
@@ -180,7 +182,7 @@ def test_binary_corollary_dmi_equals_sp(p):
 def test_rotated_sp_corollary(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(6, 60))
-    A = rng.dirichlet(rng.uniform(.3, 3, size=3), size=n)
+    A = rng.dirichlet(rng.uniform(0.3, 3, size=3), size=n)
     N = ncol(A)
     np.testing.assert_allclose(N.sum(axis=0), 1.0)
     assert surprisingly_popular(A).tolist() == np.argmax(N, axis=1).tolist()
@@ -196,7 +198,7 @@ def test_rotated_sp_corollary(seed):
 
 def test_ncol_rejects_zero_column():
     with pytest.raises(ValueError, match=r"column\(s\) \[1\]"):
-        ncol([[1., 0.], [1., 0.]])
+        ncol([[1.0, 0.0], [1.0, 0.0]])
 
 
 # --------------------------------------------------------------------------- #
@@ -217,8 +219,7 @@ def brute_force_naming(labels, A, gold):
         support = int(np.sum(m > 0))
         score = float(np.sum(np.log(m[m > 0] / abar[names][m > 0])))
         key = (agree, support, score)
-        if best is None or key[:2] > best[:2] or (key[:2] == best[:2] and
-                                                  key[2] > best[2]):
+        if best is None or key[:2] > best[:2] or (key[:2] == best[:2] and key[2] > best[2]):
             best = key
     return best
 
@@ -240,12 +241,12 @@ def test_naming_matches_brute_force(seed):
     n = int(rng.integers(k, 25))
     labels = np.concatenate([np.arange(k), rng.integers(0, k, n - k)])
     A = rng.dirichlet(np.ones(C), size=n)
-    A[rng.random(A.shape) < .2] = 0  # zero shares: exercise the support level
-    for c in np.flatnonzero(rng.random(k) < .4):  # a whole cluster never chose o
+    A[rng.random(A.shape) < 0.2] = 0  # zero shares: exercise the support level
+    for c in np.flatnonzero(rng.random(k) < 0.4):  # a whole cluster never chose o
         A[labels == c, rng.integers(C)] = 0
     A[A.sum(axis=1) == 0, 0] = 1
     A /= A.sum(axis=1, keepdims=True)
-    frac = [0, .1, .5, 1][seed % 4]  # none, scarce, half, full gold
+    frac = [0, 0.1, 0.5, 1][seed % 4]  # none, scarce, half, full gold
     gold = np.where(rng.random(n) < frac, rng.integers(0, C, n), -1)
     names = name_clusters(labels, A, gold=gold)
     assert names.shape == (k,) and len(set(names.tolist())) == k
@@ -262,8 +263,10 @@ def test_naming_gold_as_dict_equals_array():
     labels = np.arange(12) % 3
     gold_arr = np.full(12, -1)
     gold_arr[[1, 5]] = [2, 0]
-    assert name_clusters(labels, A, gold={1: 2, 5: 0}).tolist() == \
-        name_clusters(labels, A, gold=gold_arr).tolist()
+    assert (
+        name_clusters(labels, A, gold={1: 2, 5: 0}).tolist()
+        == name_clusters(labels, A, gold=gold_arr).tolist()
+    )
 
 
 def test_one_gold_task_does_not_collapse_naming():
@@ -276,17 +279,20 @@ def test_one_gold_task_does_not_collapse_naming():
         assert names[labels[t]] == 3
 
 
-@pytest.mark.parametrize("gold, exc, match", [
-    ({9: 0}, ValueError, "task index 9"),
-    ({0: 3}, ValueError, "option 3"),
-    ({0: 1.5}, TypeError, "integer"),
-    ({"a": 1}, TypeError, "integer"),
-    ([0, 1, 0], ValueError, "length"),
-    ([0, 1, 0, -2], ValueError, r"gold\[3\] = -2"),
-    ([0., 1., 0., 1.], TypeError, "integer"),
-])
+@pytest.mark.parametrize(
+    "gold, exc, match",
+    [
+        ({9: 0}, ValueError, "task index 9"),
+        ({0: 3}, ValueError, "option 3"),
+        ({0: 1.5}, TypeError, "integer"),
+        ({"a": 1}, TypeError, "integer"),
+        ([0, 1, 0], ValueError, "length"),
+        ([0, 1, 0, -2], ValueError, r"gold\[3\] = -2"),
+        ([0.0, 1.0, 0.0, 1.0], TypeError, "integer"),
+    ],
+)
 def test_naming_bad_gold(gold, exc, match):
-    A = [[.9, .1, 0], [.8, .2, 0], [.5, .4, .1], [.4, .6, 0]]
+    A = [[0.9, 0.1, 0], [0.8, 0.2, 0], [0.5, 0.4, 0.1], [0.4, 0.6, 0]]
     with pytest.raises(exc, match=match):
         name_clusters([0, 0, 1, 1], A, gold=gold)
     with pytest.raises(exc, match=match):
@@ -294,7 +300,7 @@ def test_naming_bad_gold(gold, exc, match):
 
 
 def test_naming_bad_labels():
-    A = [[.9, .1], [.8, .2], [.5, .5]]
+    A = [[0.9, 0.1], [0.8, 0.2], [0.5, 0.5]]
     with pytest.raises(ValueError, match=r"cluster\(s\) \[1\] have no tasks"):
         name_clusters([0, 2, 2], A)
     with pytest.raises(ValueError, match="only C = 2 options"):
@@ -311,7 +317,7 @@ def test_naming_bad_labels():
 def test_permutation_strategy(seed, C):
     rng = np.random.default_rng(seed)
     n, m = 60, 400
-    confusion = np.full((C, C), .1) + np.eye(C) * .6  # signal = state w.p. ~.7-.8
+    confusion = np.full((C, C), 0.1) + np.eye(C) * 0.6  # signal = state w.p. ~.7-.8
     confusion /= confusion.sum(axis=1, keepdims=True)
     truth = np.concatenate([np.arange(C), rng.integers(0, C, n - C)])
     A = crowd(rng, truth, confusion, m)
@@ -339,7 +345,7 @@ def test_any_invertible_strategy_keeps_the_clusters(seed):
     names them the same way."""
     rng = np.random.default_rng(seed)
     C, n = 3, 40
-    confusion = np.full((C, C), .1) + np.eye(C) * .6
+    confusion = np.full((C, C), 0.1) + np.eye(C) * 0.6
     confusion /= confusion.sum(axis=1, keepdims=True)
     truth = np.concatenate([np.arange(C), rng.integers(0, C, n - C)])
     A = crowd(rng, truth, confusion, 500)
@@ -348,13 +354,12 @@ def test_any_invertible_strategy_keeps_the_clusters(seed):
     lab, lab_S = dmi_cluster(A).labels, dmi_cluster(A @ S).labels
     assert same_partition(lab, lab_S)
     gold = {0: 0, 1: 1}
-    assert dmi_aggregate(A @ S, gold=gold).tolist() == \
-        dmi_aggregate(A, gold=gold).tolist()
+    assert dmi_aggregate(A @ S, gold=gold).tolist() == dmi_aggregate(A, gold=gold).tolist()
 
 
 def test_k_less_than_C_option_never_chosen():
     rng = np.random.default_rng(7)
-    confusion = np.array([[.8, .1, .1, 0.], [.1, .8, .1, 0.], [.1, .1, .8, 0.]])
+    confusion = np.array([[0.8, 0.1, 0.1, 0.0], [0.1, 0.8, 0.1, 0.0], [0.1, 0.1, 0.8, 0.0]])
     truth = np.concatenate([[0, 1, 2], rng.integers(0, 3, 27)])
     A = crowd(rng, truth, confusion, 300)
     out = dmi_aggregate(A, return_details=True)
@@ -370,7 +375,7 @@ def test_k_less_than_C_option_never_chosen():
 
 def test_k_less_than_C_two_states_on_a_line():
     # three options, but only two states: the points lie on a segment, k = 2
-    p0, p1 = np.array([.6, .3, .1]), np.array([.2, .3, .5])
+    p0, p1 = np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.3, 0.5])
     truth = np.array([0, 1, 1, 0, 1, 0, 0])
     A = np.where(truth[:, None] == 0, p0, p1)
     res = dmi_aggregate(A, return_details=True)
@@ -381,7 +386,7 @@ def test_k_less_than_C_two_states_on_a_line():
 
 def test_dmi_aggregate_identical_rows_raise():
     with pytest.raises(ValueError, match="identical"):
-        dmi_aggregate([[.5, .5], [.5, .5]])
+        dmi_aggregate([[0.5, 0.5], [0.5, 0.5]])
 
 
 def test_dmi_aggregate_deterministic_with_seed():
@@ -433,21 +438,21 @@ def test_algorithm5_reconstructs_the_prior(seed):
 
 def test_algorithm5_hand_example():
     # 2 say "yes" predicting 50 % yes, 1 says "no" predicting 20 % yes.
-    r = surprisingly_popular_single([0, 0, 1], [[.5, .5], [.5, .5], [.2, .8]])
-    np.testing.assert_allclose(r.conditional, [[.5, .5], [.2, .8]])
+    r = surprisingly_popular_single([0, 0, 1], [[0.5, 0.5], [0.5, 0.5], [0.2, 0.8]])
+    np.testing.assert_allclose(r.conditional, [[0.5, 0.5], [0.2, 0.8]])
     np.testing.assert_allclose(r.prior, [2 / 7, 5 / 7])  # 1/(1+.5/.2), 1/(.2/.5+1)
     np.testing.assert_allclose(r.joint, [[1 / 7, 1 / 7], [1 / 7, 4 / 7]])
     np.testing.assert_allclose(r.a, [2 / 3, 1 / 3])
     assert r.answer == 0 and r.counts.tolist() == [2, 1]
     # a majority of "no" with the same predictions: "no" is not surprising enough?
     # a = (1/4, 3/4) against v = (2/7, 5/7): 3/4 / (5/7) = 1.05 > (1/4)/(2/7) = .875
-    r2 = surprisingly_popular_single([0, 1, 1, 1], [[.5, .5]] + [[.2, .8]] * 3)
+    r2 = surprisingly_popular_single([0, 1, 1, 1], [[0.5, 0.5]] + [[0.2, 0.8]] * 3)
     assert r2.answer == 1
 
 
 def test_algorithm5_three_option_hand_example():
     # predictions consistent with the joint J (symmetric, sums to 1)
-    J = np.array([[.2, .05, .05], [.05, .3, .05], [.05, .05, .2]])
+    J = np.array([[0.2, 0.05, 0.05], [0.05, 0.3, 0.05], [0.05, 0.05, 0.2]])
     v = J.sum(axis=1)  # (.3, .4, .3)
     cond = J / v[:, None]
     ans = np.array([0, 1, 2, 2, 2])
@@ -457,21 +462,24 @@ def test_algorithm5_three_option_hand_example():
     assert r.answer == 2  # a = (.2, .2, .6): .6/.3 is the largest ratio
 
 
-@pytest.mark.parametrize("answers, predictions, kw, exc, match", [
-    ([0, 2], [[.5, .5], [.5, .5]], {}, ValueError, r"answers must lie in 0\.\.1"),
-    ([0, -1], [[.5, .5], [.5, .5]], {}, ValueError, "non-negative"),
-    ([0, 1], [[.5, .5], [1.2, -.2]], {}, ValueError, "non-negative"),
-    ([0, 1], [[.5, .5], [.5, .6]], {}, ValueError, "sum to 1"),
-    ([0, 1, 1], [[.5, .5], [.5, .5]], {}, ValueError, "3 entries but predictions has 2"),
-    ([0, 0], [[.5, .5], [.5, .5]], {}, ValueError, r"option\(s\) \[1\] were answered"),
-    ([0, 1], [[.5, .5], [.5, .5]], {"n_options": 3}, ValueError, "n_options = 3"),
-    ([0, 1], [[.5, .5], [.5, .5]], {"n_options": 2.0}, TypeError, "n_options"),
-    ([0, .5], [[.5, .5], [.5, .5]], {}, TypeError, "whole numbers"),
-    ([True, False], [[.5, .5], [.5, .5]], {}, TypeError, "integers"),
-    ([[0, 1]], [[.5, .5], [.5, .5]], {}, ValueError, "1-D"),
-    ([0, 1], [.5, .5], {}, ValueError, "2-D"),
-    ([0, 1], [[1., 0.], [.5, .5]], {}, ValueError, r"Pr\[1\|0\] = 0"),
-])
+@pytest.mark.parametrize(
+    "answers, predictions, kw, exc, match",
+    [
+        ([0, 2], [[0.5, 0.5], [0.5, 0.5]], {}, ValueError, r"answers must lie in 0\.\.1"),
+        ([0, -1], [[0.5, 0.5], [0.5, 0.5]], {}, ValueError, "non-negative"),
+        ([0, 1], [[0.5, 0.5], [1.2, -0.2]], {}, ValueError, "non-negative"),
+        ([0, 1], [[0.5, 0.5], [0.5, 0.6]], {}, ValueError, "sum to 1"),
+        ([0, 1, 1], [[0.5, 0.5], [0.5, 0.5]], {}, ValueError, "3 entries but predictions has 2"),
+        ([0, 0], [[0.5, 0.5], [0.5, 0.5]], {}, ValueError, r"option\(s\) \[1\] were answered"),
+        ([0, 1], [[0.5, 0.5], [0.5, 0.5]], {"n_options": 3}, ValueError, "n_options = 3"),
+        ([0, 1], [[0.5, 0.5], [0.5, 0.5]], {"n_options": 2.0}, TypeError, "n_options"),
+        ([0, 0.5], [[0.5, 0.5], [0.5, 0.5]], {}, TypeError, "whole numbers"),
+        ([True, False], [[0.5, 0.5], [0.5, 0.5]], {}, TypeError, "integers"),
+        ([[0, 1]], [[0.5, 0.5], [0.5, 0.5]], {}, ValueError, "1-D"),
+        ([0, 1], [0.5, 0.5], {}, ValueError, "2-D"),
+        ([0, 1], [[1.0, 0.0], [0.5, 0.5]], {}, ValueError, r"Pr\[1\|0\] = 0"),
+    ],
+)
 def test_single_task_errors(answers, predictions, kw, exc, match):
     with pytest.raises(exc, match=match):
         surprisingly_popular_single(answers, predictions, **kw)
@@ -483,14 +491,14 @@ def test_single_task_errors(answers, predictions, kw, exc, match):
 # Algorithm 6: spectral truth serum
 # --------------------------------------------------------------------------- #
 def test_sts_hand_example_binary():
-    r = spectral_truth_serum([0, 0, 1], [[.5, .5], [.5, .5], [.2, .8]])
+    r = spectral_truth_serum([0, 0, 1], [[0.5, 0.5], [0.5, 0.5], [0.2, 0.8]])
     assert isinstance(r, SpectralTruthSerumResult)
     # Cov = M - vᵀv = [[1/7 - 4/49, 1/7 - 10/49], ...] = 3/49 [[1, -1], [-1, 1]]
     np.testing.assert_allclose(r.cov, 3 / 49 * np.array([[1, -1], [-1, 1]]), atol=1e-15)
     np.testing.assert_allclose(r.eigenvalues, [6 / 49, 0], atol=1e-15)
-    np.testing.assert_allclose(r.e, [2 ** -.5, -2 ** -.5])
+    np.testing.assert_allclose(r.e, [2**-0.5, -(2**-0.5)])
     assert r.lead == 0 and r.sign == 1
-    np.testing.assert_allclose(r.projection, (2 / 3 - 2 / 7) * 2 ** .5)
+    np.testing.assert_allclose(r.projection, (2 / 3 - 2 / 7) * 2**0.5)
 
 
 def test_sts_sign_convention():
@@ -515,8 +523,9 @@ def test_sts_sign_convention():
 
 
 @settings(max_examples=200, deadline=None)
-@given(x=st.floats(.01, .99), y=st.floats(.01, .99),
-       n0=st.integers(1, 30), n1=st.integers(1, 30))
+@given(
+    x=st.floats(0.01, 0.99), y=st.floats(0.01, 0.99), n0=st.integers(1, 30), n1=st.integers(1, 30)
+)
 def test_sts_binary_agrees_with_sp_iff_positive_association(x, y, n0, n1):
     """C = 2: with x = Pr[1|0], y = Pr[0|1], v = (y, x)/(x+y) always sums to 1 and M
     is symmetric, so Cov = λ[[1,-1],[-1,1]] with λ = xy(1-x-y)/(x+y)².  If x + y < 1
@@ -534,18 +543,18 @@ def test_sts_binary_agrees_with_sp_iff_positive_association(x, y, n0, n1):
     a0, v0 = n0 / (n0 + n1), y / (x + y)
     assume(abs(a0 - v0) > 1e-9)
     if x + y < 1:
-        np.testing.assert_allclose(r.e, [2 ** -.5, -2 ** -.5])
+        np.testing.assert_allclose(r.e, [2**-0.5, -(2**-0.5)])
         assert r.sign == (1 if sp.answer == 0 else -1)
         assert (r.sign == 1) == (a0 > v0)
     else:
-        np.testing.assert_allclose(r.e, [2 ** -.5, 2 ** -.5])
+        np.testing.assert_allclose(r.e, [2**-0.5, 2**-0.5])
         assert r.sign == 0
 
 
 def test_sts_no_signal_raises():
     # predictions independent of the answer: Cov = 0, e* undefined
     with pytest.raises(ValueError, match="not unique"):
-        spectral_truth_serum([0, 1, 1], [[.3, .7]] * 3)
+        spectral_truth_serum([0, 1, 1], [[0.3, 0.7]] * 3)
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -579,14 +588,14 @@ def test_sts_second_moment_indexing():
     """M[c, c'] = Pr[c, c'] = Pr[c|c'] Pr[c'] (Algorithm 5's Pr[c', c] transposed);
     checked on non-Bayesian predictions, where the two orders differ."""
     ans = np.array([0, 1, 2, 2])
-    preds = np.array([[.6, .3, .1], [.2, .5, .3], [.1, .1, .8], [.3, .3, .4]])
-    cond = np.array([[.6, .3, .1], [.2, .5, .3], [.2, .2, .6]])  # mean per answer
+    preds = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
+    cond = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.2, 0.2, 0.6]])  # mean per answer
     v = 1 / (cond / cond.T).sum(axis=1)  # v_c = (Σ_c' Pr[c'|c]/Pr[c|c'])⁻¹
     r = spectral_truth_serum(ans, preds)
     np.testing.assert_allclose(r.conditional, cond)
     np.testing.assert_allclose(r.prior, v)
-    np.testing.assert_allclose(r.joint[0, 1], .3 * v[0])  # Pr[c'=1 | c=0] Pr[0]
-    np.testing.assert_allclose(r.M[1, 0], .3 * v[0])  # M[c, c'] = Pr[c|c'] Pr[c']
+    np.testing.assert_allclose(r.joint[0, 1], 0.3 * v[0])  # Pr[c'=1 | c=0] Pr[0]
+    np.testing.assert_allclose(r.M[1, 0], 0.3 * v[0])  # M[c, c'] = Pr[c|c'] Pr[c']
     np.testing.assert_allclose(r.M, (cond * v[:, None]).T)
     np.testing.assert_allclose(r.cov, r.M - np.outer(v, v))
     assert not np.allclose(r.M, r.M.T)
@@ -619,14 +628,14 @@ def test_blum_lemma_two_spherical_gaussians():
     d, n = 6, 4000
     mu0, mu1 = rng.normal(size=d), rng.normal(size=d)
     mu1 = mu0 + 8 * (mu1 - mu0) / np.linalg.norm(mu1 - mu0)
-    z = rng.random(n) < .3
+    z = rng.random(n) < 0.3
     X = np.where(z[:, None], mu1, mu0) + rng.normal(size=(n, d))
     w, V = np.linalg.eigh(np.cov(X.T))
     e = V[:, -1]
     cos = abs(e @ (mu1 - mu0)) / np.linalg.norm(mu1 - mu0)
-    assert cos > .99
+    assert cos > 0.99
     side = (X - X.mean(axis=0)) @ e > 0
-    assert max(np.mean(side == z), np.mean(side != z)) > .99
+    assert max(np.mean(side == z), np.mean(side != z)) > 0.99
 
 
 def test_spectral_truth_serum_rounding_level_cov_raises():

@@ -10,17 +10,33 @@ from hypothesis import strategies as st
 
 from dmi_lib import dmi_cluster, dmi_score, same_partition
 from dmi_lib.beyond import (
-    affine_moment_map, binned_features, continuous_dmi_cluster, continuous_study,
-    fewer_states_study, kernel_dmi_cluster, kernel_embedding, kernel_study,
-    log_volume_score, matched_accuracy, moment_features, projected_dmi_cluster,
-    ring_states, simulate_continuous, simulate_hypothetical, tensor_worlds, third_moment,
-    third_moment_aggregate, third_moment_study, whiten)
+    affine_moment_map,
+    binned_features,
+    continuous_dmi_cluster,
+    continuous_study,
+    fewer_states_study,
+    kernel_dmi_cluster,
+    kernel_embedding,
+    kernel_study,
+    log_volume_score,
+    matched_accuracy,
+    moment_features,
+    projected_dmi_cluster,
+    ring_states,
+    simulate_continuous,
+    simulate_hypothetical,
+    tensor_worlds,
+    third_moment,
+    third_moment_aggregate,
+    third_moment_study,
+    whiten,
+)
 
 SEEDS = st.integers(0, 2**32 - 1)
 FAST = settings(max_examples=25, deadline=None)
 
 # The paper's Example 1.1: three states that surprisingly popular cannot tell apart.
-EXAMPLE_11 = np.array([[.56, .40, .04], [.56, .34, .10], [.46, .44, .10]])
+EXAMPLE_11 = np.array([[0.56, 0.40, 0.04], [0.56, 0.34, 0.10], [0.46, 0.44, 0.10]])
 
 
 def random_invertible(rng, d):
@@ -46,8 +62,9 @@ def test_matched_accuracy_brute_force_and_relabelling(seed):
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(1, 12)), int(rng.integers(1, 4))
     labels, truth = rng.integers(0, k, n), rng.integers(0, k, n)
-    brute = max(np.mean(np.asarray(perm)[labels] == truth)
-                for perm in itertools.permutations(range(k)))
+    brute = max(
+        np.mean(np.asarray(perm)[labels] == truth) for perm in itertools.permutations(range(k))
+    )
     got = matched_accuracy(labels, truth)
     assert np.isclose(got, brute)
     perm = rng.permutation(k)
@@ -66,12 +83,15 @@ def test_matched_accuracy_errors():
 # 1. Third moment
 # --------------------------------------------------------------------------- #
 def population_moments(P, pi):
-    return (np.einsum("w,wa->a", pi, P), np.einsum("w,wa,wb->ab", pi, P, P),
-            np.einsum("w,wa,wb,wc->abc", pi, P, P, P))
+    return (
+        np.einsum("w,wa->a", pi, P),
+        np.einsum("w,wa,wb->ab", pi, P, P),
+        np.einsum("w,wa,wb,wc->abc", pi, P, P, P),
+    )
 
 
 def test_hypothetical_answers_are_bayes_by_brute_force():
-    P, pi = EXAMPLE_11, np.array([.5, .3, .2])
+    P, pi = EXAMPLE_11, np.array([0.5, 0.3, 0.2])
     c, _, h = simulate_hypothetical(P, pi, 40, true_world=1, random_state=0)
     for i in range(c.size):
         for c2 in range(3):
@@ -87,8 +107,7 @@ def test_third_moment_is_exact_for_bayesian_respondents(seed):
     W, C = 3, int(rng.integers(3, 5))
     P = rng.dirichlet(np.ones(C) * 2, size=W)
     pi = rng.dirichlet(np.ones(W) * 2)
-    c, p, h = simulate_hypothetical(P, pi, 400, true_world=int(rng.integers(W)),
-                                    random_state=rng)
+    c, p, h = simulate_hypothetical(P, pi, 400, true_world=int(rng.integers(W)), random_state=rng)
     if np.bincount(c, minlength=C).min() == 0:
         return
     mom = third_moment(c, p, h)
@@ -114,8 +133,10 @@ def test_tensor_worlds_recovers_a_random_mixture(seed):
     _, M, T = population_moments(P, pi)
     mu, w = tensor_worlds(M, T, W, random_state=rng)
     # match recovered worlds to true worlds (brute force over permutations)
-    err = min(np.abs(mu[list(perm)] - P).max() + np.abs(w[list(perm)] - pi).max()
-              for perm in itertools.permutations(range(W)))
+    err = min(
+        np.abs(mu[list(perm)] - P).max() + np.abs(w[list(perm)] - pi).max()
+        for perm in itertools.permutations(range(W))
+    )
     assert err < 1e-6
 
 
@@ -124,8 +145,7 @@ def test_third_moment_aggregate_separates_example_11():
     hits = 0
     for w in range(3):
         for seed in range(5):
-            c, p, h = simulate_hypothetical(EXAMPLE_11, pi, 500, true_world=w,
-                                            random_state=seed)
+            c, p, h = simulate_hypothetical(EXAMPLE_11, pi, 500, true_world=w, random_state=seed)
             res = third_moment_aggregate(c, p, h, 3, random_state=0)
             hits += np.argmin(np.abs(res.answer_distribution - EXAMPLE_11).sum(1)) == w
             assert np.allclose(np.sort(res.weights), pi)
@@ -134,9 +154,8 @@ def test_third_moment_aggregate_separates_example_11():
 
 def test_third_moment_errors():
     with pytest.raises(ValueError, match="never occur together"):
-        simulate_hypothetical([[1, 0], [0, 1]], [.5, .5], 10, true_world=0)
-    c, p, h = simulate_hypothetical(EXAMPLE_11, np.ones(3) / 3, 200, true_world=0,
-                                    random_state=0)
+        simulate_hypothetical([[1, 0], [0, 1]], [0.5, 0.5], 10, true_world=0)
+    c, p, h = simulate_hypothetical(EXAMPLE_11, np.ones(3) / 3, 200, true_world=0, random_state=0)
     with pytest.raises(ValueError, match="hypothetical must have shape"):
         third_moment(c, p, h[:, :2])
     with pytest.raises(ValueError, match="n_worlds = 4 exceeds C = 3"):
@@ -146,8 +165,9 @@ def test_third_moment_errors():
 
 
 def test_third_moment_study_shapes_and_claim():
-    out = third_moment_study(EXAMPLE_11, np.ones(3) / 3, noises=(0.0,), n_instances=30,
-                             n_seeds=2, random_state=0)
+    out = third_moment_study(
+        EXAMPLE_11, np.ones(3) / 3, noises=(0.0,), n_instances=30, n_seeds=2, random_state=0
+    )
     assert out["third"].shape == out["sp"].shape == (1, 2)
     assert out["third"].min() > 0.9 and out["sp"].mean() < out["third"].mean() - 0.15
 
@@ -190,13 +210,15 @@ def test_volume_score_triangle_in_3d_by_cross_product():
     labels = np.arange(12) % 3
     m = np.stack([A[labels == c].mean(0) for c in range(3)])
     area = 0.5 * np.linalg.norm(np.cross(m[1] - m[0], m[2] - m[0]))
-    assert np.isclose(np.exp(log_volume_score(A, labels)), 4 ** 3 * area)
+    assert np.isclose(np.exp(log_volume_score(A, labels)), 4**3 * area)
     assert log_volume_score(A, np.zeros(12, int), 2) == -np.inf  # empty cluster
 
 
 def brute_best(A, k):
-    return max(log_volume_score(A, np.array((0,) + lab), k)
-               for lab in itertools.product(range(k), repeat=A.shape[0] - 1))
+    return max(
+        log_volume_score(A, np.array((0,) + lab), k)
+        for lab in itertools.product(range(k), repeat=A.shape[0] - 1)
+    )
 
 
 def test_projected_dmi_reaches_the_brute_force_optimum_on_small_inputs():
@@ -229,15 +251,17 @@ def test_projected_dmi_is_a_fixed_point_and_similarity_invariant_score(seed):
     Q = np.linalg.qr(rng.normal(size=(3, 3)))[0]
     s = float(rng.uniform(0.5, 2))
     B = s * A @ Q + rng.normal(size=3)
-    assert np.isclose(log_volume_score(B, res.labels, 2),
-                      log_volume_score(A, res.labels, 2) + np.log(s))
+    assert np.isclose(
+        log_volume_score(B, res.labels, 2), log_volume_score(A, res.labels, 2) + np.log(s)
+    )
 
 
 def test_projected_dmi_at_full_rank_is_algorithm_1():
     for seed in range(10):
         A = np.random.default_rng(seed).normal(size=(40, 2))
-        assert same_partition(projected_dmi_cluster(A, 3, random_state=0).labels,
-                              dmi_cluster(A).labels)
+        assert same_partition(
+            projected_dmi_cluster(A, 3, random_state=0).labels, dmi_cluster(A).labels
+        )
 
 
 def test_projected_dmi_is_not_affine_invariant():
@@ -257,8 +281,8 @@ def test_projected_dmi_errors():
 
 
 def test_fewer_states_study_claims():
-    W2 = np.array([[.6, .25, .15], [.25, .6, .15]])
-    S = np.array([[.7, .2, .1], [.1, .7, .2], [.3, .1, .6]])
+    W2 = np.array([[0.6, 0.25, 0.15], [0.25, 0.6, 0.15]])
+    S = np.array([[0.7, 0.2, 0.1], [0.1, 0.7, 0.2], [0.3, 0.1, 0.6]])
     out = fewer_states_study(W2, noises=(0.2,), n_seeds=3, strategy=S, random_state=0)
     assert out["variant"].mean() > out["paper"].mean() + 0.15
     assert np.all(out["paper_same"] == 1)  # Theorem 2.2: a common strategy changes nothing
@@ -343,14 +367,14 @@ def test_moment_and_binned_features_by_brute_force():
     B = binned_features(task, value, [-0.5, 0.5])
     for t in range(5):
         v = value[task == t]
-        assert np.allclose(F[t], [np.mean(v), np.mean(v ** 2), np.mean(v ** 3)])
-        assert np.allclose(B[t], [np.mean(v < -0.5), np.mean((v >= -0.5) & (v < 0.5)),
-                                  np.mean(v >= 0.5)])
+        assert np.allclose(F[t], [np.mean(v), np.mean(v**2), np.mean(v**3)])
+        assert np.allclose(
+            B[t], [np.mean(v < -0.5), np.mean((v >= -0.5) & (v < 0.5)), np.mean(v >= 0.5)]
+        )
 
 
 @FAST
-@given(SEEDS, st.floats(-3, 3).filter(lambda a: abs(a) > 0.05), st.floats(-2, 2),
-       st.integers(1, 4))
+@given(SEEDS, st.floats(-3, 3).filter(lambda a: abs(a) > 0.05), st.floats(-2, 2), st.integers(1, 4))
 def test_affine_strategy_moves_moments_by_one_affine_map(seed, alpha, beta, degree):
     rng = np.random.default_rng(seed)
     task = np.repeat(np.arange(6), 5)
@@ -365,8 +389,9 @@ def test_affine_strategy_moves_moments_by_one_affine_map(seed, alpha, beta, degr
 @FAST
 @given(SEEDS, st.floats(0.1, 3), st.floats(-1, 1), st.booleans())
 def test_continuous_dmi_is_unchanged_by_a_common_affine_strategy(seed, alpha, beta, flip):
-    rep = simulate_continuous(40, 20, means=[0.3, 0.7, 0.5], sds=[0.08, 0.08, 0.25],
-                              random_state=seed)
+    rep = simulate_continuous(
+        40, 20, means=[0.3, 0.7, 0.5], sds=[0.08, 0.08, 0.25], random_state=seed
+    )
     a = -alpha if flip else alpha
     base = continuous_dmi_cluster(rep.task, rep.value).labels
     moved = continuous_dmi_cluster(rep.task, a * rep.value + beta).labels
@@ -383,17 +408,20 @@ def test_continuous_errors():
 
 
 def test_continuous_study_claims():
-    out = continuous_study({"truthful": lambda x: x, "compress": lambda x: 0.4 + 0.2 * x},
-                           n_seeds=3, random_state=0)
+    out = continuous_study(
+        {"truthful": lambda x: x, "compress": lambda x: 0.4 + 0.2 * x}, n_seeds=3, random_state=0
+    )
     assert np.array_equal(out["moments"][0], out["moments"][1])  # exact invariance
     assert out["binned"][1].mean() < out["binned"][0].mean() - 0.2
     assert math.isclose(float(np.sum(binned_features([0, 0], [0.1, 0.9], [0.5]))), 1.0)
 
 
-
 def test_every_public_name_says_it_is_beyond_the_paper():
     import dmi_lib.beyond as beyond
 
-    unlabelled = [name for name in beyond.__all__
-                  if "beyond the paper" not in (getattr(beyond, name).__doc__ or "").lower()]
+    unlabelled = [
+        name
+        for name in beyond.__all__
+        if "beyond the paper" not in (getattr(beyond, name).__doc__ or "").lower()
+    ]
     assert unlabelled == []

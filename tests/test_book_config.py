@@ -28,6 +28,7 @@ book_ext = _load("book_ext", ROOT / "tools" / "book_ext.py")
 
 # --- offline ---------------------------------------------------------------------------
 
+
 def test_mathjax_is_served_with_the_book():
     path = SPHINX["mathjax_path"]
     assert "//" not in path and not path.startswith("/")
@@ -52,6 +53,7 @@ def test_config_check_rejects_a_cdn_mathjax():
 
 
 # --- bibliography ----------------------------------------------------------------------
+
 
 def _bib():
     from pybtex.database import parse_file
@@ -81,8 +83,11 @@ def test_bibliography_keys_are_the_papers_cite_keys():
     if tex is None:
         pytest.skip("the paper's LaTeX source is not beside this repository")
     text = tex.read_text()
-    cited = {k.strip() for group in re.findall(r"\\cite[tp]?\*?(?:\[[^]]*\])?\{([^}]*)\}", text)
-             for k in group.split(",")}
+    cited = {
+        k.strip()
+        for group in re.findall(r"\\cite[tp]?\*?(?:\[[^]]*\])?\{([^}]*)\}", text)
+        for k in group.split(",")
+    }
     keys = set(_bib().entries) - {"kong-iemc"}
     assert keys <= cited, keys - cited
     # the two keys the source does not identify are the only ones left out
@@ -100,6 +105,7 @@ def test_cover_page_cites_the_paper_and_has_index_entries():
 
 # --- API reference ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("package", ["dmi_lib", "dmi_lib.plotting"])
 def test_api_page_documents_every_public_name(package):
     import importlib
@@ -112,8 +118,9 @@ def test_api_page_documents_every_public_name(package):
     for name in names:
         obj = getattr(mod, name)
         if callable(obj):
-            assert re.search(rf"^\.\. auto(function|class):: {re.escape(package)}\.{name}$",
-                             rst, re.M), name
+            assert re.search(
+                rf"^\.\. auto(function|class):: {re.escape(package)}\.{name}$", rst, re.M
+            ), name
         else:
             assert re.search(rf"^\.\. autodata:: [\w.]+\.{name}$", rst, re.M), name
 
@@ -126,11 +133,17 @@ def test_public_names_include_lazily_loaded_ones():
 
 # --- proof index -----------------------------------------------------------------------
 
+
 def test_proof_titles_drop_latex():
     from docutils import nodes
 
-    title = nodes.title("", "", nodes.Text(" 1 (DMI-clustering "),
-                        nodes.math("", r"\mathrm{DMI}(\mathbf{A})"), nodes.Text(")"))
+    title = nodes.title(
+        "",
+        "",
+        nodes.Text(" 1 (DMI-clustering "),
+        nodes.math("", r"\mathrm{DMI}(\mathbf{A})"),
+        nodes.Text(")"),
+    )
     assert book_ext._plain_title(title) == "1 (DMI-clustering \u2026)"
 
 
@@ -146,9 +159,9 @@ def test_proof_index_lists_titles_by_type():
             "thm-a": {"docname": "a", "realtype": "theorem", "title": "2.2 (DMI-clustering)"},
             "alg-x": {"docname": "a", "realtype": "algorithm", "title": ""},
         },
-        titles={"a": nodes.title("", "Chapter A"), "b": nodes.title("", "Chapter B")})
-    index = book_ext.titled_proof_index(ProofIndex).__new__(
-        book_ext.titled_proof_index(ProofIndex))
+        titles={"a": nodes.title("", "Chapter A"), "b": nodes.title("", "Chapter B")},
+    )
+    index = book_ext.titled_proof_index(ProofIndex).__new__(book_ext.titled_proof_index(ProofIndex))
     index.domain = SimpleNamespace(env=env)
     content, _ = index.generate()
     assert [kind for kind, _ in content] == ["Algorithm", "Theorem"]
@@ -160,14 +173,24 @@ def test_proof_index_lists_titles_by_type():
 
 # --- JupyterLab ------------------------------------------------------------------------
 
+
 def test_pre_save_hook_strips_outputs():
     hooks = _load("lab_config", ROOT / "tools" / "jupyter_server_config.py")
-    nb = {"type": "notebook", "content": {"cells": [
-        {"cell_type": "code", "source": "1+1", "metadata": {"tags": ["hide-input"]},
-         "execution_count": 3,
-         "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2"}}]},
-        {"cell_type": "markdown", "source": "text", "metadata": {}},
-    ]}}
+    nb = {
+        "type": "notebook",
+        "content": {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "source": "1+1",
+                    "metadata": {"tags": ["hide-input"]},
+                    "execution_count": 3,
+                    "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2"}}],
+                },
+                {"cell_type": "markdown", "source": "text", "metadata": {}},
+            ]
+        },
+    }
     out = hooks.strip_outputs(nb, path="book/x.ipynb", contents_manager=None)
     code, md = out["content"]["cells"]
     assert code["outputs"] == [] and code["execution_count"] is None
@@ -194,15 +217,19 @@ def test_dev_lab_command(monkeypatch):
     assert "--allow-root" in cmd and cmd[-1] == "book" and "--no-browser" in cmd
     monkeypatch.setattr(dev.os, "geteuid", lambda: 1000, raising=False)
     assert "--allow-root" not in dev.lab_command([])
-    proc = subprocess.run([sys.executable, str(ROOT / "dev.py"), "lab", "--dry-run"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "dev.py"), "lab", "--dry-run"], capture_output=True, text=True
+    )
     assert proc.returncode == 0 and "jupyter_server_config.py" in proc.stdout
 
 
 def test_jupyterlab_myst_is_enabled_and_compatible():
     # `jupyter labextension list` marks an extension built for another JupyterLab "X"
-    proc = subprocess.run([str(Path(sys.executable).parent / "jupyter"), "labextension",
-                           "list"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "jupyter"), "labextension", "list"],
+        capture_output=True,
+        text=True,
+    )
     out = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout + proc.stderr)
     line = next((ln for ln in out.splitlines() if "jupyterlab-myst" in ln), "")
     assert re.search(r"enabled\s+OK", line), out

@@ -10,21 +10,30 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("check_offline",
-                                              ROOT / "scripts" / "check_offline.py")
+spec = importlib.util.spec_from_file_location(
+    "check_offline", ROOT / "scripts" / "check_offline.py"
+)
 check_offline = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_offline)
 
-CHROMIUM = (shutil.which("chromium") or shutil.which("chromium-browser")
-            or shutil.which("google-chrome"))
+CHROMIUM = (
+    shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+)
 
 
-@pytest.mark.parametrize("url, external", [
-    ("https://cdn.example.org/a.js", True), ("http://example.org/", True),
-    ("wss://example.org/socket", True), ("http://localhost:8888/api", False),
-    ("http://127.0.0.1:1/x", False), ("file:///tmp/a.html", False),
-    ("data:image/png;base64,AAAA", False), ("blob:null/1234", False),
-])
+@pytest.mark.parametrize(
+    "url, external",
+    [
+        ("https://cdn.example.org/a.js", True),
+        ("http://example.org/", True),
+        ("wss://example.org/socket", True),
+        ("http://localhost:8888/api", False),
+        ("http://127.0.0.1:1/x", False),
+        ("file:///tmp/a.html", False),
+        ("data:image/png;base64,AAAA", False),
+        ("blob:null/1234", False),
+    ],
+)
 def test_is_external(url, external):
     assert check_offline.is_external(url) is external
 
@@ -34,11 +43,13 @@ def site(tmp_path):
     (tmp_path / "_static").mkdir()
     (tmp_path / "_static" / "ok.js").write_text("window.ok = 1;")
     (tmp_path / "clean.html").write_text(
-        '<html><head><script src="_static/ok.js"></script></head><body>ok</body></html>')
+        '<html><head><script src="_static/ok.js"></script></head><body>ok</body></html>'
+    )
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "cdn.html").write_text(
         '<html><head><link rel="stylesheet" href="https://cdn.example.org/fa.css">'
-        '<script src="../_static/missing.js"></script></head><body>x</body></html>')
+        '<script src="../_static/missing.js"></script></head><body>x</body></html>'
+    )
     return tmp_path
 
 

@@ -90,8 +90,10 @@ def brute_force(A_tilde, k):
     weights = k ** np.arange(n - 1, -1, -1)
     codes = labs @ weights
     # neighbour code for moving row i to cluster c: code + (c - lab_i) * k**(n-1-i)
-    nb = codes[:, None, None] + (np.arange(k)[None, None, :] - labs[:, :, None]) \
-        * weights[None, :, None]
+    nb = (
+        codes[:, None, None]
+        + (np.arange(k)[None, None, :] - labs[:, :, None]) * weights[None, :, None]
+    )
     local = np.all(dets[nb] <= dets[:, None, None] * (1 + 1e-9), axis=(1, 2))
     return labs, dets, local
 
@@ -143,9 +145,9 @@ def test_singular_values_and_tolerance_are_reported(paper):
     A = paper["svsd"].A
     p = prepare(A, rank_tol=1e-7)
     assert p.rank_tol == 1e-7
-    np.testing.assert_allclose(p.singular_values,
-                               np.linalg.svd(A - A.mean(0), compute_uv=False),
-                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        p.singular_values, np.linalg.svd(A - A.mean(0), compute_uv=False), rtol=1e-12, atol=1e-15
+    )
     labels = np.arange(20) % 3
     res = _result(p, labels, "test", False)
     assert res.rank_tol == 1e-7
@@ -258,7 +260,8 @@ def test_three_points_score_is_det_A1():
         A = rng.normal(size=(3, 2))
         for perm in itertools.permutations(range(3)):
             assert dmi_score(A, list(perm)) == pytest.approx(
-                abs(np.linalg.det(ones_col(A))), rel=1e-10)
+                abs(np.linalg.det(ones_col(A))), rel=1e-10
+            )
 
 
 def test_hand_worked_scores():
@@ -267,9 +270,9 @@ def test_hand_worked_scores():
     # n = (1, 1, 2), means (0,0), (2,0), (0,2): 2 * area 2 * 1*1*2 = 8
     assert dmi_score([[0, 0], [2, 0], [0, 2], [0, 2]], [0, 1, 2, 2]) == pytest.approx(8.0)
     # 1-D: n1 n2 |m1 - m2| = 3 * 1 * |1 - 7| = 18
-    assert dmi_score([[0.], [1.], [2.], [7.]], [0, 0, 0, 1]) == pytest.approx(18.0)
+    assert dmi_score([[0.0], [1.0], [2.0], [7.0]], [0, 0, 0, 1]) == pytest.approx(18.0)
     # float labels with whole values are accepted
-    assert dmi_score([[0.], [1.], [2.], [7.]], [0., 0., 0., 1.]) == pytest.approx(18.0)
+    assert dmi_score([[0.0], [1.0], [2.0], [7.0]], [0.0, 0.0, 0.0, 1.0]) == pytest.approx(18.0)
 
 
 @given(SEEDS)
@@ -294,8 +297,9 @@ def test_corollary_1d_score_and_mean_split(seed):
     lab = random_labels(rng, n, 2)
     sizes = np.bincount(lab)
     m = cluster_means(a[:, None], lab, 2)[:, 0]
-    assert dmi_score(a[:, None], lab) == pytest.approx(sizes[0] * sizes[1]
-                                                       * abs(m[0] - m[1]), rel=1e-9)
+    assert dmi_score(a[:, None], lab) == pytest.approx(
+        sizes[0] * sizes[1] * abs(m[0] - m[1]), rel=1e-9
+    )
     labs, dets, _ = brute_force(ones_col(a[:, None]), 2)
     best = labs[np.argmax(dets)]
     above = a > a.mean()
@@ -362,15 +366,19 @@ def test_affine_invariance_on_paper_data(paper):
     rng = np.random.default_rng(4)
     d = paper["affine"]
     S = paper["svsd"].A
-    cases = [(d.A, d.T, d.b, 1e-10), (S, None, None, 1e-4),
-             (S / S.sum(axis=1, keepdims=True), None, None, 1e-10)]
+    cases = [
+        (d.A, d.T, d.b, 1e-10),
+        (S, None, None, 1e-4),
+        (S / S.sum(axis=1, keepdims=True), None, None, 1e-10),
+    ]
     for A, T, b, tol in cases:
         for _ in range(10):
             if T is None or A is not d.A:
                 T, b = random_invertible(rng, A.shape[1]), rng.normal(size=A.shape[1])
             c1, c2 = random_labels(rng, len(A), 3), random_labels(rng, len(A), 3)
-            assert (dmi_score(A @ T + b, c1) / dmi_score(A @ T + b, c2)
-                    == pytest.approx(dmi_score(A, c1) / dmi_score(A, c2), rel=tol))
+            assert dmi_score(A @ T + b, c1) / dmi_score(A @ T + b, c2) == pytest.approx(
+                dmi_score(A, c1) / dmi_score(A, c2), rel=tol
+            )
 
 
 def test_empty_cluster_scores_zero():
@@ -379,8 +387,9 @@ def test_empty_cluster_scores_zero():
     assert log_dmi_score(A, [0, 0, 1, 1]) == -np.inf
     # affinely dependent means (all on one line) also score zero
     assert dmi_score([[0, 0], [1, 1], [2, 2], [0, 1]], [0, 1, 2, 2]) == pytest.approx(
-        abs(np.linalg.det(onehot([0, 1, 2, 2], 3).T @ ones_col(
-            [[0, 0], [1, 1], [2, 2], [0, 1]]))), abs=1e-12)
+        abs(np.linalg.det(onehot([0, 1, 2, 2], 3).T @ ones_col([[0, 0], [1, 1], [2, 2], [0, 1]]))),
+        abs=1e-12,
+    )
     with pytest.raises(ValueError, match="singular"):
         is_linearly_partitioned(A, [0, 0, 1, 1])
     with pytest.raises(ValueError, match="singular"):
@@ -435,22 +444,21 @@ def test_dmi_score_overflow_returns_inf_quietly(overflow_case):
 # idxmax (Definition, Index of row's max) and in_idxmax
 # --------------------------------------------------------------------------- #
 def test_idxmax_paper_example():
-    np.testing.assert_array_equal(idxmax([[.3, .4, .1], [0, -1, .1]]),
-                                  [[0, 1, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(idxmax([[0.3, 0.4, 0.1], [0, -1, 0.1]]), [[0, 1, 0], [0, 0, 1]])
 
 
 def test_idxmax_ties():
     M = [[1, 1, 0], [2, 0, 2], [0, 0, 0], [3, 1, 2]]
-    np.testing.assert_array_equal(idxmax(M), [[1, 0, 0], [1, 0, 0], [1, 0, 0],
-                                              [1, 0, 0]])
+    np.testing.assert_array_equal(idxmax(M), [[1, 0, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0]])
     np.testing.assert_array_equal(
         idxmax(M, ties="all"),
-        [[True, True, False], [True, False, True], [True, True, True],
-         [True, False, False]])
+        [[True, True, False], [True, False, True], [True, True, True], [True, False, False]],
+    )
     assert idxmax(M, ties="all").dtype == bool
     # tol widens the set of maxima
-    np.testing.assert_array_equal(idxmax([[1.0, 1 - 1e-12, 0]], ties="all", tol=1e-9),
-                                  [[True, True, False]])
+    np.testing.assert_array_equal(
+        idxmax([[1.0, 1 - 1e-12, 0]], ties="all", tol=1e-9), [[True, True, False]]
+    )
     with pytest.raises(ValueError, match="ties must be 'first' or 'all', got 'any'"):
         idxmax(M, ties="any")
 
@@ -458,12 +466,11 @@ def test_idxmax_ties():
 def test_idxmax_current_keeps_a_label_only_while_it_is_maximal():
     """Algorithm 2, footnote: a row moves only if it does not point at a maximum."""
     M = [[1, 1, 0], [0, 2, 1], [5, 5, 5], [0, 1, 1]]
-    np.testing.assert_array_equal(idxmax(M, current=[1, 2, 2, 0]),
-                                  [[0, 1, 0], [0, 1, 0], [0, 0, 1], [0, 1, 0]])
-    np.testing.assert_array_equal(idxmax([[1.0, 1 - 1e-12, 0]], current=[1], tol=1e-9),
-                                  [[0, 1, 0]])
-    np.testing.assert_array_equal(idxmax([[1.0, 1 - 1e-12, 0]], current=[1]),
-                                  [[1, 0, 0]])
+    np.testing.assert_array_equal(
+        idxmax(M, current=[1, 2, 2, 0]), [[0, 1, 0], [0, 1, 0], [0, 0, 1], [0, 1, 0]]
+    )
+    np.testing.assert_array_equal(idxmax([[1.0, 1 - 1e-12, 0]], current=[1], tol=1e-9), [[0, 1, 0]])
+    np.testing.assert_array_equal(idxmax([[1.0, 1 - 1e-12, 0]], current=[1]), [[1, 0, 0]])
     with pytest.raises(ValueError, match="current must lie in 0..2"):
         idxmax(M, current=[0, 0, 0, 3])
     with pytest.raises(ValueError, match="current has length 2"):
@@ -539,8 +546,7 @@ def test_move_factors_are_determinant_ratios(seed):
     for i, c in itertools.product(range(n), range(k)):
         moved = lab.copy()
         moved[i] = c
-        assert F[i, c] == pytest.approx(hand_det(ones_col(A), moved, k) / base,
-                                        rel=1e-7, abs=1e-9)
+        assert F[i, c] == pytest.approx(hand_det(ones_col(A), moved, k) / base, rel=1e-7, abs=1e-9)
 
 
 @given(SEEDS)
@@ -554,8 +560,9 @@ def test_partition_passes_through_the_mean(seed):
     p = prepare(A)
     lab = random_labels(rng, n, p.k)
     D = np.linalg.inv(cluster_sums(p.A_tilde, lab, p.k))
-    np.testing.assert_allclose(p.A_tilde.mean(axis=0) @ D, np.full(p.k, 1 / n),
-                               rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(
+        p.A_tilde.mean(axis=0) @ D, np.full(p.k, 1 / n), rtol=1e-8, atol=1e-12
+    )
 
 
 @given(SEEDS)
@@ -608,8 +615,7 @@ def test_assign_validation():
         assign([[0, 0]], D, (0, 1))
     with pytest.raises(ValueError, match="columns must hold 3 indices"):
         assign([[0, 0]], D, (0, 1, 3))
-    np.testing.assert_array_equal(assign([[2, 0], [0, 2], [-5, -5]], D, (0, 1, 2)),
-                                  [0, 1, 2])
+    np.testing.assert_array_equal(assign([[2, 0], [0, 2], [-5, -5]], D, (0, 1, 2)), [0, 1, 2])
 
 
 # --------------------------------------------------------------------------- #
@@ -630,10 +636,18 @@ A_CALLS = {
 }
 
 BAD_A = [
-    ("nan", [[0, 0], [1, np.nan], [0, 1]], ValueError,
-     r"A must be finite, found nan at index \(1, 1\)"),
-    ("inf", [[0, 0], [np.inf, 1], [0, 1]], ValueError,
-     r"A must be finite, found inf at index \(1, 0\)"),
+    (
+        "nan",
+        [[0, 0], [1, np.nan], [0, 1]],
+        ValueError,
+        r"A must be finite, found nan at index \(1, 1\)",
+    ),
+    (
+        "inf",
+        [[0, 0], [np.inf, 1], [0, 1]],
+        ValueError,
+        r"A must be finite, found inf at index \(1, 0\)",
+    ),
     ("1-D", [1.0, 2.0, 3.0], ValueError, "A must be a 2-D array, got 1-D"),
     ("3-D", np.zeros((2, 2, 2)), ValueError, "A must be a 2-D array, got 3-D"),
     ("empty list", [], ValueError, "A must be a 2-D array, got 1-D"),
@@ -670,8 +684,12 @@ LABEL_CALLS = {
 BAD_LABELS = [
     ("short", [0, 1, 2], ValueError, "labels has length 3 but there are 4 rows"),
     ("long", [0, 1, 2, 0, 1], ValueError, "labels has length 5 but there are 4 rows"),
-    ("out of range", [0, 1, 2, 3], ValueError,
-     r"labels must lie in 0..2 \(k = 3 clusters\), found 3"),
+    (
+        "out of range",
+        [0, 1, 2, 3],
+        ValueError,
+        r"labels must lie in 0..2 \(k = 3 clusters\), found 3",
+    ),
     ("negative", [0, 1, -1, 2], ValueError, "labels must be non-negative, found -1"),
     ("non-integer", [0, 1.5, 2, 0], TypeError, "labels must be whole numbers"),
     ("nan", [0, np.nan, 2, 0], TypeError, "labels must be whole numbers"),
@@ -682,8 +700,7 @@ BAD_LABELS = [
 
 
 @pytest.mark.parametrize("call", sorted(LABEL_CALLS))
-@pytest.mark.parametrize("case, labels, exc, msg", BAD_LABELS,
-                         ids=[c[0] for c in BAD_LABELS])
+@pytest.mark.parametrize("case, labels, exc, msg", BAD_LABELS, ids=[c[0] for c in BAD_LABELS])
 def test_bad_labels(call, case, labels, exc, msg):
     with pytest.raises(exc, match=msg):
         LABEL_CALLS[call](GOOD, labels)
@@ -692,9 +709,12 @@ def test_bad_labels(call, case, labels, exc, msg):
 @pytest.mark.parametrize("tol", [-1e-6, -1, np.nan, np.inf, [0.1]])
 @pytest.mark.parametrize("call", ["prepare", "dmi_rank", "dmi_score", "dmi_cluster"])
 def test_bad_rank_tol(call, tol):
-    calls = {"prepare": lambda: prepare(GOOD, tol), "dmi_rank": lambda: dmi_rank(GOOD, tol),
-             "dmi_score": lambda: dmi_score(GOOD, LAB, rank_tol=tol),
-             "dmi_cluster": lambda: dmi_cluster(GOOD, rank_tol=tol)}
+    calls = {
+        "prepare": lambda: prepare(GOOD, tol),
+        "dmi_rank": lambda: dmi_rank(GOOD, tol),
+        "dmi_score": lambda: dmi_score(GOOD, LAB, rank_tol=tol),
+        "dmi_cluster": lambda: dmi_cluster(GOOD, rank_tol=tol),
+    }
     with pytest.raises((ValueError, TypeError), match=r"rank_tol must be .*, got"):
         calls[call]()
 
@@ -736,14 +756,22 @@ def test_rank_tol_string_is_named():
 def test_get_set_params_and_repr():
     est = DMIClustering()
     params = est.get_params()
-    assert params == {"method": "auto", "n_init": 10, "random_state": None,
-                      "rank_tol": None, "init": "paper", "max_iter": 300}
+    assert params == {
+        "method": "auto",
+        "n_init": 10,
+        "random_state": None,
+        "rank_tol": None,
+        "init": "paper",
+        "max_iter": 300,
+    }
     assert est.set_params(n_init=3, random_state=7) is est
     assert est.get_params()["n_init"] == 3 and est.random_state == 7
     with pytest.raises(ValueError, match="invalid parameter 'n_clusters'"):
         est.set_params(n_clusters=3)
-    assert repr(est) == ("DMIClustering(method='auto', n_init=3, random_state=7, "
-                         "rank_tol=None, init='paper', max_iter=300)")
+    assert repr(est) == (
+        "DMIClustering(method='auto', n_init=3, random_state=7, "
+        "rank_tol=None, init='paper', max_iter=300)"
+    )
     with pytest.raises(TypeError):
         DMIClustering("auto")  # keyword-only
 
@@ -786,8 +814,7 @@ def test_fit_attributes_and_predict(paper):
     assert np.all(top2[:, 1] - top2[:, 0] > 1e-9)
     assert is_linearly_partitioned(X, est.labels_)
     np.testing.assert_array_equal(est.predict(X), est.labels_)
-    with pytest.raises(ValueError, match="X has 3 features, but the estimator was "
-                                         "fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but the estimator was fitted with 2"):
         est.predict(np.ones((2, 3)))
 
 
@@ -805,8 +832,7 @@ def test_dmi_cluster_is_optimal_and_affine_invariant_on_figure_3(paper):
 def test_dmi_cluster_reports_tolerance(paper):
     res = dmi_cluster(paper["svsd"].A, rank_tol=1e-7)
     assert res.rank_tol == 1e-7 and res.k == 3 and res.columns == (0, 1, 2)
-    np.testing.assert_allclose(res.singular_values,
-                               prepare(paper["svsd"].A).singular_values)
+    np.testing.assert_allclose(res.singular_values, prepare(paper["svsd"].A).singular_values)
 
 
 def test_method_exact_refuses_when_no_exact_solver():

@@ -40,10 +40,8 @@ SHA256 = {
     "face/PROVENANCE.md": "0e606336f06d568add962fca095395d3c01e585390aea47c01307829e61c71b3",
     "face/answer.csv": "9e98c7c56ea1967ca9d3e2396b9abd469e96ee47a52a0103c917397adbb98f9b",
     "face/truth.csv": "c324c79fd7196d16cb638d956ec90209e405b0010741ffb5ecb1b6316f48cc4c",
-    "hosseini2021_spvoting/PROVENANCE.md":
-        "981436d7596388433a806b76012c6887b7b6dedbc57035b3f006793f24caad26",
-    "hosseini2021_spvoting/question_responses.csv":
-        "9dc5d72dc768d668c9c1d29708928552dd0abdcccc81f384ff7735205034051a",
+    "hosseini2021_spvoting/PROVENANCE.md": "981436d7596388433a806b76012c6887b7b6dedbc57035b3f006793f24caad26",
+    "hosseini2021_spvoting/question_responses.csv": "9dc5d72dc768d668c9c1d29708928552dd0abdcccc81f384ff7735205034051a",
     "prelec2017_sp/PROVENANCE.md": "151075a37b3963ec6ea6109062e4910b698114a86a5712d3cf4596fe7b11badf",
     "prelec2017_sp/study1a.csv": "69d578298ba419e5082c6913910e4fdb82ec27dcec8a780d4fbd3b8c0332e9cc",
     "prelec2017_sp/study1b.csv": "217c089ea0b97142e51416e01b98712622f0baab5e98f0fdffea0bdf340ff205",
@@ -66,16 +64,37 @@ SHA256 = {
 # pandas 3.1.1: the order of the label level of data[["task", "label"]].value_counts(),
 # i.e. an artefact of pandas, not the smallest label.
 CROWDKIT_TIE_ORDER = {
-    "bluebirds": [0, 1], "dog": [3, 2, 0, 1], "face": [0, 3, 1, 2], "rte": [1, 0],
-    "temp": [1, 2], "weather_cf": [0, 3, 4, 1, 2], "wsd": [1, 3, 2],
-    "1a": [0, 1], "1b": [1, 0], "1c": [0, 1], "2": [1, 0], "3": [1, 0], "4a": [0, 1],
+    "bluebirds": [0, 1],
+    "dog": [3, 2, 0, 1],
+    "face": [0, 3, 1, 2],
+    "rte": [1, 0],
+    "temp": [1, 2],
+    "weather_cf": [0, 3, 4, 1, 2],
+    "wsd": [1, 3, 2],
+    "1a": [0, 1],
+    "1b": [1, 0],
+    "1c": [0, 1],
+    "2": [1, 0],
+    "3": [1, 0],
+    "4a": [0, 1],
     "4b": [0, 1],
 }
 # Our plurality with ties="first" (smallest label), measured here.
 MV_SMALLEST_LABEL = {
-    "bluebirds": 0.7593, "dog": 0.8178, "face": 0.6301, "rte": 0.9187, "temp": 0.9394,
-    "weather_cf": 0.9000, "wsd": 0.9944, "1a": 0.58, "1b": 0.76, "1c": 0.62,
-    "2": 0.5625, "3": 0.675, "4a": 0.6222, "4b": 0.7222,
+    "bluebirds": 0.7593,
+    "dog": 0.8178,
+    "face": 0.6301,
+    "rte": 0.9187,
+    "temp": 0.9394,
+    "weather_cf": 0.9000,
+    "wsd": 0.9944,
+    "1a": 0.58,
+    "1b": 0.76,
+    "1c": 0.62,
+    "2": 0.5625,
+    "3": 0.675,
+    "4a": 0.6222,
+    "4b": 0.7222,
 }
 
 
@@ -104,8 +123,13 @@ def _index_rows() -> dict:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 9 and cells[0] in MULTI:
             name, _, tasks, workers, options, per_task, gold, mv, ds = cells[:9]
-            rows[name] = dict(tasks=int(tasks), workers=int(workers), options=int(options),
-                              gold=int(gold), mv=float(mv))
+            rows[name] = dict(
+                tasks=int(tasks),
+                workers=int(workers),
+                options=int(options),
+                gold=int(gold),
+                mv=float(mv),
+            )
     assert set(rows) == set(MULTI), rows
     return rows
 
@@ -120,8 +144,12 @@ def _prelec_table() -> dict:
     text = (DATA / "prelec2017_sp" / "PROVENANCE.md").read_text()
     out = {}
     for m in re.finditer(r"\| study(\w+) \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+) \|", text):
-        out[m.group(1)] = dict(tasks=int(m.group(2)), workers=int(m.group(3)),
-                               answers=int(m.group(4)), mv=float(m.group(5)))
+        out[m.group(1)] = dict(
+            tasks=int(m.group(2)),
+            workers=int(m.group(3)),
+            answers=int(m.group(4)),
+            mv=float(m.group(5)),
+        )
     assert set(out) == set(STUDIES)
     return out
 
@@ -130,8 +158,11 @@ def _prelec_table() -> dict:
 # Shipped files
 # --------------------------------------------------------------------------- #
 def test_shipped_files_are_the_staged_copies():
-    shipped = {str(p.relative_to(DATA)) for p in DATA.rglob("*") if p.is_file()
-               and "__pycache__" not in p.parts} - {"README.md", "SHA256SUMS"}
+    shipped = {
+        str(p.relative_to(DATA))
+        for p in DATA.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    } - {"README.md", "SHA256SUMS"}
     assert shipped == set(SHA256)
     for rel, digest in SHA256.items():
         assert hashlib.sha256((DATA / rel).read_bytes()).hexdigest() == digest, rel
@@ -191,8 +222,11 @@ def test_shapes_match_index(name):
 @pytest.mark.parametrize("study", STUDIES)
 def test_prelec_shapes_match_provenance(study):
     d, ref = _load("prelec2017_sp", study), _prelec_table()[study]
-    assert (d.n_tasks, d.n_workers, len(d.answers)) == (ref["tasks"], ref["workers"],
-                                                        ref["answers"])
+    assert (d.n_tasks, d.n_workers, len(d.answers)) == (
+        ref["tasks"],
+        ref["workers"],
+        ref["answers"],
+    )
     assert d.options == [0, 1]
     p = d.answers["prediction"]
     assert p.dtype == float and p.between(0, 1).all()
@@ -332,7 +366,7 @@ def test_majority_vote_reproduces_index(name, study):
     (our ``ties="first"``) the accuracies are those in MV_SMALLEST_LABEL, and the two
     differ only on tied tasks."""
     d, key = _load(name, study), _key(name, study)
-    ref = (_prelec_table()[study]["mv"] if study else _index_rows()[name]["mv"])
+    ref = _prelec_table()[study]["mv"] if study else _index_rows()[name]["mv"]
     ck = aggregate(d.answers, "plurality", options=CROWDKIT_TIE_ORDER[key])
     assert round(_accuracy(ck, d.gold), 4) == ref
     ours = aggregate(d.answers, "plurality")
@@ -362,8 +396,10 @@ def test_hosseini_mv_tie_leak():
         expected = float((tied[np.arange(g.size), g] / tied.sum(axis=1)).mean())
         assert round(expected, 4) == fair[t]
         assert expected <= _accuracy(first, d.gold)
-        rand = [_accuracy(aggregate(d.answers, "plurality", ties="random",
-                                    random_state=s), d.gold) for s in range(30)]
+        rand = [
+            _accuracy(aggregate(d.answers, "plurality", ties="random", random_state=s), d.gold)
+            for s in range(30)
+        ]
         assert abs(np.mean(rand) - expected) < 0.02
 
 
@@ -396,7 +432,7 @@ def test_manifest_lists_every_shipped_file():
             if entry.is_dir():
                 stack.append(entry)
             elif entry.name != _cd._MANIFEST and entry.name != "__pycache__":
-                files.add(str(entry)[len(str(root)) + 1:])
+                files.add(str(entry)[len(str(root)) + 1 :])
     assert files == set(_cd._manifest())
 
 
@@ -409,11 +445,14 @@ def _tampered_copy(tmp_path, monkeypatch, rel, change):
     monkeypatch.setattr(_cd, "_path", lambda *parts: dst.joinpath(*parts))
 
 
-@pytest.mark.parametrize("change", [
-    lambda b: b.replace(b"1", b"2", 1),              # one answer changed
-    lambda b: b[: len(b) // 2],                      # truncated
-    lambda b: b + b.splitlines(keepends=True)[-1],   # a row duplicated
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda b: b.replace(b"1", b"2", 1),  # one answer changed
+        lambda b: b[: len(b) // 2],  # truncated
+        lambda b: b + b.splitlines(keepends=True)[-1],  # a row duplicated
+    ],
+)
 def test_corrupt_file_is_named(tmp_path, monkeypatch, change):
     _tampered_copy(tmp_path, monkeypatch, "dog/answer.csv", change)
     with pytest.raises(ValueError, match=r"dog/answer\.csv is corrupt or modified"):
@@ -421,7 +460,6 @@ def test_corrupt_file_is_named(tmp_path, monkeypatch, change):
 
 
 def test_corrupt_gold_is_named(tmp_path, monkeypatch):
-    _tampered_copy(tmp_path, monkeypatch, "dog/truth.csv",
-                   lambda b: b.replace(b",0", b",1", 1))
+    _tampered_copy(tmp_path, monkeypatch, "dog/truth.csv", lambda b: b.replace(b",0", b",1", 1))
     with pytest.raises(ValueError, match=r"dog/truth\.csv is corrupt"):
         load_dataset("dog")

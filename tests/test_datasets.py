@@ -19,40 +19,69 @@ from dmi_lib.datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_
 NAMES = ("affine", "kcofactors", "svsd", "example1", "example2", "intro", "cycle")
 
 SHAPES = {
-    ("affine", "A"): (7, 2), ("affine", "T"): (2, 2), ("affine", "b"): (2,),
-    ("kcofactors", "A"): (30, 2), ("svsd", "A"): (20, 3),
-    ("example1", "states"): (3, 3), ("example1", "state_prior"): (3,),
-    ("example1", "prior"): (3,), ("example1", "prior_printed"): (3,),
-    ("example2", "signals"): (3, 3), ("example2", "S"): (3, 3),
-    ("intro", "feedback"): (3,), ("intro", "prior"): (3,), ("cycle", "A"): (5, 2),
+    ("affine", "A"): (7, 2),
+    ("affine", "T"): (2, 2),
+    ("affine", "b"): (2,),
+    ("kcofactors", "A"): (30, 2),
+    ("svsd", "A"): (20, 3),
+    ("example1", "states"): (3, 3),
+    ("example1", "state_prior"): (3,),
+    ("example1", "prior"): (3,),
+    ("example1", "prior_printed"): (3,),
+    ("example2", "signals"): (3, 3),
+    ("example2", "S"): (3, 3),
+    ("intro", "feedback"): (3,),
+    ("intro", "prior"): (3,),
+    ("cycle", "A"): (5, 2),
 }
 
 # Exact decimal checksums of the appendix matrices, summed by hand from the LaTeX
 # source's digits: (sum of entries, sum of (i+1)(j+1) a_ij) — the weighted sum
 # catches swapped entries — and SHA-256 of the float64 little-endian bytes.
 CHECKSUMS = {
-    ("affine", "A"): ("5.45200169", "29.48379384",
-                      "8043917e28c2471a8c4cb46e81f07e8e8287eb616e321cec2aedae71ff34d001"),
-    ("affine", "T"): ("2.78701017", "6.64922462",
-                      "74dec7aab9442954fadc008be3db8d11ac6c8c540857edb4900cffa10f6dba41"),
-    ("kcofactors", "A"): ("28.94773958", "706.10062165",
-                          "b4c49a4ac59b4de01aa1623add80ce841cd6d955927f8be8ec6ef1ac9b4b6f51"),
-    ("svsd", "A"): ("20.00000002", "438.49133321",
-                    "d2aad07d4cd9d7d85fd8bed028465e39cc5860b3d2a6a2b87f5a3221110609c6"),
+    ("affine", "A"): (
+        "5.45200169",
+        "29.48379384",
+        "8043917e28c2471a8c4cb46e81f07e8e8287eb616e321cec2aedae71ff34d001",
+    ),
+    ("affine", "T"): (
+        "2.78701017",
+        "6.64922462",
+        "74dec7aab9442954fadc008be3db8d11ac6c8c540857edb4900cffa10f6dba41",
+    ),
+    ("kcofactors", "A"): (
+        "28.94773958",
+        "706.10062165",
+        "b4c49a4ac59b4de01aa1623add80ce841cd6d955927f8be8ec6ef1ac9b4b6f51",
+    ),
+    ("svsd", "A"): (
+        "20.00000002",
+        "438.49133321",
+        "d2aad07d4cd9d7d85fd8bed028465e39cc5860b3d2a6a2b87f5a3221110609c6",
+    ),
 }
 
 # Spot values read off the LaTeX source: (name, field, index, value as printed).
 SPOT = [
-    ("affine", "A", (0, 0), 0.96536243), ("affine", "A", (6, 0), 0.0045001),
-    ("affine", "A", (6, 1), 0.73335878), ("affine", "T", (0, 0), 0.7384872),
-    ("affine", "T", (1, 1), 0.90684574), ("affine", "b", (0,), 0.05),
+    ("affine", "A", (0, 0), 0.96536243),
+    ("affine", "A", (6, 0), 0.0045001),
+    ("affine", "A", (6, 1), 0.73335878),
+    ("affine", "T", (0, 0), 0.7384872),
+    ("affine", "T", (1, 1), 0.90684574),
+    ("affine", "b", (0,), 0.05),
     ("affine", "b", (1,), 0.02),
-    ("kcofactors", "A", (0, 0), 0.32786192), ("kcofactors", "A", (6, 1), 0.5299542),
-    ("kcofactors", "A", (10, 1), 0.00550147), ("kcofactors", "A", (29, 1), 0.82808225),
-    ("svsd", "A", (0, 2), 0.2306366), ("svsd", "A", (13, 0), 0.098419),
-    ("svsd", "A", (14, 1), 0.0159078), ("svsd", "A", (19, 2), 0.28597227),
-    ("example2", "S", (0, 2), 0.04), ("example2", "S", (2, 1), 0.44),
-    ("cycle", "A", (0, 1), -3.0), ("cycle", "A", (4, 0), -1.0),
+    ("kcofactors", "A", (0, 0), 0.32786192),
+    ("kcofactors", "A", (6, 1), 0.5299542),
+    ("kcofactors", "A", (10, 1), 0.00550147),
+    ("kcofactors", "A", (29, 1), 0.82808225),
+    ("svsd", "A", (0, 2), 0.2306366),
+    ("svsd", "A", (13, 0), 0.098419),
+    ("svsd", "A", (14, 1), 0.0159078),
+    ("svsd", "A", (19, 2), 0.28597227),
+    ("example2", "S", (0, 2), 0.04),
+    ("example2", "S", (2, 1), 0.44),
+    ("cycle", "A", (0, 1), -3.0),
+    ("cycle", "A", (4, 0), -1.0),
 ]
 
 
@@ -144,21 +173,26 @@ def test_checksums(key):
 
 
 def _appendix_tokens(tex: str):
-    app = tex[tex.index(r"\section{Synthetic Data"):]
+    app = tex[tex.index(r"\section{Synthetic Data") :]
     blocks = re.findall(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", app, re.S)
-    return [[[x.strip() for x in row.split("&")] for row in b.strip().split("\\\\")
-             if row.strip()] for b in blocks]
+    return [
+        [[x.strip() for x in row.split("&")] for row in b.strip().split("\\\\") if row.strip()]
+        for b in blocks
+    ]
 
 
 def test_text_blocks_match_the_latex_when_available():
     """Token-for-token against the paper's source — only where it sits beside the repo."""
-    tex_path = (Path(__file__).resolve().parents[2] / "shared" / "paper"
-                / "information-elicitation-meets-clustering.tex")
+    tex_path = (
+        Path(__file__).resolve().parents[2]
+        / "shared"
+        / "paper"
+        / "information-elicitation-meets-clustering.tex"
+    )
     if not tex_path.exists():
         pytest.skip(f"paper source not present at {tex_path}")
     blocks = _appendix_tokens(tex_path.read_text())
-    ours = [datasets._AFFINE_A, datasets._AFFINE_T, datasets._KCOFACTORS_A,
-            datasets._SVSD_A]
+    ours = [datasets._AFFINE_A, datasets._AFFINE_T, datasets._KCOFACTORS_A, datasets._SVSD_A]
     assert len(blocks) == len(ours)
     for theirs, text in zip(blocks, ours):
         assert [line.split() for line in text.strip().splitlines()] == theirs
@@ -204,10 +238,8 @@ def test_intro_surprisingly_popular_and_plurality():
 def test_example1_prior_is_mean_of_states_and_matches_print():
     d = load_paper_data("example1")
     np.testing.assert_array_equal(d.state_prior, np.full(3, 1 / 3))
-    exact = [sum(Fraction(p) for p in col) / 3 for col in ([56, 56, 46], [40, 34, 44],
-                                                          [4, 10, 10])]
-    np.testing.assert_allclose(d.prior * 100, [float(x) for x in exact],
-                               rtol=1e-15, atol=0)
+    exact = [sum(Fraction(p) for p in col) / 3 for col in ([56, 56, 46], [40, 34, 44], [4, 10, 10])]
+    np.testing.assert_allclose(d.prior * 100, [float(x) for x in exact], rtol=1e-15, atol=0)
     np.testing.assert_allclose(d.prior, d.state_prior @ d.states, rtol=1e-15)
     # "approximately (52.7%, 39.3%, 8%)"
     np.testing.assert_array_equal(np.round(d.prior * 100, 1), [52.7, 39.3, 8.0])
@@ -217,7 +249,7 @@ def test_example1_prior_is_mean_of_states_and_matches_print():
 
 
 def test_example1_sp_fails_as_the_paper_says():
-    """"for both (56, 34, 10) and (46, 44, 10), the surprisingly popular answer is
+    """ "for both (56, 34, 10) and (46, 44, 10), the surprisingly popular answer is
     'bad', while they correspond to different ground truth"."""
     d = load_paper_data("example1")
     answers = [_sp(s, d.prior, d.options) for s in d.states]
@@ -228,16 +260,17 @@ def test_example1_sp_fails_as_the_paper_says():
 def test_example2_strategy_turns_honest_signals_into_example1():
     e1, e2 = load_paper_data("example1"), load_paper_data("example2")
     np.testing.assert_array_equal(e2.signals, np.eye(3))
-    S = [[Fraction(x) for x in row.split()] for row in
-         datasets._EXAMPLE2_S.strip().splitlines()]
+    S = [[Fraction(x) for x in row.split()] for row in datasets._EXAMPLE2_S.strip().splitlines()]
     assert all(sum(row) == 1 for row in S)  # row-stochastic, exactly as printed
     # the point of the example: the reports become Example 1's distributions, exactly
     np.testing.assert_array_equal(e2.signals @ e2.S, e1.states)
     # S is invertible with |det S| = 0.006 < 1 (exact rational arithmetic), so an
     # affine-invariant method is unaffected while the K-DMI value shrinks.
-    det = (S[0][0] * (S[1][1] * S[2][2] - S[1][2] * S[2][1])
-           - S[0][1] * (S[1][0] * S[2][2] - S[1][2] * S[2][0])
-           + S[0][2] * (S[1][0] * S[2][1] - S[1][1] * S[2][0]))
+    det = (
+        S[0][0] * (S[1][1] * S[2][2] - S[1][2] * S[2][1])
+        - S[0][1] * (S[1][0] * S[2][2] - S[1][2] * S[2][0])
+        + S[0][2] * (S[1][0] * S[2][1] - S[1][1] * S[2][0])
+    )
     assert det == Fraction(-6, 1000)
     assert np.linalg.det(e2.S) == pytest.approx(-0.006, rel=1e-9)
 
@@ -264,20 +297,25 @@ def _inv(M):
 
 
 def _det(M):
-    return sum((-1) ** sum(1 for a, b in itertools.combinations(p, 2) if a > b)
-               * np.prod([M[i][p[i]] for i in range(len(M))])
-               for p in itertools.permutations(range(len(M))))
+    return sum(
+        (-1) ** sum(1 for a, b in itertools.combinations(p, 2) if a > b)
+        * np.prod([M[i][p[i]] for i in range(len(M))])
+        for p in itertools.permutations(range(len(M)))
+    )
 
 
 def _batch_step(At, labels, k):
     """One batch update of Algorithm 2 with its footnote: a row moves only if its
     current cluster is not among the maxima of its row of ÃD."""
-    M = [[sum(At[i][j] for i in range(len(At)) if labels[i] == c) for j in range(k)]
-         for c in range(k)]
+    M = [
+        [sum(At[i][j] for i in range(len(At)) if labels[i] == c) for j in range(k)]
+        for c in range(k)
+    ]
     D = _inv(M)
     G = [[sum(a[j] * D[j][c] for j in range(k)) for c in range(k)] for a in At]
-    new = tuple(lab if G[i][lab] == max(G[i]) else G[i].index(max(G[i]))
-                for i, lab in enumerate(labels))
+    new = tuple(
+        lab if G[i][lab] == max(G[i]) else G[i].index(max(G[i])) for i, lab in enumerate(labels)
+    )
     return new, _det(M), G
 
 

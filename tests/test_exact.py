@@ -44,8 +44,10 @@ def det_abs(A_tilde, labels, k):
 def itertools_optimum(A_tilde, k):
     """Largest |det(CᵀÃ)| over all labelings, one np.linalg.det call each."""
     n = A_tilde.shape[0]
-    return max(det_abs(A_tilde, np.array((0,) + rest), k)
-               for rest in itertools.product(range(k), repeat=n - 1))
+    return max(
+        det_abs(A_tilde, np.array((0,) + rest), k)
+        for rest in itertools.product(range(k), repeat=n - 1)
+    )
 
 
 def arcs_optimum(A):
@@ -122,8 +124,7 @@ def random_instance(rng, n, kind):
     raise ValueError(kind)
 
 
-KINDS_2D = ["gauss2", "plane3", "simplex", "counts", "grid", "duplicates",
-            "with_mean", "rays"]
+KINDS_2D = ["gauss2", "plane3", "simplex", "counts", "grid", "duplicates", "with_mean", "rays"]
 
 
 def k3_instances(seed, n_range=(3, 10), per_kind=12):
@@ -236,7 +237,9 @@ def test_mean_split_orientation_follows_A():
 
 
 def test_mean_split_rejects_k_not_2():
-    with pytest.raises(ValueError, match=r"mean_split needs .*k = rank\(\[A 1\]\) = 2\), got k = 3"):
+    with pytest.raises(
+        ValueError, match=r"mean_split needs .*k = rank\(\[A 1\]\) = 2\), got k = 3"
+    ):
         mean_split([[0, 0], [1, 0], [0, 1]])
     with pytest.raises(ValueError, match="identical"):
         mean_split([[1.0], [1.0]])
@@ -263,8 +266,9 @@ def test_cones_match_arc_enumeration_medium(seed):
         A = random_instance(rng, 45, kind)
         if core.dmi_rank(A)[0] != 3:
             continue
-        assert cone_partition(A).log_score == pytest.approx(arcs_optimum(A), rel=RTOL,
-                                                            abs=1e-9), kind
+        assert cone_partition(A).log_score == pytest.approx(arcs_optimum(A), rel=RTOL, abs=1e-9), (
+            kind
+        )
 
 
 @settings(max_examples=40, deadline=None)
@@ -294,8 +298,7 @@ def test_cones_legal_duplicates_and_points_at_mean():
     A = np.vstack([base[truth], np.tile(base[truth].mean(axis=0), (3, 1))])
     res = cone_partition(A)
     assert np.array_equal(res.labels[:9], truth)
-    assert res.log_score == pytest.approx(core.log_dmi_score(A, np.r_[truth, 0, 1, 2]),
-                                          abs=1e-12)
+    assert res.log_score == pytest.approx(core.log_dmi_score(A, np.r_[truth, 0, 1, 2]), abs=1e-12)
     assert core.is_linearly_partitioned(A, res.labels)
 
 
@@ -342,8 +345,7 @@ def test_affine_invariance_paper_example():
     A, T, b = PAPER_7x2, PAPER_T, PAPER_b
     r, rT = cone_partition(A), cone_partition(A @ T + b)
     # [AT+b 1] = [A 1] [[T, 0], [b, 1]]: every score scales by |det T|.
-    assert rT.log_score == pytest.approx(r.log_score + np.log(abs(np.linalg.det(T))),
-                                         rel=RTOL)
+    assert rT.log_score == pytest.approx(r.log_score + np.log(abs(np.linalg.det(T))), rel=RTOL)
     assert core.log_dmi_score(A, rT.labels) == pytest.approx(r.log_score, rel=RTOL)
     assert r.log_score == pytest.approx(brute_force(A).log_score, rel=RTOL)
 
@@ -415,8 +417,7 @@ def test_dispatcher_uses_exact_solvers():
     A4 = rng.normal(size=(8, 3))
     r4 = dmi_lib.dmi_cluster(A4, method="exact")
     assert (r4.method, r4.k) == ("brute-force", 4)
-    assert r4.score == pytest.approx(itertools_optimum(core.prepare(A4).A_tilde, 4),
-                                     rel=RTOL)
+    assert r4.score == pytest.approx(itertools_optimum(core.prepare(A4).A_tilde, 4), rel=RTOL)
 
 
 # --------------------------------------------------------------------------- #
@@ -433,8 +434,13 @@ def _polygon(Y, w=None):
     angle = exact._pseudo_angle(Y[:, 0], Y[:, 1])
     theta, ray = np.unique(angle, return_inverse=True)
     m = theta.size
-    edges = np.stack([np.bincount(ray, weights=Y[:, 0], minlength=m),
-                      np.bincount(ray, weights=Y[:, 1], minlength=m)], axis=1)
+    edges = np.stack(
+        [
+            np.bincount(ray, weights=Y[:, 0], minlength=m),
+            np.bincount(ray, weights=Y[:, 1], minlength=m),
+        ],
+        axis=1,
+    )
     P = np.vstack([np.zeros((1, 2)), np.cumsum(edges, axis=0)[:-1]])
     return np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]), theta
 
@@ -453,8 +459,7 @@ def centred_points(draw):
     elif kind == "cauchy":  # a few points dominate
         Y = rng.standard_cauchy(size=(n, 2))
     else:
-        Y = rng.normal(size=(3, 2))[rng.integers(0, 3, size=n)] + \
-            1e-3 * rng.normal(size=(n, 2))
+        Y = rng.normal(size=(3, 2))[rng.integers(0, 3, size=n)] + 1e-3 * rng.normal(size=(n, 2))
     w = rng.integers(1, 5, size=n).astype(float) if draw(st.booleans()) else None
     mean = Y.mean(axis=0) if w is None else (w @ Y) / w.sum()
     Y = Y - mean
@@ -481,8 +486,7 @@ def test_rooted_bisection_matches_chord_search(data):
 @given(st.integers(4, 9), st.integers(0, 2**32 - 1), st.booleans())
 def test_cone_partition_matches_brute_force_with_weights(n, seed, integer):
     rng = np.random.default_rng(seed)
-    A = (rng.integers(-3, 4, size=(n, 2)).astype(float) if integer
-         else rng.normal(size=(n, 2)))
+    A = rng.integers(-3, 4, size=(n, 2)).astype(float) if integer else rng.normal(size=(n, 2))
     w = rng.integers(1, 4, size=n).astype(float)
     try:
         p = core.prepare(A, sample_weight=w)
@@ -509,9 +513,11 @@ def test_rooted_bisection_matches_chord_search_medium(kind):
     """Thousands of vertices: the bisection's later levels (many runs, plain caps)."""
     rng = np.random.default_rng(7)
     n = 3000
-    Y = {"normal": lambda: rng.normal(size=(n, 2)),
-         "dirichlet": lambda: rng.dirichlet(np.ones(3), size=n)[:, :2],
-         "integer": lambda: rng.integers(-40, 41, size=(n, 2)).astype(float)}[kind]()
+    Y = {
+        "normal": lambda: rng.normal(size=(n, 2)),
+        "dirichlet": lambda: rng.dirichlet(np.ones(3), size=n)[:, :2],
+        "integer": lambda: rng.integers(-40, 41, size=(n, 2)).astype(float),
+    }[kind]()
     Y = Y - Y.mean(axis=0)
     Y = Y[np.hypot(Y[:, 0], Y[:, 1]) > 0]
     X_, Y_, theta = _polygon(Y)

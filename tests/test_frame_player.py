@@ -31,8 +31,11 @@ def test_no_external_resources(html):
     assert not re.search(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//", html)
     assert "fa fa-" not in html
     # every button keeps a visible label and its accessible name
-    buttons = re.findall(r"<button[^>]*aria-label=\"([^\"]+)\"[^>]*>\s*"
-                         r"<span aria-hidden=\"true\">([^<]+)</span>", html)
+    buttons = re.findall(
+        r"<button[^>]*aria-label=\"([^\"]+)\"[^>]*>\s*"
+        r"<span aria-hidden=\"true\">([^<]+)</span>",
+        html,
+    )
     assert len(buttons) == 9 and all(label.strip() for _, label in buttons)
     assert "?" not in {label for _, label in buttons}
 
@@ -52,8 +55,11 @@ def test_frames_are_twice_the_display_width(html):
 
 def test_template_change_is_caught():
     with pytest.raises(RuntimeError, match="outside resources"):
-        _offline_player_html('<div class="animation"><img id="_anim_imgx">'
-                             '<script src="https://example.org/x.js"></script></div>', 100)
+        _offline_player_html(
+            '<div class="animation"><img id="_anim_imgx">'
+            '<script src="https://example.org/x.js"></script></div>',
+            100,
+        )
 
 
 @pytest.mark.parametrize("kw, msg", [({"n_frames": 0}, "n_frames"), ({"dpi": 0}, "dpi")])

@@ -39,8 +39,7 @@ CYCLE_A = load_paper_data("cycle").A
 #: The paper's appendix data for Figure 5 (an empirical run of k-cofactors).
 FIG5_A = load_paper_data("kcofactors").A
 
-FAST = settings(max_examples=150, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --------------------------------------------------------------------------- #
@@ -53,17 +52,19 @@ def brute_force(A):
     n, k = p.n, p.k
     labs = np.array(list(itertools.product(range(k), repeat=n - 1)), dtype=np.intp)
     labs = np.hstack([np.zeros((len(labs), 1), dtype=np.intp), labs])
-    onehot = np.eye(k)[labs]                                    # (N, n, k)
-    M = np.einsum("Nic,ij->Ncj", onehot, p.A_tilde)             # (N, k, k)
+    onehot = np.eye(k)[labs]  # (N, n, k)
+    M = np.einsum("Nic,ij->Ncj", onehot, p.A_tilde)  # (N, k, k)
     dets = np.abs(np.linalg.det(M))
     best = int(np.argmax(dets))
     return float(np.log(dets[best])), labs[best]
 
 
 def det3(M):
-    return (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1])
-            - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0])
-            + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0]))
+    return (
+        M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1])
+        - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0])
+        + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])
+    )
 
 
 def exact_batch_step(rows, labels):
@@ -74,9 +75,16 @@ def exact_batch_step(rows, labels):
             M[c][j] += x[j]
     d = det3(M)
     # D = adj(M) / det(M); G_ic = x_i · D[:, c]
-    adj = [[(M[(j + 1) % 3][(i + 1) % 3] * M[(j + 2) % 3][(i + 2) % 3]
-             - M[(j + 1) % 3][(i + 2) % 3] * M[(j + 2) % 3][(i + 1) % 3])
-            for j in range(3)] for i in range(3)]
+    adj = [
+        [
+            (
+                M[(j + 1) % 3][(i + 1) % 3] * M[(j + 2) % 3][(i + 2) % 3]
+                - M[(j + 1) % 3][(i + 2) % 3] * M[(j + 2) % 3][(i + 1) % 3]
+            )
+            for j in range(3)
+        ]
+        for i in range(3)
+    ]
     D = [[adj[i][j] / d for j in range(3)] for i in range(3)]
     new = []
     for x, c in zip(rows, labels):
@@ -144,7 +152,7 @@ def test_cycle_example_in_exact_arithmetic():
         d, labels = exact_batch_step(rows, labels)
         scores.append(abs(d))
     assert scores == [18, 12, 18, 12]
-    assert labels == [0, 0, 1, 1, 2]                # back at the start: a 2-cycle
+    assert labels == [0, 0, 1, 1, 2]  # back at the start: a 2-cycle
     best, _ = brute_force(CYCLE_A)
     assert np.isclose(np.exp(best), 36.0)
 
@@ -152,8 +160,7 @@ def test_cycle_example_in_exact_arithmetic():
 def test_history_replays_the_cycle():
     steps = k_cofactors_history(CYCLE_A)
     assert [round(float(np.exp(s.log_score)), 9) for s in steps] == [18.0, 12.0, 18.0]
-    assert [s.labels.tolist() for s in steps] == [[0, 0, 1, 1, 2], [2, 0, 2, 1, 2],
-                                                  [0, 0, 1, 1, 2]]
+    assert [s.labels.tolist() for s in steps] == [[0, 0, 1, 1, 2], [2, 0, 2, 1, 2], [0, 0, 1, 1, 2]]
     assert [s.repeat_of for s in steps] == [None, None, 0]
     assert not any(s.consistent for s in steps)
     p = core.prepare(CYCLE_A)
@@ -187,7 +194,7 @@ def test_exact_ties_matter():
     state1 = np.array([2, 0, 2, 1, 2])
     _, _, D = core._score_and_D(p, state1)
     G = p.A_tilde @ D
-    assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)   # a genuine tie
+    assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)  # a genuine tie
     tol = kc._tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
     assert 0 < tol < 1e-10
     assert core.argmax_rows(G, current=state1, tol=tol)[4] == 2
@@ -197,9 +204,13 @@ def test_exact_ties_matter():
 # Local maximum on every input
 # --------------------------------------------------------------------------- #
 @FAST
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 40),
-       kind=st.sampled_from(["int", "float", "dup"]),
-       init=st.sampled_from(["paper", "sp", "random", "labels"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(1, 4),
+    n=st.integers(2, 40),
+    kind=st.sampled_from(["int", "float", "dup"]),
+    init=st.sampled_from(["paper", "sp", "random", "labels"]),
+)
 def test_always_a_local_maximum(seed, d, n, kind, init):
     A = random_data(seed, d, n, kind)
     try:
@@ -220,8 +231,12 @@ def test_always_a_local_maximum(seed, d, n, kind, init):
 
 
 @FAST
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 40),
-       kind=st.sampled_from(["int", "float", "dup"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(1, 4),
+    n=st.integers(2, 40),
+    kind=st.sampled_from(["int", "float", "dup"]),
+)
 def test_line_search_path_is_also_a_local_maximum(seed, d, n, kind):
     A = random_data(seed, d, n, kind)
     if not preparable(A):
@@ -238,8 +253,12 @@ def test_line_search_path_is_also_a_local_maximum(seed, d, n, kind):
 
 
 @FAST
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 60),
-       kind=st.sampled_from(["int", "float", "dup"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(1, 4),
+    n=st.integers(2, 60),
+    kind=st.sampled_from(["int", "float", "dup"]),
+)
 def test_bounds_do_not_change_the_result(seed, d, n, kind):
     """Margin bounds only skip work: the batch iteration and the ascent visit the
     same clusterings with and without them."""
@@ -262,8 +281,7 @@ def test_never_above_brute_force_and_usually_equal():
     for trial in range(60):
         d = int(rng.integers(1, 3))
         n = int(rng.integers(d + 2, 8))
-        A = (rng.integers(-2, 3, size=(n, d)).astype(float) if trial % 2
-             else rng.normal(size=(n, d)))
+        A = rng.integers(-2, 3, size=(n, d)).astype(float) if trial % 2 else rng.normal(size=(n, d))
         try:
             core.prepare(A)
         except ValueError:
@@ -323,8 +341,8 @@ def test_large_input_uses_blocks_and_threads_deterministically(monkeypatch):
     A = centres[rng.integers(3, size=n)] + rng.normal(size=(n, 2))
     res = k_cofactors(A, max_iter=50)
     check_local_max(A, res)
-    monkeypatch.setattr(kc, "_PARALLEL_MIN_ROWS", 10**12)   # one thread, one setting
-    monkeypatch.setattr(kc, "_BLOCK", 997)                  # many odd-sized blocks
+    monkeypatch.setattr(kc, "_PARALLEL_MIN_ROWS", 10**12)  # one thread, one setting
+    monkeypatch.setattr(kc, "_BLOCK", 997)  # many odd-sized blocks
     again = k_cofactors(A, max_iter=50)
     assert np.array_equal(res.labels, again.labels)
 
@@ -369,8 +387,10 @@ def test_sp_init_is_surprisingly_popular_on_answer_shares():
     assert np.array_equal(first, np.argmax(P / P.mean(axis=0), axis=1))
     # With negative data "sp" falls back to the paper's start.
     A = random_data(1, 2, 30, "float") - 5
-    assert np.array_equal(k_cofactors_history(A, init="sp", max_iter=0)[0].labels,
-                          k_cofactors_history(A, init="paper", max_iter=0)[0].labels)
+    assert np.array_equal(
+        k_cofactors_history(A, init="sp", max_iter=0)[0].labels,
+        k_cofactors_history(A, init="paper", max_iter=0)[0].labels,
+    )
 
 
 def test_affine_invariance_from_a_fixed_start():
@@ -385,8 +405,7 @@ def test_affine_invariance_from_a_fixed_start():
         r1 = k_cofactors(A, init=init)
         r2 = k_cofactors(A @ T + b, init=init)
         assert np.array_equal(r1.labels, r2.labels)
-        assert np.isclose(r2.log_score - r1.log_score,
-                          np.log(abs(np.linalg.det(T))), atol=1e-8)
+        assert np.isclose(r2.log_score - r1.log_score, np.log(abs(np.linalg.det(T))), atol=1e-8)
 
 
 def test_init_with_empty_cluster_is_repaired():
@@ -396,7 +415,7 @@ def test_init_with_empty_cluster_is_repaired():
     check_local_max(A, res)
     # duplicated rows with identical cluster means are repaired as well
     B = np.vstack([np.eye(2), np.eye(2), [[0, 0], [0, 0]]])
-    init = np.array([0, 1, 1, 0, 2, 2])   # means of clusters 0 and 1 coincide
+    init = np.array([0, 1, 1, 0, 2, 2])  # means of clusters 0 and 1 coincide
     res = k_cofactors(B, init=init)
     assert res.info["repaired"]
     check_local_max(B, res)
@@ -435,18 +454,21 @@ def test_singular_paper_step_is_survived():
 # --------------------------------------------------------------------------- #
 # Errors
 # --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("kwargs, exc, match", [
-    ({"init": [0, 1, 2]}, ValueError, "init has length 3"),
-    ({"init": [0, 1, 2, 3, 0]}, ValueError, r"0\.\.2"),
-    ({"init": [0, 1, -1, 0, 1]}, ValueError, "non-negative"),
-    ({"init": [0, 1, 0.5, 0, 1]}, TypeError, "whole numbers"),
-    ({"init": "kmeans++"}, ValueError, "kmeans"),
-    ({"n_init": 0}, ValueError, "n_init must be >= 1, got 0"),
-    ({"n_init": 2.0}, TypeError, "n_init must be an integer"),
-    ({"max_iter": 0}, ValueError, "max_iter must be >= 1, got 0"),
-    ({"max_iter": True}, TypeError, "max_iter"),
-    ({"random_state": "seed"}, TypeError, "random_state"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"init": [0, 1, 2]}, ValueError, "init has length 3"),
+        ({"init": [0, 1, 2, 3, 0]}, ValueError, r"0\.\.2"),
+        ({"init": [0, 1, -1, 0, 1]}, ValueError, "non-negative"),
+        ({"init": [0, 1, 0.5, 0, 1]}, TypeError, "whole numbers"),
+        ({"init": "kmeans++"}, ValueError, "kmeans"),
+        ({"n_init": 0}, ValueError, "n_init must be >= 1, got 0"),
+        ({"n_init": 2.0}, TypeError, "n_init must be an integer"),
+        ({"max_iter": 0}, ValueError, "max_iter must be >= 1, got 0"),
+        ({"max_iter": True}, TypeError, "max_iter"),
+        ({"random_state": "seed"}, TypeError, "random_state"),
+    ],
+)
 def test_bad_arguments(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         k_cofactors(CYCLE_A, **kwargs)
@@ -526,10 +548,12 @@ def test_geometric_algorithm_3_equals_algorithm_2(seed):
 
 def test_algorithm_3_on_the_papers_data_and_the_cycle():
     geo = k_cofactors_2d(FIG5_A)
-    assert [g.tolist() for g in geo] == [s.labels.tolist()
-                                         for s in k_cofactors_history(FIG5_A)]
+    assert [g.tolist() for g in geo] == [s.labels.tolist() for s in k_cofactors_history(FIG5_A)]
     assert [g.tolist() for g in k_cofactors_2d(CYCLE_A)] == [
-        [0, 0, 1, 1, 2], [2, 0, 2, 1, 2], [0, 0, 1, 1, 2]]
+        [0, 0, 1, 1, 2],
+        [2, 0, 2, 1, 2],
+        [0, 0, 1, 1, 2],
+    ]
 
 
 def test_planar_errors():
@@ -551,7 +575,7 @@ def test_planar_errors():
 @pytest.mark.parametrize("k", [1, 2, 3, 10, 16, 17, 40])
 def test_first_index_is_argmax_with_ties(k):
     rng = np.random.default_rng(k)
-    G = rng.integers(0, 3, size=(k, 500)).astype(float)   # many ties
+    G = rng.integers(0, 3, size=(k, 500)).astype(float)  # many ties
     mask = G >= G.max(axis=0)
     np.testing.assert_array_equal(kc._first_index(mask), G.argmax(axis=0))
 
@@ -585,7 +609,7 @@ def test_margin_bound_is_sound(seed):
     A = rng.normal(size=(400, 3))
     p = core.prepare(A)
     eng = kc._Engine(p)
-    labels = k_cofactors(A).labels          # consistent: all margins >= 0
+    labels = k_cofactors(A).labels  # consistent: all margins >= 0
     st0 = eng.state(labels)
     tol = eng.tie_tol(st0.D)
     margin = eng.sweep(st0.D, labels, tol, margins=True).margin
@@ -607,8 +631,7 @@ def test_batch_phase_returns_the_best_state_it_visited():
         A = random_data(seed, 1 + seed % 4, 8 + seed % 30, "float")
         steps = k_cofactors_history(A, max_iter=300)
         scores = [s.log_score for s in steps]
-        if not (len(steps) > 2 and np.isfinite(scores[-1])
-                and scores[-1] < max(scores) - 1e-6):
+        if not (len(steps) > 2 and np.isfinite(scores[-1]) and scores[-1] < max(scores) - 1e-6):
             continue
         p = core.prepare(A)
         eng = kc._Engine(p)
@@ -673,8 +696,8 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         np.testing.assert_allclose(sw.gap, gap[moved])
         assert np.all(sw.gap > tol)
         np.testing.assert_allclose(
-            sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k),
-            atol=1e-9)
+            sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-9
+        )
         assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
         # New sums instead of the change.
         dense = eng.sweep(D, labels, tol, out=np.empty_like(labels), new_sums=True)
@@ -714,7 +737,9 @@ def compiled(monkeypatch):
             def call(*args):
                 calls.append(name)
                 return getattr(mod, name)(*args)
+
             return call
+
         return types.SimpleNamespace(sweep=counted("sweep"), screen=counted("screen"))
 
     monkeypatch.setattr(_compiled, "kernels", counted_kernels)
@@ -781,7 +806,8 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     np.testing.assert_array_equal(out, expected)
     assert sw.moved == np.count_nonzero(expected != labels)
     np.testing.assert_allclose(
-        sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-8)
+        sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-8
+    )
     assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
     dense_out = np.empty_like(labels)
     dense = eng.sweep(D, labels, tol, hashes=True, out=dense_out, new_sums=True)
@@ -801,11 +827,11 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
         np.testing.assert_array_equal(sc.tgt, expected[moved])
         np.testing.assert_array_equal(sc.src, lab[moved])
         G = X @ D
-        np.testing.assert_allclose(sc.gap, G.max(axis=1)[moved] - G[moved, lab[moved]],
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            sc.gap, G.max(axis=1)[moved] - G[moved, lab[moved]], rtol=1e-12, atol=1e-12
+        )
         np.testing.assert_array_equal(sc.bucket, kc._gap_buckets(sc.gap))
-        np.testing.assert_array_equal(sc.counts,
-                                      np.bincount(sc.bucket, minlength=kc._N_BUCKETS))
+        np.testing.assert_array_equal(sc.counts, np.bincount(sc.bucket, minlength=kc._N_BUCKETS))
         _assert_bucket_sums(sc, X, lab, k, atol=1e-8)
         assert np.count_nonzero(sc.V.any(axis=(1, 2))) <= np.unique(sc.bucket).size
         if margins:
@@ -827,8 +853,7 @@ def test_compiled_and_numpy_k_cofactors_agree(compiled, monkeypatch, seed):
     (the passes differ only in summation order)."""
     rng = np.random.default_rng(seed)
     d = (2, 4, 9, 1)[seed]
-    A = rng.normal(size=(4000, d)) + 3 * rng.normal(size=(d + 1, d))[
-        rng.integers(d + 1, size=4000)]
+    A = rng.normal(size=(4000, d)) + 3 * rng.normal(size=(d + 1, d))[rng.integers(d + 1, size=4000)]
     fast = k_cofactors(A)
     # the batch phase and the ascent used the compiled passes
     assert {"sweep", "screen"} <= set(compiled)
@@ -842,13 +867,13 @@ def test_compiled_and_numpy_k_cofactors_agree(compiled, monkeypatch, seed):
 def test_gap_buckets_are_monotone_with_ratio_sqrt2():
     gaps = np.geomspace(1e-17, 1e3, 5000)
     b = kc._gap_buckets(gaps)
-    assert np.all(np.diff(b) <= 0)                    # larger gap, earlier bucket
+    assert np.all(np.diff(b) <= 0)  # larger gap, earlier bucket
     assert b.min() >= 0 and b.max() < kc._N_BUCKETS
-    inside = (gaps > 2.0 ** -50) & (gaps < 2.0 ** (kc._BUCKET_EMAX - 1))
+    inside = (gaps > 2.0**-50) & (gaps < 2.0 ** (kc._BUCKET_EMAX - 1))
     lo = {}
     for g, bb in zip(gaps[inside], b[inside]):
         lo.setdefault(bb, []).append(g)
-    for vals in lo.values():                          # one bucket spans <= √2
+    for vals in lo.values():  # one bucket spans <= √2
         assert max(vals) / min(vals) < np.sqrt(2) * (1 + 1e-12)
 
 
@@ -862,7 +887,7 @@ def test_line_search_is_exact_and_picks_the_best_threshold(seed):
     A = rng.normal(size=(n, d))
     p = core.prepare(A)
     eng = kc._Engine(p)
-    labels = rng.integers(0, p.k, size=n)        # far from a local maximum
+    labels = rng.integers(0, p.k, size=n)  # far from a local maximum
     st = eng.state(labels)
     tol = eng.tie_tol(st.D)
     sw = eng.sweep(st.D, labels, tol, collect=True, buckets=True)
@@ -882,8 +907,12 @@ def test_line_search_is_exact_and_picks_the_best_threshold(seed):
 
 
 @FAST
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(2, 40),
-       kind=st.sampled_from(["int", "float", "dup"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(1, 4),
+    n=st.integers(2, 40),
+    kind=st.sampled_from(["int", "float", "dup"]),
+)
 def test_single_best_move_fallback_reaches_a_local_maximum(seed, d, n, kind):
     """When no gap threshold raises |det| the ascent moves the single best row;
     forcing that path everywhere still ends at a local maximum."""

@@ -22,9 +22,14 @@ from scipy.optimize import linprog
 from dmi_lib.core import prepare
 from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors
-from dmi_lib.linear_partitions import (arrangement_bound, count_labelings, fans_at_mean,
-                                       linear_partition_optimum, linear_partitions,
-                                       paper_bound)
+from dmi_lib.linear_partitions import (
+    arrangement_bound,
+    count_labelings,
+    fans_at_mean,
+    linear_partition_optimum,
+    linear_partitions,
+    paper_bound,
+)
 
 RTOL = 1e-9
 
@@ -44,9 +49,14 @@ def separable(At, labels, k):
                 g = np.zeros((k, k))
                 g[:, c] += At[i]
                 g[:, lab] -= At[i]
-                rows.append(g.T.ravel())          # row c of D.T is d_c
-    res = linprog(np.zeros(k * k), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
-                  bounds=[(None, None)] * (k * k), method="highs")
+                rows.append(g.T.ravel())  # row c of D.T is d_c
+    res = linprog(
+        np.zeros(k * k),
+        A_ub=np.array(rows),
+        b_ub=-np.ones(len(rows)),
+        bounds=[(None, None)] * (k * k),
+        method="highs",
+    )
     return res.status == 0
 
 
@@ -81,8 +91,11 @@ def test_enumeration_is_complete_and_sound(seed, n, d):
         G[np.arange(n), lab] = -np.inf
         assert np.all(top > G.max(axis=1))
     # complete: every labeling that an independent LP finds separable is listed
-    reference = {canonical(lab) for lab in itertools.product(range(k), repeat=n)
-                 if lab[0] == 0 and separable(At, lab, k)}
+    reference = {
+        canonical(lab)
+        for lab in itertools.product(range(k), repeat=n)
+        if lab[0] == 0 and separable(At, lab, k)
+    }
     assert found == reference
 
 
@@ -95,13 +108,14 @@ def test_counts_respect_the_bounds(k_d):
             labels, _ = linear_partitions(X, nonempty=False)
             named = count_labelings(labels, k)
             assert named <= arrangement_bound(n, k) <= paper_bound(n, k)
-            assert named <= k ** n
+            assert named <= k**n
 
 
 def test_bounds_match_their_formulas():
     assert arrangement_bound(8, 2) == 16
     assert arrangement_bound(5, 3) == 2 * sum(
-        [1, 14, 91, 364, 1001, 2002])          # N = 15, p = 6: C(14, i), i < 6
+        [1, 14, 91, 364, 1001, 2002]
+    )  # N = 15, p = 6: C(14, i), i < 6
     assert paper_bound(5, 3) == (1 + 5 + 10 + 10 + 5) ** 6
     with pytest.raises(ValueError, match="n must be a positive integer, got 0"):
         paper_bound(0, 3)
@@ -111,9 +125,13 @@ def test_bounds_match_their_formulas():
 
 points = st.integers(min_value=1, max_value=3).flatmap(
     lambda d: st.integers(min_value=max(d + 1, 3), max_value=6 if d == 3 else 7).flatmap(
-        lambda n: st.lists(st.lists(st.floats(-10, 10, allow_nan=False, width=32),
-                                    min_size=d, max_size=d),
-                           min_size=n, max_size=n)))
+        lambda n: st.lists(
+            st.lists(st.floats(-10, 10, allow_nan=False, width=32), min_size=d, max_size=d),
+            min_size=n,
+            max_size=n,
+        )
+    )
+)
 
 
 def _usable(X):
@@ -122,7 +140,7 @@ def _usable(X):
     except ValueError:
         return None
     sv = p.singular_values
-    if sv[p.k - 2] < 1e-3 * sv[0]:             # nearly degenerate: skip
+    if sv[p.k - 2] < 1e-3 * sv[0]:  # nearly degenerate: skip
         return None
     return p
 
@@ -140,14 +158,18 @@ def test_optimum_equals_brute_force(rows):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(2, 3).flatmap(lambda d: st.lists(
-    st.lists(st.integers(-2, 2), min_size=d, max_size=d), min_size=4, max_size=7)))
+@given(
+    st.integers(2, 3).flatmap(
+        lambda d: st.lists(
+            st.lists(st.integers(-2, 2), min_size=d, max_size=d), min_size=4, max_size=7
+        )
+    )
+)
 def test_optimum_equals_brute_force_with_repeated_points(rows):
     X = np.array(rows, dtype=float)
     if _usable(X) is None or prepare(X).k ** (len(X) - 1) > 20000:
         return
-    assert np.isclose(linear_partition_optimum(X).score, brute_force(X).score,
-                      rtol=1e-9)
+    assert np.isclose(linear_partition_optimum(X).score, brute_force(X).score, rtol=1e-9)
 
 
 @settings(max_examples=10, deadline=None)

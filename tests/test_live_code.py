@@ -51,8 +51,13 @@ PKG = {
 @pytest.fixture
 def demo():
     data = make_tarball(PKG)
-    pin = vendor_js.Pin(name="demo", version="1.2.3", integrity=vendor_js.integrity_of(data),
-                        files=("package.json", "lib/*.js"), dest="demo")
+    pin = vendor_js.Pin(
+        name="demo",
+        version="1.2.3",
+        integrity=vendor_js.integrity_of(data),
+        files=("package.json", "lib/*.js"),
+        dest="demo",
+    )
     return data, pin
 
 
@@ -60,7 +65,8 @@ def test_integrity_matches_npm_format():
     # npm's dist.integrity is "sha512-" + base64 of the SHA-512 digest (88 characters)
     assert vendor_js.integrity_of(b"") == (
         "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlO"
-        "DJ6+SfaPg==")
+        "DJ6+SfaPg=="
+    )
 
 
 def test_verify_rejects_a_tampered_tarball(demo):
@@ -85,7 +91,10 @@ def test_extract_ships_only_the_listed_files(demo, tmp_path):
     data, pin = demo
     written = vendor_js.extract(data, pin, tmp_path)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == [
-        "lib/12.index.js", "lib/index.js", "package.json"]
+        "lib/12.index.js",
+        "lib/index.js",
+        "package.json",
+    ]
     assert (tmp_path / "lib/index.js").read_bytes() == PKG["package/lib/index.js"]
 
 
@@ -165,11 +174,17 @@ def test_pins_are_exact_and_cover_what_the_pages_load():
 
 def test_binder_settings():
     assert binder_settings({}) is None
-    opts = {"repository_url": "https://github.com/owner/repo.git", "repository_branch": "dev",
-            "launch_buttons": {"binderhub_url": "https://binder.example/"}}
-    assert binder_settings(opts) == {"repo": "owner/repo", "ref": "dev",
-                                     "binderUrl": "https://binder.example",
-                                     "repoProvider": "github"}
+    opts = {
+        "repository_url": "https://github.com/owner/repo.git",
+        "repository_branch": "dev",
+        "launch_buttons": {"binderhub_url": "https://binder.example/"},
+    }
+    assert binder_settings(opts) == {
+        "repo": "owner/repo",
+        "ref": "dev",
+        "binderUrl": "https://binder.example",
+        "repoProvider": "github",
+    }
     assert binder_settings({**opts, "repository_branch": ""})["ref"] == "main"
     assert binder_settings({**opts, "launch_buttons": {}}) is None
     for bad in ("https://gitlab.com/owner/repo", "https://github.com/owner"):
@@ -190,8 +205,13 @@ def test_switch_html_carries_safe_json():
 def test_cross_origin_only_from_the_book():
     pat = re.compile(live_server.origin_pattern(8123))
     assert pat.match("http://127.0.0.1:8123") and pat.match("http://localhost:8123")
-    for other in ("http://127.0.0.1:8124", "https://127.0.0.1:8123", "http://evil.example",
-                  "http://127.0.0.1:81234", "http://127.0.0.1:8123.evil.example"):
+    for other in (
+        "http://127.0.0.1:8124",
+        "https://127.0.0.1:8123",
+        "http://evil.example",
+        "http://127.0.0.1:81234",
+        "http://127.0.0.1:8123.evil.example",
+    ):
         assert not pat.match(other), other
     cmd = live_server.jupyter_command("python", Path("/repo"), 9000, 8123)
     assert f"--ServerApp.allow_origin_pat={live_server.origin_pattern(8123)}" in cmd
@@ -205,8 +225,11 @@ def test_cross_origin_only_from_the_book():
 def test_book_server_answers_server_json(tmp_path):
     (tmp_path / "index.html").write_text("<p>book</p>")
     info = live_server.server_info(9000, "abc")
-    assert info == {"baseUrl": "http://127.0.0.1:9000", "wsUrl": "ws://127.0.0.1:9000",
-                    "token": "abc"}
+    assert info == {
+        "baseUrl": "http://127.0.0.1:9000",
+        "wsUrl": "ws://127.0.0.1:9000",
+        "token": "abc",
+    }
     live_server.BookHandler.info = info
     handler = lambda *a, **k: live_server.BookHandler(*a, directory=str(tmp_path), **k)  # noqa: E731
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -230,13 +253,22 @@ def test_thebe_loader_url_is_local_and_written_once():
 
     import live_code
 
-    body = ('const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"; '
-            'const thebe_selector = ".thebe,.cell"')
-    context = {"js_tag": lambda js: f"<script>{js.attributes.get('body', '')}</script>"
-                                    if not js.filename else f"<script src={js.filename}>"}
+    body = (
+        'const THEBE_JS_URL = "https://unpkg.com/thebe@0.8.2/lib/index.js"; '
+        'const thebe_selector = ".thebe,.cell"'
+    )
+    context = {
+        "js_tag": lambda js: (
+            f"<script>{js.attributes.get('body', '')}</script>"
+            if not js.filename
+            else f"<script src={js.filename}>"
+        )
+    }
     live_code._local_thebe_url(None, "page", "page.html", context, None)
-    tags = [context["js_tag"](js) for js in (
-        _JavaScript(None, body=body), _JavaScript("", body=body), _JavaScript("a.js"))]
+    tags = [
+        context["js_tag"](js)
+        for js in (_JavaScript(None, body=body), _JavaScript("", body=body), _JavaScript("a.js"))
+    ]
     assert tags[1] == "" and tags[2] == "<script src=a.js>"
     assert "unpkg" not in tags[0] and '"_static/live/thebe/lib/index.js"' in tags[0]
     assert 'const thebe_selector = ".thebe,.cell"' in tags[0]

@@ -53,8 +53,14 @@ def _permuted(rep: Reports, agent: int, perm_) -> Reports:
     label = rep.label.copy()
     mine = rep.worker == agent
     label[mine] = np.asarray(perm_)[label[mine]]
-    return Reports(task=rep.task, worker=rep.worker, label=label, n_tasks=rep.n_tasks,
-                   n_workers=rep.n_workers, n_options=rep.n_options)
+    return Reports(
+        task=rep.task,
+        worker=rep.worker,
+        label=label,
+        n_tasks=rep.n_tasks,
+        n_workers=rep.n_workers,
+        n_options=rep.n_options,
+    )
 
 
 # --------------------------------------------------------------------------- #
@@ -77,19 +83,27 @@ def test_dmi_closed_forms():
     assert max(dmi(u) for u in many) < 1 / 27
 
 
-@pytest.mark.parametrize("U, match", [
-    ([[0.5, 0.5]], "square"),
-    ([[0.5, 0.1], [0.1, 0.1]], "must sum to 1"),
-    ([[0.6, -0.1], [0.3, 0.2]], "non-negative"),
-])
+@pytest.mark.parametrize(
+    "U, match",
+    [
+        ([[0.5, 0.5]], "square"),
+        ([[0.5, 0.1], [0.1, 0.1]], "must sum to 1"),
+        ([[0.6, -0.1], [0.3, 0.2]], "non-negative"),
+    ],
+)
 def test_dmi_errors(U, match):
     with pytest.raises(ValueError, match=match):
         dmi(U)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 5).flatmap(lambda C: st.lists(
-    st.lists(st.integers(0, 40), min_size=C, max_size=C), min_size=C, max_size=C)))
+@given(
+    st.integers(1, 5).flatmap(
+        lambda C: st.lists(
+            st.lists(st.integers(0, 40), min_size=C, max_size=C), min_size=C, max_size=C
+        )
+    )
+)
 def test_count_det_is_exact(M):
     assert _count_det(np.array(M)[None])[0] == _leibniz(M)
 
@@ -100,9 +114,12 @@ def test_count_det_is_exact(M):
 def _random_reports(seed, n=14, m=9, C=2):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(0, n + 1, size=m)
-    return simulate_crowd(random_states(n, C, random_state=rng),
-                          [random_strategy(C, rng) for _ in range(m)],
-                          tasks_per_agent=sizes, random_state=rng)
+    return simulate_crowd(
+        random_states(n, C, random_state=rng),
+        [random_strategy(C, rng) for _ in range(m)],
+        tasks_per_agent=sizes,
+        random_state=rng,
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -112,8 +129,12 @@ def test_dmi_mechanism_against_brute_force(seed):
     res = dmi_mechanism(rep, random_state=seed)
     R = np.full((m, rep.n_tasks), -1)
     R[rep.worker, rep.task] = rep.label
-    expected_pairs = [(i, j) for i in range(m) for j in range(i + 1, m)
-                      if np.sum((R[i] >= 0) & (R[j] >= 0)) >= 2 * C]
+    expected_pairs = [
+        (i, j)
+        for i in range(m)
+        for j in range(i + 1, m)
+        if np.sum((R[i] >= 0) & (R[j] >= 0)) >= 2 * C
+    ]
     assert [tuple(p) for p in res.pairs] == expected_pairs
     for (i, j), s, pay in zip(res.pairs, res.n_shared, res.pair_payments):
         shared = np.flatnonzero((R[i] >= 0) & (R[j] >= 0))
@@ -134,13 +155,15 @@ def test_dmi_mechanism_against_brute_force(seed):
             assert res.n_peers[a] == mine.sum()
         else:
             assert not res.paid[a] and np.isnan(res.payments[a])
-            most = max((np.sum((R[a] >= 0) & (R[b] >= 0)) for b in range(m) if b != a),
-                       default=0)
+            most = max((np.sum((R[a] >= 0) & (R[b] >= 0)) for b in range(m) if b != a), default=0)
             n_a = np.sum(R[a] >= 0)
-            assert res.unpaid_reason[a] == ("no reports" if n_a == 0 else
-                                            f"no peer shares at least 2C = {2 * C} tasks "
-                                            f"with this agent (largest overlap: {most} of "
-                                            f"her {n_a} tasks)")
+            assert res.unpaid_reason[a] == (
+                "no reports"
+                if n_a == 0
+                else f"no peer shares at least 2C = {2 * C} tasks "
+                f"with this agent (largest overlap: {most} of "
+                f"her {n_a} tasks)"
+            )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -171,19 +194,22 @@ def test_dmi_mechanism_invariant_to_permuting_own_answers():
 
 def _pair_blocks(C, s, B, Si, Sj, worlds, weights, seed):
     """B independent pairs of agents, each pair sharing s fresh i.i.d. tasks."""
-    states = random_states(B * s, C, kind="mixture", worlds=worlds, weights=weights,
-                           random_state=seed)
+    states = random_states(
+        B * s, C, kind="mixture", worlds=worlds, weights=weights, random_state=seed
+    )
     t = np.arange(B * s)
     task, worker = np.r_[t, t], np.r_[2 * (t // s), 2 * (t // s) + 1]
-    return simulate_reports(states, np.stack([Si, Sj] * B), task, worker,
-                            random_state=seed + 1)
+    return simulate_reports(states, np.stack([Si, Sj] * B), task, worker, random_state=seed + 1)
 
 
-@pytest.mark.parametrize("C, s, Si", [
-    (2, 8, np.eye(2)),
-    (2, 8, np.array([[0.8, 0.2], [0.1, 0.9]])),
-    (3, 12, np.eye(3)),
-])
+@pytest.mark.parametrize(
+    "C, s, Si",
+    [
+        (2, 8, np.eye(2)),
+        (2, 8, np.array([[0.8, 0.2], [0.1, 0.9]])),
+        (3, 12, np.eye(3)),
+    ],
+)
 def test_dmi_mechanism_expected_payment_closed_form(C, s, Si):
     """E[det M¹ det M²] = (s/2)_C² det(Sᵢᵀ Q Sⱼ)², Q = E[aᵗᵀ aᵗ] (Cauchy–Binet)."""
     worlds = 0.15 / (C - 1) + (0.85 - 0.15 / (C - 1)) * np.eye(C)
@@ -191,8 +217,7 @@ def test_dmi_mechanism_expected_payment_closed_form(C, s, Si):
     Q = np.einsum("w,wc,wd->cd", weights, worlds, worlds)
     Sj = 0.9 * np.eye(C) + 0.1 / C
     B = 20_000
-    res = dmi_mechanism(_pair_blocks(C, s, B, Si, Sj, worlds, weights, seed=C),
-                        random_state=0)
+    res = dmi_mechanism(_pair_blocks(C, s, B, Si, Sj, worlds, weights, seed=C), random_state=0)
     assert len(res.pairs) == B  # pairs only inside blocks
     pay = res.pair_payments
     expected = perm(s // 2, C) ** 2 * np.linalg.det(Si.T @ Q @ Sj) ** 2
@@ -206,12 +231,15 @@ def test_dmi_mechanism_truthful_dominates_in_expectation():
     Sj = np.array([[0.7, 0.3], [0.2, 0.8]])
     mixed = np.array([[0.8, 0.2], [0.3, 0.7]])
     # same seed: same tasks and signals, only agent i's strategy differs
-    truth = dmi_mechanism(_pair_blocks(C, s, B, np.eye(2), Sj, worlds, w, 5),
-                          random_state=0).pair_payments
-    strat = dmi_mechanism(_pair_blocks(C, s, B, mixed, Sj, worlds, w, 5),
-                          random_state=0).pair_payments
-    lazy = dmi_mechanism(_pair_blocks(C, s, B, always(2, 1), Sj, worlds, w, 5),
-                         random_state=0).pair_payments
+    truth = dmi_mechanism(
+        _pair_blocks(C, s, B, np.eye(2), Sj, worlds, w, 5), random_state=0
+    ).pair_payments
+    strat = dmi_mechanism(
+        _pair_blocks(C, s, B, mixed, Sj, worlds, w, 5), random_state=0
+    ).pair_payments
+    lazy = dmi_mechanism(
+        _pair_blocks(C, s, B, always(2, 1), Sj, worlds, w, 5), random_state=0
+    ).pair_payments
     diff = truth - strat
     assert diff.mean() > 4 * diff.std(ddof=1) / np.sqrt(B)
     assert np.all(lazy == 0)
@@ -222,13 +250,10 @@ def test_dmi_mechanism_truthful_dominates_in_expectation():
 # --------------------------------------------------------------------------- #
 def _crowd(seed, n=60, m=120, C=3, per=12, accuracy=0.75, noise=0.3, strategies=None):
     rng = np.random.default_rng(seed)
-    states = random_states(n, C, kind="mixture", accuracy=accuracy, noise=noise,
-                           random_state=rng)
+    states = random_states(n, C, kind="mixture", accuracy=accuracy, noise=noise, random_state=rng)
     if strategies is None:
-        strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng)
-                                                 for _ in range(m - m // 2)]
-    return states, simulate_crowd(states, strategies, tasks_per_agent=per,
-                                  random_state=rng)
+        strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng) for _ in range(m - m // 2)]
+    return states, simulate_crowd(states, strategies, tasks_per_agent=per, random_state=rng)
 
 
 def test_kdmi_unpaid_agents_have_reasons():
@@ -238,15 +263,20 @@ def test_kdmi_unpaid_agents_have_reasons():
     # them (task 40) answered by nobody else; agent 63: exactly 2C usable tasks.
     extra_t = [0, 1, 2, 3, 4] + [5, 6, 7, 8, 9, 40] + [10, 11, 12, 13, 14, 15]
     extra_w = [60] * 5 + [62] * 6 + [63] * 6
-    rep = Reports.from_arrays(np.r_[base.task, extra_t], np.r_[base.worker, extra_w],
-                              np.r_[base.label, np.arange(len(extra_t)) % C],
-                              n_tasks=41, n_workers=64, n_options=C)
+    rep = Reports.from_arrays(
+        np.r_[base.task, extra_t],
+        np.r_[base.worker, extra_w],
+        np.r_[base.label, np.arange(len(extra_t)) % C],
+        n_tasks=41,
+        n_workers=64,
+        n_options=C,
+    )
     res = kdmi_mechanism(rep, random_state=0)
     assert res.unpaid_reason == {
         60: "only 5 usable tasks, fewer than 2C = 6",
         61: "no reports",
         62: "only 5 usable tasks, fewer than 2C = 6 (1 of her 6 tasks were answered by "
-            "nobody else and were dropped)",
+        "nobody else and were dropped)",
     }
     assert not res.paid[[60, 61, 62]].any() and np.isnan(res.payments[[60, 61, 62]]).all()
     assert res.paid[63] and res.paid[:60].all() and np.isfinite(res.payments[res.paid]).all()
@@ -256,8 +286,9 @@ def test_kdmi_unpaid_agents_have_reasons():
 
 def test_kdmi_unanswered_tasks_and_agent_subset():
     _, rep = _crowd(1, n=50, m=80, per=10)
-    padded = Reports(task=rep.task, worker=rep.worker, label=rep.label, n_tasks=53,
-                     n_workers=80, n_options=3)
+    padded = Reports(
+        task=rep.task, worker=rep.worker, label=rep.label, n_tasks=53, n_workers=80, n_options=3
+    )
     res = kdmi_mechanism(padded, random_state=0, agents=[3, 5])
     assert res.labels[50:].tolist() == [-1, -1, -1] and not res.answered[50:].any()
     assert res.paid.tolist() == [a in (3, 5) for a in range(80)]
@@ -266,14 +297,21 @@ def test_kdmi_unanswered_tasks_and_agent_subset():
     assert res.log_v == full.log_v
 
 
-@pytest.mark.parametrize("call, exc, match", [
-    (lambda rep: kdmi_mechanism("reports"), TypeError, "Reports.from_arrays"),
-    (lambda rep: kdmi_mechanism(rep, method="fast"), ValueError, "method must be one of"),
-    (lambda rep: kdmi_mechanism(rep, agents=[0, 500]), ValueError, r"agents must lie in 0\.\.79"),
-    (lambda rep: kdmi_mechanism(rep, agents=[0.5]), TypeError, "worker ids"),
-    (lambda rep: kdmi_mechanism(rep, tol=-1), ValueError, "tol must be"),
-    (lambda rep: dmi_mechanism(np.zeros((3, 3))), TypeError, "Reports"),
-])
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda rep: kdmi_mechanism("reports"), TypeError, "Reports.from_arrays"),
+        (lambda rep: kdmi_mechanism(rep, method="fast"), ValueError, "method must be one of"),
+        (
+            lambda rep: kdmi_mechanism(rep, agents=[0, 500]),
+            ValueError,
+            r"agents must lie in 0\.\.79",
+        ),
+        (lambda rep: kdmi_mechanism(rep, agents=[0.5]), TypeError, "worker ids"),
+        (lambda rep: kdmi_mechanism(rep, tol=-1), ValueError, "tol must be"),
+        (lambda rep: dmi_mechanism(np.zeros((3, 3))), TypeError, "Reports"),
+    ],
+)
 def test_kdmi_input_errors(call, exc, match):
     _, rep = _crowd(1, n=50, m=80, per=10)
     with pytest.raises(exc, match=match):
@@ -284,8 +322,9 @@ def test_kdmi_needs_rank_C():
     # Option 2 is never chosen: the answers span only a line, k = 2 != C = 3.
     states = random_states(30, 2, random_state=0)
     rep2 = simulate_crowd(states, [truthful(2)] * 40, tasks_per_agent=10, random_state=0)
-    rep3 = Reports(task=rep2.task, worker=rep2.worker, label=rep2.label, n_tasks=30,
-                   n_workers=40, n_options=3)
+    rep3 = Reports(
+        task=rep2.task, worker=rep2.worker, label=rep2.label, n_tasks=30, n_workers=40, n_options=3
+    )
     with pytest.raises(ValueError, match=r"rank\(\[A 1\]\) = 2 .* needs k = C = 3"):
         kdmi_mechanism(rep3)
     with pytest.raises(ValueError, match="at least C = 2 options"):
@@ -311,8 +350,10 @@ def test_kdmi_payment_recomputed_by_hand(method):
         peer = assign(A_minus, res.partitions[a], res.partition_columns[a])
         np.testing.assert_array_equal(res.report_cluster[rows[usable]], peer)
         part = res.report_part[rows[usable]]
-        assert sorted(np.bincount(part, minlength=2)) == [usable.sum() // 2,
-                                                         usable.sum() - usable.sum() // 2]
+        assert sorted(np.bincount(part, minlength=2)) == [
+            usable.sum() // 2,
+            usable.sum() - usable.sum() // 2,
+        ]
         dets = []
         for ell in (0, 1):
             M = np.zeros((C, C), int)
@@ -328,8 +369,9 @@ def test_kdmi_payment_invariant_to_permuting_own_answers(method, seed):
     agents = [0, 31, 77]
     base = kdmi_mechanism(rep, method=method, random_state=seed, agents=agents)
     for a, p in zip(agents, ([1, 2, 0], [2, 1, 0], [0, 2, 1])):
-        moved = kdmi_mechanism(_permuted(rep, a, p), method=method, random_state=seed,
-                               agents=agents)
+        moved = kdmi_mechanism(
+            _permuted(rep, a, p), method=method, random_state=seed, agents=agents
+        )
         assert moved.payments[a] == base.payments[a]
 
 
@@ -386,19 +428,24 @@ def test_kdmi_expected_payment_scales_with_det_squared():
     states = random_states(80, C, kind="mixture", accuracy=0.8, noise=0.2, random_state=rng)
     m = 150
     S_others = [truthful(C)] * 100 + [random_strategy(C, rng) for _ in range(m - 100)]
-    rep, sig = simulate_crowd(states, S_others, tasks_per_agent=np.r_[30, [14] * (m - 1)],
-                              random_state=rng, return_signals=True)
+    rep, sig = simulate_crowd(
+        states,
+        S_others,
+        tasks_per_agent=np.r_[30, [14] * (m - 1)],
+        random_state=rng,
+        return_signals=True,
+    )
     mine = np.flatnonzero(rep.worker == 0)
     S = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
 
     def with_reports(labels0):
         label = rep.label.copy()
         label[mine] = labels0
-        return Reports(task=rep.task, worker=rep.worker, label=label, n_tasks=80,
-                       n_workers=m, n_options=C)
+        return Reports(
+            task=rep.task, worker=rep.worker, label=label, n_tasks=80, n_workers=m, n_options=C
+        )
 
-    truth = kdmi_mechanism(with_reports(sig[mine]), method="exact", random_state=5,
-                           agents=[0])
+    truth = kdmi_mechanism(with_reports(sig[mine]), method="exact", random_state=5, agents=[0])
     peer, part = truth.report_cluster[mine], truth.report_part[mine]
     assert (peer >= 0).all()
 
@@ -414,8 +461,7 @@ def test_kdmi_expected_payment_scales_with_det_squared():
     cdf = np.cumsum(S, axis=1)
     draws = (rng.random((20_000, mine.size))[..., None] > cdf[sig[mine]]).sum(-1)
     for labels0 in draws[:30]:
-        res = kdmi_mechanism(with_reports(labels0), method="exact", random_state=5,
-                             agents=[0])
+        res = kdmi_mechanism(with_reports(labels0), method="exact", random_state=5, agents=[0])
         np.testing.assert_array_equal(res.report_cluster[mine], peer)
         np.testing.assert_array_equal(res.report_part[mine], part)
         assert res.payments[0] == pay(labels0)
@@ -432,18 +478,20 @@ def test_kdmi_truthful_dominates_over_crowds():
     diffs = []
     for seed in range(120):
         rng = np.random.default_rng(seed)
-        states = random_states(60, C, kind="mixture", accuracy=0.75, noise=0.3,
-                               random_state=rng)
-        others = [random_strategy(C, rng) if k % 3 == 0 else truthful(C)
-                  for k in range(99)]
+        states = random_states(60, C, kind="mixture", accuracy=0.75, noise=0.3, random_state=rng)
+        others = [random_strategy(C, rng) if k % 3 == 0 else truthful(C) for k in range(99)]
         pays = []
         for S0 in (truthful(C), S, permutation_strategy([2, 0, 1]), always(C, 1)):
             # a seed unrelated to rng's: equal seeds would correlate T_0 with the worlds
-            rep = simulate_crowd(states, [S0] + others,
-                                 tasks_per_agent=np.r_[30, [12] * 99],
-                                 random_state=1000 + seed)
-            pays.append(kdmi_mechanism(rep, method="exact", random_state=seed,
-                                       agents=[0]).payments[0])
+            rep = simulate_crowd(
+                states,
+                [S0] + others,
+                tasks_per_agent=np.r_[30, [12] * 99],
+                random_state=1000 + seed,
+            )
+            pays.append(
+                kdmi_mechanism(rep, method="exact", random_state=seed, agents=[0]).payments[0]
+            )
         assert pays[2] == pays[0] and pays[3] == 0
         diffs.append(pays[0] - pays[1])
     diffs = np.array(diffs)
@@ -454,17 +502,21 @@ def test_kdmi_truthful_dominates_over_crowds():
 # K-DMI: knowledge extraction (Theorem)
 # --------------------------------------------------------------------------- #
 def test_legal_case_recovers_the_worlds():
-    states, world = random_states(60, 3, kind="mixture", accuracy=0.8, random_state=4,
-                                  return_worlds=True)
+    states, world = random_states(
+        60, 3, kind="mixture", accuracy=0.8, random_state=4, return_worlds=True
+    )
     rep = simulate_crowd(states, [truthful(3)] * 1000, tasks_per_agent=30, random_state=4)
     res = kdmi_mechanism(rep, agents=[])
     assert _agreement(world, res.labels, 3) == 1.0
 
 
-@pytest.mark.parametrize("S", [
-    0.6 * np.eye(3) + 0.4 / 3,
-    np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.15, 0.6]]),
-])
+@pytest.mark.parametrize(
+    "S",
+    [
+        0.6 * np.eye(3) + 0.4 / 3,
+        np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.15, 0.6]]),
+    ],
+)
 def test_v_shrinks_by_det_S_when_everyone_uses_S(S):
     """v(A S̄) = |det S̄| v(A) in the limit; with 2000 answers per task, within 8%."""
     states = random_states(60, 3, kind="mixture", accuracy=0.7, noise=0.2, random_state=0)
@@ -474,8 +526,9 @@ def test_v_shrinks_by_det_S_when_everyone_uses_S(S):
     m = 2000
     v = {}
     for name, SS in (("truth", np.eye(3)), ("S", S)):
-        rep = simulate_crowd(states, np.broadcast_to(SS, (m, 3, 3)), tasks_per_agent=60,
-                             random_state=1)
+        rep = simulate_crowd(
+            states, np.broadcast_to(SS, (m, 3, 3)), tasks_per_agent=60, random_state=1
+        )
         v[name] = kdmi_mechanism(rep, agents=[]).log_v
     ratio = np.exp(v["S"] - v["truth"])
     assert ratio < 1
@@ -503,8 +556,7 @@ def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
 
     rng = np.random.default_rng(11)
     states = random_states(80, 3, kind="mixture", accuracy=0.8, random_state=rng)
-    rep = simulate_crowd(states, np.stack([truthful(3)] * 60), tasks_per_agent=14,
-                         random_state=rng)
+    rep = simulate_crowd(states, np.stack([truthful(3)] * 60), tasks_per_agent=14, random_state=rng)
     full = kdmi_mechanism(rep, random_state=5)
     subset = np.arange(0, 60, 3)
     part = kdmi_mechanism(rep, random_state=5, agents=subset)
@@ -520,8 +572,7 @@ def test_dmi_mechanism_without_eligible_pairs_is_unpaid_not_a_crash():
     task = np.array([0, 1, 2, 3, 4, 5])
     worker = np.array([0, 0, 1, 1, 2, 2])
     label = np.array([0, 1, 0, 1, 0, 1])
-    res = dmi_mechanism(Reports.from_arrays(task, worker, label, n_options=2),
-                        random_state=0)
+    res = dmi_mechanism(Reports.from_arrays(task, worker, label, n_options=2), random_state=0)
     assert not res.paid.any()
     assert np.all(np.isnan(res.payments))
     assert len(res.unpaid_reason) == 3
@@ -536,10 +587,8 @@ def _small_crowd(seed, C, flat):
     m = int(rng.integers(12, 40))
     per = int(rng.integers(2 * C, min(n, 14) + 1))
     acc, noise = (0.55, 0.7) if flat else (0.75, 0.3)
-    states = random_states(n, C, kind="mixture", accuracy=acc, noise=noise,
-                           random_state=rng)
-    strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng)
-                                             for _ in range(m - m // 2)]
+    states = random_states(n, C, kind="mixture", accuracy=acc, noise=noise, random_state=rng)
+    strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng) for _ in range(m - m // 2)]
     return simulate_crowd(states, strategies, tasks_per_agent=per, random_state=rng)
 
 
@@ -548,8 +597,13 @@ def _perm_sign(p) -> int:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), C=st.sampled_from([2, 3]), flat=st.booleans(),
-       method=st.sampled_from(["warm", "exact"]), data=st.data())
+@given(
+    seed=st.integers(0, 10_000),
+    C=st.sampled_from([2, 3]),
+    flat=st.booleans(),
+    method=st.sampled_from(["warm", "exact"]),
+    data=st.data(),
+)
 def test_kdmi_payment_invariant_to_own_relabelling_property(seed, C, flat, method, data):
     """Algorithm 4 pays det·det of count matrices whose columns her relabelling
     permutes, and D*_{-i} never sees her reports: the payment is exactly equal.
@@ -610,9 +664,14 @@ def test_kdmi_whole_payment_recomputed_by_hand(method):
 def test_kdmi_whole_payment_needs_only_C_tasks():
     _, base = _crowd(0, n=40, m=60, per=10)
     C = 3
-    rep = Reports.from_arrays(np.r_[base.task, [0, 1, 2]], np.r_[base.worker, [60] * 3],
-                              np.r_[base.label, [0, 1, 2]], n_tasks=40, n_workers=61,
-                              n_options=C)
+    rep = Reports.from_arrays(
+        np.r_[base.task, [0, 1, 2]],
+        np.r_[base.worker, [60] * 3],
+        np.r_[base.label, [0, 1, 2]],
+        n_tasks=40,
+        n_workers=61,
+        n_options=C,
+    )
     assert kdmi_mechanism(rep, payment="whole", random_state=0).paid[60]
     split = kdmi_mechanism(rep, random_state=0)
     assert not split.paid[60] and "fewer than 2C = 6" in split.unpaid_reason[60]
@@ -623,13 +682,11 @@ def test_kdmi_whole_payment_ranks_truth_above_odd_permutations():
     C, per_type = 3, 150
     types = [truthful(C), 0.7 * np.eye(C) + 0.1, permutation_strategy([1, 0, 2])]
     strategies = np.concatenate([[S] * per_type for S in types])
-    states = random_states(60, C, kind="mixture", accuracy=0.75, noise=0.3,
-                           random_state=3)
+    states = random_states(60, C, kind="mixture", accuracy=0.75, noise=0.3, random_state=3)
     rep = simulate_crowd(states, strategies, tasks_per_agent=24, random_state=3)
     pay = kdmi_mechanism(rep, payment="whole", random_state=0).payments
-    means = [pay[i * per_type:(i + 1) * per_type].mean() for i in range(3)]
-    se = [pay[i * per_type:(i + 1) * per_type].std(ddof=1) / np.sqrt(per_type)
-          for i in range(3)]
+    means = [pay[i * per_type : (i + 1) * per_type].mean() for i in range(3)]
+    se = [pay[i * per_type : (i + 1) * per_type].std(ddof=1) / np.sqrt(per_type) for i in range(3)]
     assert means[0] - 3 * se[0] > means[1] + 3 * se[1] > 0 > means[2] + 3 * se[2]
 
 
@@ -651,7 +708,8 @@ def test_kdmi_init_has_no_effect_when_exact():
     base = kdmi_mechanism(rep, random_state=0, agents=[])
     for init in ("sp", "high-pay"):
         np.testing.assert_array_equal(
-            kdmi_mechanism(rep, init=init, random_state=0, agents=[]).labels, base.labels)
+            kdmi_mechanism(rep, init=init, random_state=0, agents=[]).labels, base.labels
+        )
 
 
 @pytest.mark.parametrize("pool", ["thread", "process"])
@@ -683,22 +741,30 @@ def test_executor_anything_with_map():
     _, rep = _crowd(6, n=40, m=70, per=10)
     np.testing.assert_array_equal(
         kdmi_mechanism(rep, random_state=1, executor=Serial()).payments,
-        kdmi_mechanism(rep, random_state=1).payments)
+        kdmi_mechanism(rep, random_state=1).payments,
+    )
     assert Serial.calls >= 1
 
 
-@pytest.mark.parametrize("kw, exc, match", [
-    ({"payment": "halves"}, ValueError, r"payment must be one of \('split', 'whole'\), "
-                                        r"got 'halves'"),
-    ({"init": "kmeans"}, ValueError, r"init must be one of .* got 'kmeans'"),
-    ({"init": np.zeros(3, dtype=int)}, ValueError, r"init as labels must be 50 integers"),
-    ({"n_init": 0}, ValueError, r"n_init must be an integer >= 1, got 0"),
-    ({"n_init": 2.5}, ValueError, r"n_init must be an integer >= 1, got 2.5"),
-    ({"tol": float("nan")}, ValueError, r"tol must be a finite number >= 0, got nan"),
-    ({"tol": True}, ValueError, r"tol must be a finite number >= 0, got True"),
-    ({"executor": 4}, TypeError, r"executor must be None or have a \.map method.*int"),
-    ({"random_state": "seed"}, TypeError, r"random_state must be None, an int"),
-])
+@pytest.mark.parametrize(
+    "kw, exc, match",
+    [
+        (
+            {"payment": "halves"},
+            ValueError,
+            r"payment must be one of \('split', 'whole'\), "
+            r"got 'halves'",
+        ),
+        ({"init": "kmeans"}, ValueError, r"init must be one of .* got 'kmeans'"),
+        ({"init": np.zeros(3, dtype=int)}, ValueError, r"init as labels must be 50 integers"),
+        ({"n_init": 0}, ValueError, r"n_init must be an integer >= 1, got 0"),
+        ({"n_init": 2.5}, ValueError, r"n_init must be an integer >= 1, got 2.5"),
+        ({"tol": float("nan")}, ValueError, r"tol must be a finite number >= 0, got nan"),
+        ({"tol": True}, ValueError, r"tol must be a finite number >= 0, got True"),
+        ({"executor": 4}, TypeError, r"executor must be None or have a \.map method.*int"),
+        ({"random_state": "seed"}, TypeError, r"random_state must be None, an int"),
+    ],
+)
 def test_kdmi_bad_arguments_are_named(kw, exc, match):
     _, rep = _crowd(1, n=50, m=80, per=10)
     with pytest.raises(exc, match=match):
@@ -726,10 +792,10 @@ def test_kdmi_warm_relabelling_sweep(C):
             continue
         for a in range(min(m, 6)):
             for p in itertools.permutations(range(C)):
-                got = kdmi_mechanism(_permuted(rep, a, p), random_state=seed,
-                                     agents=[a]).payments[a]
-                if not (got == base.payments[a] or np.isnan(got) and
-                        np.isnan(base.payments[a])):
+                got = kdmi_mechanism(_permuted(rep, a, p), random_state=seed, agents=[a]).payments[
+                    a
+                ]
+                if not (got == base.payments[a] or np.isnan(got) and np.isnan(base.payments[a])):
                     bad.append((seed, a, p))
     assert bad == []
 
@@ -738,10 +804,8 @@ def _sweep_crowd(seed, C):
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(12, 40)), int(rng.integers(10, 40))
     per = int(rng.integers(2 * C, min(n, 14) + 1))
-    states = random_states(n, C, kind="mixture", accuracy=0.6, noise=0.6,
-                           random_state=rng)
-    strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng)
-                                             for _ in range(m - m // 2)]
+    states = random_states(n, C, kind="mixture", accuracy=0.6, noise=0.6, random_state=rng)
+    strategies = [truthful(C)] * (m // 2) + [random_strategy(C, rng) for _ in range(m - m // 2)]
     return simulate_crowd(states, strategies, tasks_per_agent=per, random_state=rng)
 
 

@@ -20,7 +20,7 @@ from dmi_lib.plotting.beyond_plots import (
 )
 
 
-A = np.array([[.8, .1, .1], [.7, .2, .1], [.1, .8, .1], [.2, .7, .1], [.1, .1, .8]])
+A = np.array([[0.8, 0.1, 0.1], [0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8]])
 WORLD = np.array([0, 0, 1, 1, 1])
 
 
@@ -45,38 +45,51 @@ def errorbar_means(ax):
 
 
 def test_third_moment_study_plot():
-    study = {"noise": np.array([0, 0.1]), "sp": np.array([[.6, .7], [.6, .6]]),
-             "third": np.array([[1, 1], [.4, .6]]), "oracle": np.ones((2, 2))}
+    study = {
+        "noise": np.array([0, 0.1]),
+        "sp": np.array([[0.6, 0.7], [0.6, 0.6]]),
+        "third": np.array([[1, 1], [0.4, 0.6]]),
+        "oracle": np.ones((2, 2)),
+    }
     ax = plot_third_moment_study(study).axes[0]
     means = errorbar_means(ax)
-    assert np.allclose(means[0], [.65, .6]) and np.allclose(means[1], [1, .5])
+    assert np.allclose(means[0], [0.65, 0.6]) and np.allclose(means[1], [1, 0.5])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "0.1"]
     assert len(ax.get_legend().get_texts()) == 3
 
 
 def test_fewer_states_study_plot_with_and_without_strategy():
-    study = {"noise": np.array([.1, .3]), "paper": np.full((2, 3), .5),
-             "variant": np.full((2, 3), .9)}
+    study = {
+        "noise": np.array([0.1, 0.3]),
+        "paper": np.full((2, 3), 0.5),
+        "variant": np.full((2, 3), 0.9),
+    }
     assert len(plot_fewer_states_study(study).axes[0].containers) == 2
-    study["variant_s"] = np.full((2, 3), .8)
+    study["variant_s"] = np.full((2, 3), 0.8)
     ax = plot_fewer_states_study(study).axes[0]
-    assert np.allclose(errorbar_means(ax)[2], .8)
+    assert np.allclose(errorbar_means(ax)[2], 0.8)
 
 
 def test_kernel_study_plot_has_one_panel_per_layout():
-    study = {"bandwidth": np.array([.5, 1.0]), "layouts": ("ring", "cones"),
-             "paper": np.array([[.6, .6], [.9, .9]]),
-             "kernel": np.array([[[.8, .8], [.7, .7]], [[.9, .9], [.9, .9]]])}
+    study = {
+        "bandwidth": np.array([0.5, 1.0]),
+        "layouts": ("ring", "cones"),
+        "paper": np.array([[0.6, 0.6], [0.9, 0.9]]),
+        "kernel": np.array([[[0.8, 0.8], [0.7, 0.7]], [[0.9, 0.9], [0.9, 0.9]]]),
+    }
     fig = plot_kernel_study(study)
     assert [ax.get_title() for ax in fig.axes] == ["ring states", "cones states"]
-    assert np.allclose(fig.axes[0].lines[0].get_ydata(), .6)  # Algorithm 1's mean
-    assert np.allclose(errorbar_means(fig.axes[0])[0], [.8, .7])
+    assert np.allclose(fig.axes[0].lines[0].get_ydata(), 0.6)  # Algorithm 1's mean
+    assert np.allclose(errorbar_means(fig.axes[0])[0], [0.8, 0.7])
 
 
 def test_continuous_study_plot_bars():
-    study = {"names": ["truthful", "compress"], "binned": np.array([[.8, .8], [.4, .2]]),
-             "moments": np.array([[.9, .9], [.9, .9]])}
+    study = {
+        "names": ["truthful", "compress"],
+        "binned": np.array([[0.8, 0.8], [0.4, 0.2]]),
+        "moments": np.array([[0.9, 0.9], [0.9, 0.9]]),
+    }
     ax = plot_continuous_study(study).axes[0]
     heights = [p.get_height() for p in ax.patches]
-    assert np.allclose(heights, [.8, .3, .9, .9])
+    assert np.allclose(heights, [0.8, 0.3, 0.9, 0.9])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["truthful", "compress"]

@@ -48,7 +48,7 @@ def test_intro_feedback_names_plurality_and_sp():
     d = load_paper_data("intro")
     fig = plot_intro_feedback(d.feedback, d.prior)
     ax = fig.axes[0]
-    assert len(ax.patches) == 6                       # 3 options x (feedback, prior)
+    assert len(ax.patches) == 6  # 3 options x (feedback, prior)
     heights = sorted(round(p.get_height()) for p in ax.patches)
     assert heights == [4, 4, 26, 40, 56, 70]
     assert "plurality: “good”" in ax.get_title()
@@ -102,17 +102,14 @@ def test_strategy_effect_rejects_non_stochastic():
 # --------------------------------------------------------------------------- #
 @pytest.fixture(scope="module")
 def scenario() -> CrowdScenario:
-    return crowd_scenario(0.25, 1.0, n_per_state=6, answers_per_task=600,
-                          random_state=3)
+    return crowd_scenario(0.25, 1.0, n_per_state=6, answers_per_task=600, random_state=3)
 
 
 def test_crowd_scenario_is_seeded_and_consistent(scenario):
-    again = crowd_scenario(0.25, 1.0, n_per_state=6, answers_per_task=600,
-                           random_state=3)
+    again = crowd_scenario(0.25, 1.0, n_per_state=6, answers_per_task=600, random_state=3)
     assert np.array_equal(scenario.A, again.A)
     assert scenario.A.shape == (18, 3) and np.allclose(scenario.A.sum(axis=1), 1)
-    assert set(scenario.answers) == {"plurality", "surprisingly popular",
-                                     "DMI-clustering"}
+    assert set(scenario.answers) == {"plurality", "surprisingly popular", "DMI-clustering"}
     # average strategy = 0.25 always(good) + 0.75 Example 1.2's strategy
     S2 = load_paper_data("example2").S
     expected = 0.25 * np.outer(np.ones(3), [1, 0, 0]) + 0.75 * S2
@@ -192,8 +189,7 @@ def test_plot_reduction_figure_1(three_clumps):
         # same direction
         assert np.isclose(step @ d, np.linalg.norm(step) * np.linalg.norm(d))
         # the ray ends on the boundary of the simplex
-        bary = np.linalg.solve(np.vstack([simplex_xy(np.eye(3)).T, np.ones(3)]),
-                               np.r_[end, 1])
+        bary = np.linalg.solve(np.vstack([simplex_xy(np.eye(3)).T, np.ones(3)]), np.r_[end, 1])
         assert np.isclose(bary.min(), 0, atol=1e-9)
 
 
@@ -237,11 +233,12 @@ def test_plot_kcofactors_steps_empty_cluster():
     fig = plot_kcofactors_steps(A, steps)
     assert len(fig.axes) == 2
     assert "empty" in fig.axes[1].get_title()
-    assert len(_dashed_lines(fig.axes[1])) == 0       # no partition without D
+    assert len(_dashed_lines(fig.axes[1])) == 0  # no partition without D
     # the first panel circles the two points that leave cluster 0
     ring_sets = [c for c in fig.axes[0].collections if len(c.get_offsets()) == 2]
-    assert ring_sets and np.allclose(sorted(map(tuple, ring_sets[-1].get_offsets())),
-                                     [(2, -3), (3, 1)])
+    assert ring_sets and np.allclose(
+        sorted(map(tuple, ring_sets[-1].get_offsets())), [(2, -3), (3, 1)]
+    )
 
 
 def test_plot_kcofactors_steps_validates():
@@ -256,8 +253,10 @@ def test_plot_kcofactors_steps_validates():
 # --------------------------------------------------------------------------- #
 def test_plot_sp_low_effort_marks_the_switch():
     lams = np.linspace(0, 0.95, 191)
-    cases = [("kept", [0.3, 0.5, 0.2], [0.4, 0.35, 0.25]),
-             ("switch", [0.5, 0.3, 0.2], [0.4, 0.25, 0.35])]
+    cases = [
+        ("kept", [0.3, 0.5, 0.2], [0.4, 0.35, 0.25]),
+        ("switch", [0.5, 0.3, 0.2], [0.4, 0.25, 0.35]),
+    ]
     fig = plot_sp_low_effort(cases, lams=lams)
     left, right = fig.axes
     # "so so" stays SP's answer on the left: no switch line
@@ -296,14 +295,16 @@ def test_draw_accuracy_bars_and_sweep(scenario):
     heights = [p.get_height() for p in ax.patches]
     assert np.allclose(heights, [100 * v for v in scenario.accuracy.values()])
     betas = np.array([0.0, 0.5, 0.9, 1.0])
-    acc = {"plurality": np.array([1, 0.3, 0.3, 0.3]),
-           "surprisingly popular": np.array([1, 1, 0.9, 0.5]),
-           "DMI-clustering": np.array([1, 1, 0.7, 1])}
+    acc = {
+        "plurality": np.array([1, 0.3, 0.3, 0.3]),
+        "surprisingly popular": np.array([1, 1, 0.9, 0.5]),
+        "DMI-clustering": np.array([1, 1, 0.7, 1]),
+    }
     fig = plot_bias_sweep(betas, acc, beta_star=0.93, low_effort=0.25)
     ax = fig.axes[0]
     shaded = [p for p in ax.patches]
-    assert len(shaded) == 1                      # only β = 0.9 has DMI < SP
-    assert len(ax.lines) == 4                    # three methods and β*
+    assert len(shaded) == 1  # only β = 0.9 has DMI < SP
+    assert len(ax.lines) == 4  # three methods and β*
 
 
 def test_answers_per_task_study_small():

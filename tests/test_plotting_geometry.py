@@ -92,14 +92,15 @@ def test_plot_update_step_draws_old_and_new_partition(points):
 
 
 def test_plot_update_step_reports_an_emptied_cluster():
-    A = np.array([[0.51, 0.95], [0.14, 0.95], [0.31, 0.42], [0.83, 0.41],
-                  [0.55, 0.03], [0.75, 0.54]])
+    A = np.array(
+        [[0.51, 0.95], [0.14, 0.95], [0.31, 0.42], [0.83, 0.41], [0.55, 0.03], [0.75, 0.54]]
+    )
     labels = [2, 0, 1, 2, 0, 0]
     new = cone_labels_2d(A, labels, current=True)
-    assert np.bincount(new, minlength=3).min() == 0   # the step empties a cluster
+    assert np.bincount(new, minlength=3).min() == 0  # the step empties a cluster
     ax = g.plot_update_step(A, labels).axes[0]
     assert "no new partition" in ax.get_title()
-    assert len(_dashed_lines(ax)) == 3                # only the current rays
+    assert len(_dashed_lines(ax)) == 3  # only the current rays
 
 
 def test_figure2_has_two_panels_and_shared_colours(points):
@@ -208,10 +209,10 @@ def test_plot_linear_partition_shades_idxmax_regions(points):
 def test_plot_properties_three_panels():
     fig = g.plot_properties()
     assert len(fig.axes) == 3
-    assert fig.get_figwidth() <= 7.5             # fits the content column
+    assert fig.get_figwidth() <= 7.5  # fits the content column
     boxes = [ax.get_position() for ax in fig.axes]
-    assert min(boxes[0].y0, boxes[1].y0) > boxes[2].y1 - 0.05   # two on top
-    assert abs((boxes[2].x0 + boxes[2].x1) / 2 - 0.5) < 0.1     # one centred below
+    assert min(boxes[0].y0, boxes[1].y0) > boxes[2].y1 - 0.05  # two on top
+    assert abs((boxes[2].x0 + boxes[2].x1) / 2 - 0.5) < 0.1  # one centred below
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0].startswith("legal")
     assert titles[1].startswith("affine-invariant")

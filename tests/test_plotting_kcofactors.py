@@ -47,8 +47,11 @@ def _dashed_lines(ax, color=None):
     lines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
     if color is not None:
         rgba = matplotlib.colors.to_rgba(color)
-        lines = [ln for ln in lines
-                 if np.allclose(matplotlib.colors.to_rgba(ln.get_color())[:3], rgba[:3])]
+        lines = [
+            ln
+            for ln in lines
+            if np.allclose(matplotlib.colors.to_rgba(ln.get_color())[:3], rgba[:3])
+        ]
     return lines
 
 
@@ -70,7 +73,7 @@ def test_step_draws_points_rays_means_and_circles(paper):
     A, hist = paper
     fig = plot_kcofactors_step(A, hist[0])
     ax = fig.axes[0]
-    assert len(_dashed_lines(ax, "k")) == 3              # three partition rays
+    assert len(_dashed_lines(ax, "k")) == 3  # three partition rays
     assert _red_circles(ax) == inconsistent_points(A, hist[0].labels).size == 6
     assert len(ax.collections[0].get_offsets()) == A.shape[0]
     assert "score 158.5" in ax.get_title() and "6 inconsistent" in ax.get_title()
@@ -85,8 +88,7 @@ def test_step_draws_points_rays_means_and_circles(paper):
 def test_step_without_circles_and_with_labels_array(paper):
     A, hist = paper
     fig, ax = plt.subplots()
-    out = plot_kcofactors_step(A, hist[0].labels, ax=ax, mark_inconsistent=False,
-                               title="custom")
+    out = plot_kcofactors_step(A, hist[0].labels, ax=ax, mark_inconsistent=False, title="custom")
     assert out is fig and ax.get_title() == "custom" and _red_circles(ax) == 0
 
 
@@ -125,7 +127,7 @@ def test_demo_three_panels(paper):
     left, mid, right = fig.axes
     assert len(_dashed_lines(left, "#E69F00")) == 3
     assert len(_dashed_lines(mid, "#E69F00")) == 3
-    assert len(_dashed_lines(right, "k")) == 3          # the new partition
+    assert len(_dashed_lines(right, "k")) == 3  # the new partition
     moved = int(np.sum(hist[0].labels != hist[1].labels))
     assert _red_circles(mid) == moved == 6
     assert f"{moved} points change" in mid.get_title()
@@ -165,14 +167,16 @@ def test_prefix_polygon_triangle_area_is_the_score(paper, which):
 
 def test_partition_counts_and_scaling_draw_each_series():
     ns = np.arange(3, 9)
-    fig = plot_partition_counts({"all": (ns, 3.0 ** ns), "arcs": (ns, ns ** 3),
-                                 "_hidden": (ns, ns)}, title="t")
+    fig = plot_partition_counts(
+        {"all": (ns, 3.0**ns), "arcs": (ns, ns**3), "_hidden": (ns, ns)}, title="t"
+    )
     ax = fig.axes[0]
     assert len(ax.get_lines()) == 2 and ax.get_yscale() == "log" and ax.get_title() == "t"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["all", "arcs"]
-    fig = plot_scaling({"a": ([10, 100, 1000], [1e-3, 1e-2, 1e-1]),
-                        "b": ([5, 6, 7], [1e-3, 3e-3, 9e-3])},
-                       guides={"O(n)": ("a", lambda n: n)})
+    fig = plot_scaling(
+        {"a": ([10, 100, 1000], [1e-3, 1e-2, 1e-1]), "b": ([5, 6, 7], [1e-3, 3e-3, 9e-3])},
+        guides={"O(n)": ("a", lambda n: n)},
+    )
     ax = fig.axes[0]
     assert ax.get_xscale() == ax.get_yscale() == "log"
     assert len(ax.get_lines()) == 3

@@ -32,15 +32,13 @@ from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
 @pytest.fixture(scope="module")
 def crowd():
-    states = random_states(30, 3, kind="mixture", accuracy=0.7, noise=0.3,
-                           random_state=0)
+    states = random_states(30, 3, kind="mixture", accuracy=0.7, noise=0.3, random_state=0)
     rep = simulate_crowd(states, [truthful(3)] * 200, tasks_per_agent=12, random_state=0)
     return rep, kdmi_mechanism(rep, method="exact", random_state=0)
 
 
 def _titles(fig):
-    return [ax.get_title() for ax in fig.axes] + [fig._suptitle.get_text()
-                                                 if fig._suptitle else ""]
+    return [ax.get_title() for ax in fig.axes] + [fig._suptitle.get_text() if fig._suptitle else ""]
 
 
 # --------------------------------------------------------------------------- #
@@ -51,10 +49,13 @@ def test_simplex_ray_segments_end_on_the_edge():
     assert seg.shape == (3, 2, 2)
     assert np.allclose(seg[:, 0], simplex_xy([[0.2, 0.3, 0.5]])[0])
     # towards option 0 the ray stops where option 1 or 2 hits zero
-    end0 = np.linalg.lstsq(np.vstack([np.array([[0, 0], [1, 0], [.5, np.sqrt(3) / 2]]).T,
-                                      np.ones(3)]), np.r_[seg[0, 1], 1], rcond=None)[0]
+    end0 = np.linalg.lstsq(
+        np.vstack([np.array([[0, 0], [1, 0], [0.5, np.sqrt(3) / 2]]).T, np.ones(3)]),
+        np.r_[seg[0, 1], 1],
+        rcond=None,
+    )[0]
     assert np.isclose(end0.min(), 0, atol=1e-12)
-    assert np.allclose(seg[2, 0], seg[2, 1])                 # zero direction: no length
+    assert np.allclose(seg[2, 0], seg[2, 1])  # zero direction: no length
 
 
 def test_same_partition_fraction():
@@ -73,8 +74,11 @@ def test_plot_knowledge_extraction(crowd):
     titles = _titles(fig)
     assert any(t.startswith("Figure 6") for t in titles)
     assert "$R_{1}$" in titles and "$R_{2}$" in titles
-    simplex = fig.axes[-1] if "DMI-C" in fig.axes[-1].get_title() else \
-        next(ax for ax in fig.axes if "DMI-C" in ax.get_title())
+    simplex = (
+        fig.axes[-1]
+        if "DMI-C" in fig.axes[-1].get_title()
+        else next(ax for ax in fig.axes if "DMI-C" in ax.get_title())
+    )
     # 30 task points + 3 stars + the mean
     offsets = sum(len(c.get_offsets()) for c in simplex.collections)
     assert offsets == 30 + 3 + 1
@@ -124,10 +128,10 @@ def test_plot_payment_calculation(crowd):
 # Strategy mix and invariance
 # --------------------------------------------------------------------------- #
 def test_strategy_mix_outcome_and_plot():
-    out = strategy_mix_outcome(0.4, 0.2, n_tasks=40, n_agents=600, tasks_per_agent=20,
-                               random_state=0)
-    assert set(out["accuracy"]) == {"plurality", "surprisingly popular",
-                                    "DMI (named by gold)"}
+    out = strategy_mix_outcome(
+        0.4, 0.2, n_tasks=40, n_agents=600, tasks_per_agent=20, random_state=0
+    )
+    assert set(out["accuracy"]) == {"plurality", "surprisingly popular", "DMI (named by gold)"}
     assert out["payments"]["always"][0] == 0.0
     assert np.bincount(out["types"], minlength=3).tolist() == [240, 240, 120]
     fig = plot_strategy_mix(outcome=out)
@@ -206,8 +210,7 @@ def test_strategy_mix_sweep_and_plot():
     one = strategy_mix_outcome(0.4, 0.2, **kw)
     for name, acc in one["accuracy"].items():
         assert sweep["accuracy"][name][1] == acc
-    assert tuple(sweep["payments"]["truthful"][1]) == pytest.approx(
-        one["payments"]["truthful"])
+    assert tuple(sweep["payments"]["truthful"][1]) == pytest.approx(one["payments"]["truthful"])
     assert np.isnan(sweep["payments"]["always"][0, 0])  # no always agents at share 0
     assert sweep["payments"]["always"][1, 0] == 0.0
     fig = plot_strategy_mix_sweep(sweep)

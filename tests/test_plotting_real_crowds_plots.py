@@ -35,14 +35,12 @@ def small():
 
 def test_accuracy_dot_plot(small):
     _, held = accuracy_study(small, gold_size=5, n_draws=3, random_state=0)
-    fig = plot_accuracy_vs_plurality(held, methods=["surprisingly popular",
-                                                     "DMI practical"])
+    fig = plot_accuracy_vs_plurality(held, methods=["surprisingly popular", "DMI practical"])
     ax = fig.axes[0]
     assert ax.get_title() == "Accuracy relative to plurality (random ties)"
     pts = ax.collections[-2:]  # one scatter per method
     assert len(pts) == 2
-    wide = held.pivot_table(index="dataset", columns="method", values="accuracy",
-                            sort=False)
+    wide = held.pivot_table(index="dataset", columns="method", values="accuracy", sort=False)
     expect = 100 * (wide["DMI practical"] - wide["plurality (random ties)"]).to_numpy()
     assert np.allclose(pts[1].get_offsets()[:, 0], expect)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["temp", "Prelec 3"]
@@ -53,24 +51,31 @@ def test_accuracy_dot_plot(small):
 
 
 def test_gold_curve_panels():
-    curve = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4,
-                          "gold_size": [0, 5] * 4,
-                          "method": ["DMI (paper)"] * 2 + ["DMI practical"] * 2
-                          + ["DMI (paper)"] * 2 + ["DMI practical"] * 2,
-                          "accuracy": [.6, .5, .6, .65, .7, .7, .7, .72]})
+    curve = pd.DataFrame(
+        {
+            "dataset": ["a"] * 4 + ["b"] * 4,
+            "gold_size": [0, 5] * 4,
+            "method": ["DMI (paper)"] * 2
+            + ["DMI practical"] * 2
+            + ["DMI (paper)"] * 2
+            + ["DMI practical"] * 2,
+            "accuracy": [0.6, 0.5, 0.6, 0.65, 0.7, 0.7, 0.7, 0.72],
+        }
+    )
     fig = plot_gold_curve(curve)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == ["a", "b"]
     assert len(axes[0].lines) == 2
-    assert np.allclose(axes[0].lines[1].get_ydata(), [.6, .65])
+    assert np.allclose(axes[0].lines[1].get_ydata(), [0.6, 0.65])
     assert axes[0].lines[0].get_color() == METHOD_COLORS["DMI (paper)"]
     with pytest.raises(ValueError, match="data set 'c' is not in the table"):
         plot_gold_curve(curve, ["c"])
 
 
 def test_strategic_panels(small):
-    table = strategic_study(small, attack="low-effort", shares=(0.0, 0.5), n_reps=1,
-                            gold_size=5, random_state=0)
+    table = strategic_study(
+        small, attack="low-effort", shares=(0.0, 0.5), n_reps=1, gold_size=5, random_state=0
+    )
     fig = plot_strategic(table)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == ["temp", "Prelec 3"]
@@ -86,17 +91,19 @@ def test_strategic_panels(small):
 
 
 def test_single_task_bars():
-    table = pd.DataFrame({"data": ["prelec2017_sp"] * 2 + ["hosseini2021_spvoting"] * 2,
-                          "study": ["1a", "1a", "Top-Top", "Top-Top"],
-                          "method": ["plurality (random ties)",
-                                     "surprisingly popular (Alg. 5)"] * 2,
-                          "accuracy": [.58, .68, .41, .33]})
+    table = pd.DataFrame(
+        {
+            "data": ["prelec2017_sp"] * 2 + ["hosseini2021_spvoting"] * 2,
+            "study": ["1a", "1a", "Top-Top", "Top-Top"],
+            "method": ["plurality (random ties)", "surprisingly popular (Alg. 5)"] * 2,
+            "accuracy": [0.58, 0.68, 0.41, 0.33],
+        }
+    )
     fig = plot_single_task(table)
     ax = fig.axes[0]
     assert len(ax.patches) == 4
-    assert sorted(round(p.get_height(), 2) for p in ax.patches) == [.33, .41, .58, .68]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["Prelec 1a",
-                                                            "Hosseini Top-Top"]
+    assert sorted(round(p.get_height(), 2) for p in ax.patches) == [0.33, 0.41, 0.58, 0.68]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Prelec 1a", "Hosseini Top-Top"]
 
 
 def test_payment_scatter(small):
@@ -120,14 +127,20 @@ def test_short_names():
 
 
 def test_compact_table_renames_and_rounds():
-    table = pd.DataFrame({"DMI practical": [0.81234, 0.5], "crowd-kit DS": [0.9, 0.1]},
-                         index=pd.Index(["prelec2017_sp/1a", "rte"], name="dataset"))
+    table = pd.DataFrame(
+        {"DMI practical": [0.81234, 0.5], "crowd-kit DS": [0.9, 0.1]},
+        index=pd.Index(["prelec2017_sp/1a", "rte"], name="dataset"),
+    )
     out = compact_table(table, digits=2, columns=["crowd-kit DS", "DMI practical"])
     assert list(out.columns) == ["DS", "practical"]
     assert list(out.index) == ["Prelec 1a", "rte"] and out.index.name == "dataset"
     assert out.loc["Prelec 1a", "practical"] == 0.81
-    two = pd.DataFrame({"DMI (paper)": [1.0, 2.0]}, index=pd.MultiIndex.from_tuples(
-        [("prelec2017_sp/2", 3), ("dog", 10)], names=["dataset", "gold_size"]))
+    two = pd.DataFrame(
+        {"DMI (paper)": [1.0, 2.0]},
+        index=pd.MultiIndex.from_tuples(
+            [("prelec2017_sp/2", 3), ("dog", 10)], names=["dataset", "gold_size"]
+        ),
+    )
     assert list(compact_table(two).index) == [("Prelec 2", 3), ("dog", 10)]
     with pytest.raises(ValueError, match=r"columns \['nope'\] are not in the table"):
         compact_table(table, columns=["nope"])
@@ -144,5 +157,4 @@ def test_data_summary_counts(small):
         assert row["workers"] == d.answers["worker"].nunique()
         assert np.isclose(row["answers/task"], per_task.mean())
         assert row["min answers/task"] == per_task.min()
-        assert np.isclose(row["largest class"],
-                          d.gold.value_counts().max() / d.gold.size)
+        assert np.isclose(row["largest class"], d.gold.value_counts().max() / d.gold.size)

@@ -53,31 +53,34 @@ def _counts_from_states(states, n_answers, rng):
 # --------------------------------------------------------------------------- #
 # name_clusters_bayes
 # --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("a, m, C", [(0, 0, 2), (3, 3, 2), (2, 5, 3), (7, 9, 4),
-                                     (0, 6, 5)])
+@pytest.mark.parametrize("a, m, C", [(0, 0, 2), (3, 3, 2), (2, 5, 3), (7, 9, 4), (0, 6, 5)])
 def test_gold_evidence_matches_numerical_integral(a, m, C):
-    val, _ = quad(lambda p: p ** a * ((1 - p) / (C - 1)) ** (m - a), 1 / C, 1,
-                  epsabs=0, epsrel=1e-12)
+    val, _ = quad(lambda p: p**a * ((1 - p) / (C - 1)) ** (m - a), 1 / C, 1, epsabs=0, epsrel=1e-12)
     assert np.isclose(_log_gold_evidence(a, m, C, None), np.log(val), rtol=1e-9)
     eps = 0.3
-    assert np.isclose(_log_gold_evidence(a, m, C, eps),
-                      a * np.log(1 - eps) + (m - a) * np.log(eps / (C - 1)))
+    assert np.isclose(
+        _log_gold_evidence(a, m, C, eps), a * np.log(1 - eps) + (m - a) * np.log(eps / (C - 1))
+    )
 
 
 def _posterior(names, default, labels, g, C, q, eps):
     """log prior + log likelihood of a naming (the model of the docstring)."""
     k = len(names)
     n_namings = math.perm(C, k)
-    prior = np.log(q) if tuple(names) == tuple(default) \
-        else np.log((1 - q) / (n_namings - 1))
+    prior = np.log(q) if tuple(names) == tuple(default) else np.log((1 - q) / (n_namings - 1))
     known = g >= 0
     agree = int(np.sum(np.asarray(names)[labels[known]] == g[known]))
     return prior + _log_gold_evidence(agree, int(known.sum()), C, eps)
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6), C=st.integers(2, 4), n_gold=st.integers(0, 12),
-       q=st.sampled_from([0.5, 0.9, 0.99]), eps=st.sampled_from([None, 0.1, 0.4]))
+@given(
+    seed=st.integers(0, 10**6),
+    C=st.integers(2, 4),
+    n_gold=st.integers(0, 12),
+    q=st.sampled_from([0.5, 0.9, 0.99]),
+    eps=st.sampled_from([None, 0.1, 0.4]),
+)
 def test_bayes_naming_is_the_map_naming(seed, C, n_gold, q, eps):
     """Brute force over every injective naming: ours has the largest posterior."""
     rng = np.random.default_rng(seed)
@@ -89,11 +92,11 @@ def test_bayes_naming_is_the_map_naming(seed, C, n_gold, q, eps):
     g[idx] = rng.integers(0, C, n_gold)
     ours = name_clusters_bayes(labels, A, gold=g, gold_error=eps, default_confidence=q)
     default = name_clusters(labels, A)
-    best = max(_posterior(p, default, labels, g, C, q, eps)
-               for p in itertools.permutations(range(C), C))
+    best = max(
+        _posterior(p, default, labels, g, C, q, eps) for p in itertools.permutations(range(C), C)
+    )
     assert sorted(ours.tolist()) == list(range(C))
-    assert np.isclose(_posterior(ours, default, labels, g, C, q, eps), best, rtol=0,
-                      atol=1e-9)
+    assert np.isclose(_posterior(ours, default, labels, g, C, q, eps), best, rtol=0, atol=1e-9)
 
 
 def test_bayes_naming_reduces_to_default_and_to_gold():
@@ -101,36 +104,37 @@ def test_bayes_naming_reduces_to_default_and_to_gold():
     am = answer_matrix(d.answers)
     res = dmi_cluster(am.A, random_state=0)
     truth = am.options.get_indexer(d.gold.reindex(am.tasks).to_numpy())
-    assert np.array_equal(name_clusters_bayes(res.labels, am.A),
-                          name_clusters(res.labels, am.A))
+    assert np.array_equal(name_clusters_bayes(res.labels, am.A), name_clusters(res.labels, am.A))
     # all 807 tasks gold: the gold evidence swamps any prior -> the paper's gold rule
-    assert np.array_equal(name_clusters_bayes(res.labels, am.A, gold=truth),
-                          name_clusters(res.labels, am.A, gold=truth))
+    assert np.array_equal(
+        name_clusters_bayes(res.labels, am.A, gold=truth),
+        name_clusters(res.labels, am.A, gold=truth),
+    )
 
 
 def test_bayes_naming_binary_thresholds():
     """Default q = 0.9, binary: 2 gold votes against the default are not enough, 3
     are; with q = 0.8, 1 is not enough and 2 are."""
-    A = [[.9, .1], [.8, .2], [.7, .3], [.5, .5], [.4, .6], [.3, .7]]
+    A = [[0.9, 0.1], [0.8, 0.2], [0.7, 0.3], [0.5, 0.5], [0.4, 0.6], [0.3, 0.7]]
     lab = [1, 1, 1, 0, 0, 0]
     assert name_clusters_bayes(lab, A).tolist() == [1, 0]
     assert name_clusters_bayes(lab, A, gold={4: 0, 5: 0}).tolist() == [1, 0]
     assert name_clusters_bayes(lab, A, gold={3: 0, 4: 0, 5: 0}).tolist() == [0, 1]
-    assert name_clusters_bayes(lab, A, gold={5: 0}, default_confidence=0.8).tolist() \
-        == [1, 0]
-    assert name_clusters_bayes(lab, A, gold={4: 0, 5: 0}, default_confidence=0.8
-                               ).tolist() == [0, 1]
+    assert name_clusters_bayes(lab, A, gold={5: 0}, default_confidence=0.8).tolist() == [1, 0]
+    assert name_clusters_bayes(lab, A, gold={4: 0, 5: 0}, default_confidence=0.8).tolist() == [0, 1]
     # gold tasks that disagree with each other change nothing
     assert name_clusters_bayes(lab, A, gold={0: 0, 1: 0, 4: 0, 5: 0}).tolist() == [1, 0]
     # with a tiny prior confidence one vote decides; the paper's rule does too
-    assert name_clusters_bayes(lab, A, gold={5: 0}, default_confidence=0.51).tolist() \
-        == name_clusters(lab, A, gold={5: 0}).tolist() == [0, 1]
+    assert (
+        name_clusters_bayes(lab, A, gold={5: 0}, default_confidence=0.51).tolist()
+        == name_clusters(lab, A, gold={5: 0}).tolist()
+        == [0, 1]
+    )
 
 
 def test_bayes_naming_errors():
-    A = [[.9, .1], [.3, .7]]
-    with pytest.raises(ValueError,
-                       match="gold_error must lie strictly between 0 and 0.5"):
+    A = [[0.9, 0.1], [0.3, 0.7]]
+    with pytest.raises(ValueError, match="gold_error must lie strictly between 0 and 0.5"):
         name_clusters_bayes([0, 1], A, gold={0: 0}, gold_error=0.5)
     with pytest.raises(ValueError, match="default_confidence must lie strictly between"):
         name_clusters_bayes([0, 1], A, default_confidence=1.0)
@@ -202,7 +206,7 @@ def test_latent_class_mle_climbs_and_stops_at_a_fixed_point(seed, C, k):
     N[:, 0] += 1
     init = np.r_[np.arange(k), rng.integers(0, k, n - k)]
     lab, post, mu, pi, ll, ok = latent_class_mle(N, init, max_iter=20000)
-    assert np.all(np.diff(ll) >= -1e-9 * np.abs(ll[:-1]))   # EM never goes down
+    assert np.all(np.diff(ll) >= -1e-9 * np.abs(ll[:-1]))  # EM never goes down
     if not ok:
         # EM can crawl along a flat ridge: then it must at least have stalled
         assert ll[-1] - ll[-1000] < 1e-6 * abs(ll[-1])
@@ -219,13 +223,13 @@ def test_latent_class_mle_climbs_and_stops_at_a_fixed_point(seed, C, k):
 
 def test_latent_class_mle_recovers_sampled_classes():
     rng = np.random.default_rng(7)
-    mu = np.array([[.8, .1, .1], [.1, .8, .1], [.2, .2, .6]])
-    z = rng.choice(3, size=400, p=[.5, .3, .2])
+    mu = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
+    z = rng.choice(3, size=400, p=[0.5, 0.3, 0.2])
     N = np.stack([rng.multinomial(12, mu[c]) for c in z])
-    start = N.argmax(axis=1)   # a rough start
+    start = N.argmax(axis=1)  # a rough start
     lab, _, mu_hat, pi_hat, _, ok = latent_class_mle(N, start)
     assert ok and np.mean(lab == z) > 0.97
-    assert np.abs(mu_hat - mu).max() < 0.05 and np.abs(pi_hat - [.5, .3, .2]).max() < 0.05
+    assert np.abs(mu_hat - mu).max() < 0.05 and np.abs(pi_hat - [0.5, 0.3, 0.2]).max() < 0.05
 
 
 def test_latent_class_mle_errors():
@@ -253,8 +257,9 @@ def test_refinement_errors():
 # --------------------------------------------------------------------------- #
 # practical_dmi_aggregate
 # --------------------------------------------------------------------------- #
-@pytest.mark.parametrize("name", ["bluebirds", "rte", "temp", "prelec2017_sp/1a",
-                                  "prelec2017_sp/4a"])
+@pytest.mark.parametrize(
+    "name", ["bluebirds", "rte", "temp", "prelec2017_sp/1a", "prelec2017_sp/4a"]
+)
 def test_no_gold_no_refinement_is_surprisingly_popular_on_binary_data(name):
     """Corollary 3.4 on real binary data: DMI-clustering with its default naming is
     surprisingly popular, task by task."""
@@ -269,14 +274,14 @@ def test_pipeline_pieces_agree():
     truth = am.options.get_indexer(d.gold.reindex(am.tasks).to_numpy())
     gold = np.where(gold_masks(len(truth), 20, 1, random_state=0)[0], truth, -1)
     res = dmi_cluster(am.A, random_state=0)
-    det = practical_dmi_aggregate(am.counts, gold=gold, clustering=res,
-                                  return_details=True)
+    det = practical_dmi_aggregate(am.counts, gold=gold, clustering=res, return_details=True)
     assert isinstance(det, PracticalDMIResult) and det.converged
     names = name_clusters_bayes(res.labels, am.A, gold=gold)
     assert np.array_equal(det.names, names)
     assert np.array_equal(det.paper_options, names[res.labels])
-    assert np.array_equal(practical_dmi_aggregate(am.counts, gold=gold,
-                                                  random_state=0), det.options)
+    assert np.array_equal(
+        practical_dmi_aggregate(am.counts, gold=gold, random_state=0), det.options
+    )
     known = gold >= 0
     assert np.array_equal(det.options[known], gold[known])  # gold tasks are clamped
     # the long-table interface gives the same labels
@@ -292,34 +297,35 @@ def _validated_reference(N, gold, res, folds=10):
     """The rule written out directly: leave-one-out / k-fold DMI practical vs
     plurality (ties towards DMI practical's answer) on the gold tasks."""
     dmi = practical_dmi_aggregate(N, gold=gold, clustering=res)
-    plur = np.array([d if row[d] == row.max() else int(np.argmax(row))
-                     for row, d in zip(N, dmi)])
+    plur = np.array([d if row[d] == row.max() else int(np.argmax(row)) for row, d in zip(N, dmi)])
     known = np.flatnonzero(gold >= 0)
     if known.size == 0:
         return dmi
     right_dmi = 0
     for f in range(min(folds, known.size)):
-        held = known[f::min(folds, known.size)]
+        held = known[f :: min(folds, known.size)]
         g = gold.copy()
         g[held] = -1
-        right_dmi += np.sum(practical_dmi_aggregate(N, gold=g, clustering=res)[held]
-                            == gold[held])
+        right_dmi += np.sum(practical_dmi_aggregate(N, gold=g, clustering=res)[held] == gold[held])
     right_plur = np.sum(plur[known] == gold[known])
     return dmi if right_dmi > right_plur else plur
 
 
-@pytest.mark.parametrize("name", ["bluebirds", "weather_cf", "prelec2017_sp/4a",
-                                  "prelec2017_sp/1c", "wsd"])
+@pytest.mark.parametrize(
+    "name", ["bluebirds", "weather_cf", "prelec2017_sp/4a", "prelec2017_sp/1c", "wsd"]
+)
 @pytest.mark.parametrize("m", [0, 1, 3, 10, 25])
 def test_validated_matches_the_rule_written_out(name, m):
     d = load_study_datasets([name])[name]
     am = answer_matrix(d.answers, options=d.options)
     truth = am.options.get_indexer(d.gold.reindex(am.tasks).to_numpy())
-    gold = np.where(gold_masks(truth.size, m, 1, random_state=m)[0], truth, -1) \
-        if m else np.full(truth.size, -1)
+    gold = (
+        np.where(gold_masks(truth.size, m, 1, random_state=m)[0], truth, -1)
+        if m
+        else np.full(truth.size, -1)
+    )
     res = dmi_cluster(am.A, random_state=0)
-    det = validated_dmi_aggregate(am.counts, gold=gold, clustering=res,
-                                  return_details=True)
+    det = validated_dmi_aggregate(am.counts, gold=gold, clustering=res, return_details=True)
     assert isinstance(det, ValidatedDMIResult) and det.n_gold == m
     np.testing.assert_array_equal(det.options, _validated_reference(am.counts, gold, res))
     assert det.choice in ("DMI practical", "plurality")
@@ -329,8 +335,8 @@ def test_validated_matches_the_rule_written_out(name, m):
         c = det.gold_correct
         assert (det.choice == "DMI practical") == (c["DMI practical"] > c["plurality"])
     np.testing.assert_array_equal(
-        det.options, det.dmi_options if det.choice == "DMI practical"
-        else det.plurality_options)
+        det.options, det.dmi_options if det.choice == "DMI practical" else det.plurality_options
+    )
 
 
 def test_validated_keeps_dmi_when_the_crowd_is_pushed_off():
@@ -340,7 +346,7 @@ def test_validated_keeps_dmi_when_the_crowd_is_pushed_off():
     n, C = 120, 3
     z = rng.integers(0, C, n)
     mu = np.full((C, C), 0.1) + 0.7 * np.eye(C)
-    S = 0.1 * np.eye(C) + 0.9 * np.roll(np.eye(C), 1, axis=1)   # relabel c -> c+1
+    S = 0.1 * np.eye(C) + 0.9 * np.roll(np.eye(C), 1, axis=1)  # relabel c -> c+1
     N = np.stack([rng.multinomial(15, mu[c] @ S) for c in z])
     gold = np.full(n, -1)
     gold[:10] = z[:10]
@@ -382,8 +388,7 @@ def test_practical_errors():
     with pytest.raises(TypeError, match="clustering must be a DMIResult"):
         practical_dmi_aggregate(N, clustering=[0, 1, 0])
     res = dmi_cluster(N[:2] / 4)
-    with pytest.raises(ValueError,
-                       match="clustering has 2 labels but counts has 3 tasks"):
+    with pytest.raises(ValueError, match="clustering has 2 labels but counts has 3 tasks"):
         practical_dmi_aggregate(N, clustering=res)
     with pytest.raises(ValueError, match=r"gold\[0\] = 3 is out of range"):
         practical_dmi_aggregate(N, gold=np.array([3, -1, -1]))
@@ -406,8 +411,9 @@ def _toy(seed=0, m=40, n=30, C=3):
     rng = np.random.default_rng(seed)
     rows = [(t, w) for t in range(n) for w in range(m) if rng.random() < 0.5]
     t, w = map(np.array, zip(*rows))
-    return pd.DataFrame({"task": t, "worker": [f"w{j}" for j in w],
-                         "label": rng.integers(0, C, t.size) * 10})
+    return pd.DataFrame(
+        {"task": t, "worker": [f"w{j}" for j in w], "label": rng.integers(0, C, t.size) * 10}
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -427,7 +433,7 @@ def test_low_effort_injection(seed, share):
 
 def test_strategy_injection_matches_s():
     df = _toy(1, m=200, n=200, C=3)
-    S = np.array([[.5, .3, .2], [.1, .8, .1], [0, .4, .6]])
+    S = np.array([[0.5, 0.3, 0.2], [0.1, 0.8, 0.1], [0, 0.4, 0.6]])
     out = inject_strategy(df, S, 1.0, options=[0, 10, 20], random_state=0)
     freq = pd.crosstab(df["label"], out["label"], normalize="index").to_numpy()
     assert np.abs(freq - S).max() < 0.03  # ~6600 answers per row
@@ -468,7 +474,7 @@ def test_gold_masks_are_uniform_subsets():
 def test_plurality_random_ties_expectation():
     N = np.array([[2, 2, 1], [3, 0, 0], [1, 1, 1], [0, 4, 4]])
     truth = np.array([0, 1, 2, 2])
-    assert np.allclose(plurality_random_ties_correct(N, truth), [.5, 0, 1 / 3, .5])
+    assert np.allclose(plurality_random_ties_correct(N, truth), [0.5, 0, 1 / 3, 0.5])
     d = _data("rte")
     am = answer_matrix(d.answers)
     t = am.options.get_indexer(d.gold.reindex(am.tasks).to_numpy())
@@ -488,8 +494,9 @@ def test_held_out_and_worker_accuracy():
         held_out_accuracy([1], [1], [True])
     d = _data("temp")
     acc = worker_accuracy(d.answers, d.gold)
-    merged = d.answers.assign(ok=d.answers["label"].to_numpy()
-                              == d.gold.reindex(d.answers["task"]).to_numpy())
+    merged = d.answers.assign(
+        ok=d.answers["label"].to_numpy() == d.gold.reindex(d.answers["task"]).to_numpy()
+    )
     ref = merged.groupby("worker")["ok"].mean()
     assert np.allclose(acc["accuracy"], ref.reindex(acc.index))
     assert acc["n_answers"].sum() == len(d.answers)
@@ -510,19 +517,30 @@ def test_to_reports_counts_match_answer_matrix():
 def _every_dataset():
     from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
 
-    out = [(n, load_dataset(n)) for n in
-           ["bluebirds", "dog", "face", "rte", "temp", "wsd", "weather_cf"]]
-    out += [(f"prelec2017_sp/{s}", load_dataset("prelec2017_sp", study=s))
-            for s in PRELEC_STUDIES]
-    out += [(f"hosseini2021_spvoting/{t}", load_dataset("hosseini2021_spvoting",
-                                                       treatment=t))
-            for t in HOSSEINI_TREATMENTS]
+    out = [
+        (n, load_dataset(n))
+        for n in ["bluebirds", "dog", "face", "rte", "temp", "wsd", "weather_cf"]
+    ]
+    out += [(f"prelec2017_sp/{s}", load_dataset("prelec2017_sp", study=s)) for s in PRELEC_STUDIES]
+    out += [
+        (f"hosseini2021_spvoting/{t}", load_dataset("hosseini2021_spvoting", treatment=t))
+        for t in HOSSEINI_TREATMENTS
+    ]
     return out
 
 
-@pytest.mark.parametrize("method", ["plurality", "surprisingly-popular", "dmi",
-                                    "dmi-practical", "dmi-validated", "sp-single",
-                                    "spectral"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "plurality",
+        "surprisingly-popular",
+        "dmi",
+        "dmi-practical",
+        "dmi-validated",
+        "sp-single",
+        "spectral",
+    ],
+)
 def test_aggregate_works_on_every_dataset(method):
     """Every method on every shipped data set it applies to: multi-task methods on
     the multi-task data (not Hosseini: option ids differ between its questions),
@@ -540,8 +558,9 @@ def test_aggregate_works_on_every_dataset(method):
         if single:
             answers = answers[answers["prediction"].notna()]
         ties = "random" if name.startswith("hosseini") else "first"
-        out = aggregate(answers, method, ties=ties, random_state=0,
-                        smoothing=0.01 if single else 0.0)
+        out = aggregate(
+            answers, method, ties=ties, random_state=0, smoothing=0.01 if single else 0.0
+        )
         assert out.index.is_unique and len(out) == answers["task"].nunique()
         assert set(out.unique()) <= set(d.options), name
         assert (out == d.gold.reindex(out.index)).mean() > 0.25, name

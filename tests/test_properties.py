@@ -13,14 +13,19 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import dmi_cluster, dmi_score, log_dmi_score
-from dmi_lib.core import (IDENTICAL_RTOL, idxmax, in_idxmax, is_linearly_partitioned,
-                          is_local_maximum, prepare)
+from dmi_lib.core import (
+    IDENTICAL_RTOL,
+    idxmax,
+    in_idxmax,
+    is_linearly_partitioned,
+    is_local_maximum,
+    prepare,
+)
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 from dmi_lib.tabular import aggregate
 
-SETTINGS = settings(max_examples=80, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def enumerate_optimum(A):
@@ -60,10 +65,12 @@ def small_integer_data(draw, max_rows=7, max_dim=3, dup=False):
 # Offsets and scales cannot change the answer
 # --------------------------------------------------------------------------- #
 @SETTINGS
-@given(small_integer_data(),
-       st.sampled_from([1e-300, 1e-200, 1e-150, 1e-8, 1.0, 3.0, 1e8, 1e150, 1e200, 1e300]),
-       st.sampled_from([0.0, 1.0, -7.5, 1e3, 1e6]),
-       st.sampled_from(["auto", "brute-force"]))
+@given(
+    small_integer_data(),
+    st.sampled_from([1e-300, 1e-200, 1e-150, 1e-8, 1.0, 3.0, 1e8, 1e150, 1e200, 1e300]),
+    st.sampled_from([0.0, 1.0, -7.5, 1e3, 1e6]),
+    st.sampled_from(["auto", "brute-force"]),
+)
 def test_offset_and_scale_do_not_change_the_optimum(A, scale, offset, method):
     """(Offsets up to 1e6 times the spread: beyond 1e10 the spread is below the
     documented IDENTICAL_RTOL of the magnitude and counts as rounding noise.)"""
@@ -79,8 +86,9 @@ def test_offset_and_scale_do_not_change_the_optimum(A, scale, offset, method):
 
 
 @SETTINGS
-@given(small_integer_data(max_rows=9, max_dim=2),
-       st.sampled_from([1e-300, 1e-170, 1.0, 1e160, 1e300]))
+@given(
+    small_integer_data(max_rows=9, max_dim=2), st.sampled_from([1e-300, 1e-170, 1.0, 1e160, 1e300])
+)
 def test_exact_1d_2d_at_extreme_magnitudes(A, scale):
     k, ref = enumerate_optimum(A)
     assume(k in (2, 3))
@@ -89,8 +97,11 @@ def test_exact_1d_2d_at_extreme_magnitudes(A, scale):
 
 
 @SETTINGS
-@given(small_integer_data(max_rows=9, max_dim=3), st.sampled_from([1e-300, 1.0, 1e300]),
-       st.integers(0, 2**31))
+@given(
+    small_integer_data(max_rows=9, max_dim=3),
+    st.sampled_from([1e-300, 1.0, 1e300]),
+    st.integers(0, 2**31),
+)
 def test_k_cofactors_local_maximum_at_any_scale(A, scale, seed):
     res = k_cofactors(A * scale, n_init=2, random_state=seed)
     assert is_local_maximum(A, res.labels, tol=1e-7)
@@ -123,10 +134,12 @@ def test_large_offset_on_an_integer_matrix():
 
 
 def test_rows_identical_up_to_tolerance_give_the_documented_error():
-    for A in (np.tile([0.1, 0.9], (3, 1)),
-              np.tile([0.2, 0.3, 0.5], (6, 1))
-              + 1e-12 * np.random.default_rng(0).standard_normal((6, 3)),
-              np.full((4, 2), 1e300), np.full((4, 1), 7)):
+    for A in (
+        np.tile([0.1, 0.9], (3, 1)),
+        np.tile([0.2, 0.3, 0.5], (6, 1)) + 1e-12 * np.random.default_rng(0).standard_normal((6, 3)),
+        np.full((4, 2), 1e300),
+        np.full((4, 1), 7),
+    ):
         with pytest.raises(ValueError, match="are identical"):
             dmi_cluster(A)
     # just above the tolerance the rows are distinct
@@ -138,8 +151,10 @@ def test_rows_identical_up_to_tolerance_give_the_documented_error():
 # dtypes, memory layouts, masks
 # --------------------------------------------------------------------------- #
 @SETTINGS
-@given(small_integer_data(max_rows=7, max_dim=2),
-       st.sampled_from([np.int8, np.int16, np.int64, np.uint8, np.float32, np.float64]))
+@given(
+    small_integer_data(max_rows=7, max_dim=2),
+    st.sampled_from([np.int8, np.int16, np.int64, np.uint8, np.float32, np.float64]),
+)
 def test_dtype_and_layout_do_not_change_the_answer(A, dtype):
     if np.dtype(dtype).kind == "u":
         A = A + 3  # non-negative for unsigned types (an offset: same optimum)
@@ -157,8 +172,11 @@ def test_masked_arrays():
     assert dmi_cluster(unmasked).labels.tolist() == dmi_cluster(A).labels.tolist()
     masked = np.ma.masked_array(A, mask=[[0], [1], [0], [0]])
     for fn in (dmi_cluster, brute_force, mean_split, k_cofactors, prepare):
-        with pytest.raises(ValueError, match=r"A is a masked array with 1 masked entry "
-                                             r"\(first at index \(1, 0\)\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"A is a masked array with 1 masked entry "
+            r"\(first at index \(1, 0\)\)",
+        ):
             fn(masked)
     with pytest.raises(ValueError, match="masked"):
         dmi_score(masked, [0, 0, 1, 1])
@@ -167,19 +185,28 @@ def test_masked_arrays():
 # --------------------------------------------------------------------------- #
 # Every tolerance and option is validated, naming the argument and value
 # --------------------------------------------------------------------------- #
-BAD_TOL = [(float("nan"), ValueError), (-1e-9, ValueError), ("1e-9", TypeError),
-           (True, TypeError), (None, TypeError), (float("inf"), ValueError)]
+BAD_TOL = [
+    (float("nan"), ValueError),
+    (-1e-9, ValueError),
+    ("1e-9", TypeError),
+    (True, TypeError),
+    (None, TypeError),
+    (float("inf"), ValueError),
+]
 
 
 @pytest.mark.parametrize("bad, kind", BAD_TOL)
 def test_bad_tolerances(bad, kind):
     A = [[0.0], [1.0], [5.0]]
-    for call in (lambda: is_linearly_partitioned(A, [0, 0, 1], tol=bad),
-                 lambda: is_local_maximum(A, [0, 0, 1], tol=bad),
-                 lambda: idxmax([[1, 2]], tol=bad),
-                 lambda: in_idxmax([1], [[1, 2]], tol=bad)):
-        with pytest.raises(kind, match=r"tol must be .*got " + repr(bad).replace(
-                "(", r"\(").replace(")", r"\)")):
+    for call in (
+        lambda: is_linearly_partitioned(A, [0, 0, 1], tol=bad),
+        lambda: is_local_maximum(A, [0, 0, 1], tol=bad),
+        lambda: idxmax([[1, 2]], tol=bad),
+        lambda: in_idxmax([1], [[1, 2]], tol=bad),
+    ):
+        with pytest.raises(
+            kind, match=r"tol must be .*got " + repr(bad).replace("(", r"\(").replace(")", r"\)")
+        ):
             call()
 
 
@@ -189,28 +216,34 @@ def test_bad_rank_tol(bad):
         dmi_cluster([[0.0], [1.0], [5.0]], rank_tol=bad)
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"method": "fast"}, r"method must be one of .* got 'fast'"),
-    ({"method": 3}, r"method must be one of .* got 3"),
-    ({"n_init": 0, "method": "k-cofactors"}, r"n_init"),
-    ({"n_init": 2.5, "method": "k-cofactors"}, r"n_init"),
-    ({"max_iter": -1, "method": "k-cofactors"}, r"max_iter"),
-    ({"init": "best", "method": "k-cofactors"}, r"init"),
-    ({"random_state": "seed", "method": "k-cofactors"}, r"random_state"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"method": "fast"}, r"method must be one of .* got 'fast'"),
+        ({"method": 3}, r"method must be one of .* got 3"),
+        ({"n_init": 0, "method": "k-cofactors"}, r"n_init"),
+        ({"n_init": 2.5, "method": "k-cofactors"}, r"n_init"),
+        ({"max_iter": -1, "method": "k-cofactors"}, r"max_iter"),
+        ({"init": "best", "method": "k-cofactors"}, r"init"),
+        ({"random_state": "seed", "method": "k-cofactors"}, r"random_state"),
+    ],
+)
 def test_bad_options(kw, match):
     A = np.random.default_rng(0).normal(size=(20, 3))
     with pytest.raises((TypeError, ValueError), match=match):
         dmi_cluster(A, **kw)
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"ties": "last"}, r"ties must be one of"),
-    ({"duplicates": "drop"}, r"duplicates must be one of"),
-    ({"smoothing": float("nan")}, r"smoothing must be a number in \[0, 1\], got nan"),
-    ({"smoothing": True}, r"smoothing must be a number in \[0, 1\], got True"),
-    ({"smoothing": -0.5}, r"smoothing must be a number in \[0, 1\], got -0.5"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"ties": "last"}, r"ties must be one of"),
+        ({"duplicates": "drop"}, r"duplicates must be one of"),
+        ({"smoothing": float("nan")}, r"smoothing must be a number in \[0, 1\], got nan"),
+        ({"smoothing": True}, r"smoothing must be a number in \[0, 1\], got True"),
+        ({"smoothing": -0.5}, r"smoothing must be a number in \[0, 1\], got -0.5"),
+    ],
+)
 def test_bad_aggregate_options(kw, match):
     df = pd.DataFrame({"task": [1, 1, 2, 2], "worker": [1, 2, 1, 2], "label": [0, 1, 1, 1]})
     with pytest.raises((TypeError, ValueError), match=match):
@@ -227,9 +260,13 @@ def crowd_tables(draw):
     m = draw(st.integers(3, 5))
     rng = np.random.default_rng(draw(st.integers(0, 2**31)))
     labels = rng.integers(0, C, size=(n, m))
-    df = pd.DataFrame({"task": np.repeat(np.arange(n), m),
-                       "worker": np.tile(np.arange(m), n),
-                       "label": labels.ravel()})
+    df = pd.DataFrame(
+        {
+            "task": np.repeat(np.arange(n), m),
+            "worker": np.tile(np.arange(m), n),
+            "label": labels.ravel(),
+        }
+    )
     gold_tasks = rng.choice(n, size=min(n, 3), replace=False)
     gold = pd.Series(rng.integers(0, C, size=gold_tasks.size), index=gold_tasks)
     return df, gold, list(range(C))
@@ -251,5 +288,9 @@ def test_task_id_type_does_not_change_the_answer(data, method):
         # tasks sorted the same way (monotone conversions): same answers in order
         assert out.tolist() == ref.tolist()
     with pytest.raises(ValueError, match="task ids are str but the answers' task ids"):
-        aggregate(df, method, options=options,
-                  gold=pd.Series(gold.to_numpy(), index=[str(t) for t in gold.index]))
+        aggregate(
+            df,
+            method,
+            options=options,
+            gold=pd.Series(gold.to_numpy(), index=[str(t) for t in gold.index]),
+        )

@@ -30,7 +30,8 @@ SUBSET = ["temp", "wsd", "weather_cf", "prelec2017_sp/3"]
 
 def _script():
     spec = importlib.util.spec_from_file_location(
-        "real_crowds_study", ROOT / "scripts" / "real_crowds_study.py")
+        "real_crowds_study", ROOT / "scripts" / "real_crowds_study.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -53,27 +54,39 @@ def _read(name):
 
 
 def _same(fresh: pd.DataFrame, stored: pd.DataFrame, keys, values=("accuracy",)):
-    merged = fresh.merge(stored, on=list(keys), suffixes=("", "_stored"), how="left",
-                         validate="one_to_one")
+    merged = fresh.merge(
+        stored, on=list(keys), suffixes=("", "_stored"), how="left", validate="one_to_one"
+    )
     for v in values:
         a, b = merged[v].to_numpy(float), merged[f"{v}_stored"].to_numpy(float)
-        assert np.allclose(a, b, rtol=1e-5, atol=1e-9, equal_nan=True), (
-            merged.loc[~np.isclose(a, b, rtol=1e-5, atol=1e-9, equal_nan=True),
-                       list(keys) + [v, f"{v}_stored"]])
+        assert np.allclose(a, b, rtol=1e-5, atol=1e-9, equal_nan=True), merged.loc[
+            ~np.isclose(a, b, rtol=1e-5, atol=1e-9, equal_nan=True), list(keys) + [v, f"{v}_stored"]
+        ]
 
 
 def test_every_table_is_committed():
-    for name in ["accuracy_full", "accuracy_heldout", "bar", "margin", "gold_curve",
-                 "naming_tradeoff", "strategic", "strategic_summary", "single_task",
-                 "payments", "timings"]:
+    for name in [
+        "accuracy_full",
+        "accuracy_heldout",
+        "bar",
+        "margin",
+        "gold_curve",
+        "naming_tradeoff",
+        "strategic",
+        "strategic_summary",
+        "single_task",
+        "payments",
+        "timings",
+    ]:
         assert (RESULTS / f"{name}.csv").exists() and (RESULTS / f"{name}.md").exists()
     assert (RESULTS / "payments_workers.csv").exists()
     assert (RESULTS / "README.md").exists()
 
 
 def test_accuracy_tables_regenerate(script, data):
-    full, held = accuracy_study(data, gold_size=script.GOLD_SIZE,
-                                n_draws=script.N_DRAWS, random_state=0)
+    full, held = accuracy_study(
+        data, gold_size=script.GOLD_SIZE, n_draws=script.N_DRAWS, random_state=0
+    )
     _same(full, _read("accuracy_full"), ["dataset", "method"])
     _same(held, _read("accuracy_heldout"), ["dataset", "method"], ["accuracy", "sd"])
 
@@ -99,15 +112,18 @@ def test_bar_and_note_agree_with_the_held_out_table(script):
     note = (RESULTS / "README.md").read_text()
     for method, rows in fresh.groupby("method"):
         misses = ", ".join(rows.loc[~rows["within 2 points"], "dataset"]) or "none"
-        assert f"{method} falls more than 2 points below plurality (either tie " \
-               f"rule): {misses}." in note
+        assert (
+            f"{method} falls more than 2 points below plurality (either tie "
+            f"rule): {misses}." in note
+        )
     assert "| dataset" in note and "DMI practical" in note and "DMI validated" in note
 
 
 def test_margin_regenerates(script, data):
     sub = {k: data[k] for k in ["wsd", "prelec2017_sp/3"]}
-    fresh = margin_study(sub, gold_size=script.GOLD_SIZE, n_draws=script.MARGIN_DRAWS,
-                         random_state=7)
+    fresh = margin_study(
+        sub, gold_size=script.GOLD_SIZE, n_draws=script.MARGIN_DRAWS, random_state=7
+    )
     _same(fresh, _read("margin"), ["dataset", "plurality"], ["difference", "se"])
     note = (RESULTS / "README.md").read_text()
     assert f"DMI validated with {script.MARGIN_DRAWS} fresh gold draws" in note
@@ -115,11 +131,17 @@ def test_margin_regenerates(script, data):
 
 def test_gold_curve_and_naming_regenerate(script, data):
     sub = {k: data[k] for k in ["wsd", "prelec2017_sp/3"]}
-    _same(gold_curve(sub, n_draws=script.N_DRAWS, random_state=0), _read("gold_curve"),
-          ["dataset", "gold_size", "method"])
+    _same(
+        gold_curve(sub, n_draws=script.N_DRAWS, random_state=0),
+        _read("gold_curve"),
+        ["dataset", "gold_size", "method"],
+    )
     one = {"prelec2017_sp/3": data["prelec2017_sp/3"]}
-    _same(naming_tradeoff(one, n_reps=4, n_draws=min(script.N_DRAWS, 10), random_state=0),
-          _read("naming_tradeoff"), ["dataset", "crowd", "gold_size", "naming"])
+    _same(
+        naming_tradeoff(one, n_reps=4, n_draws=min(script.N_DRAWS, 10), random_state=0),
+        _read("naming_tradeoff"),
+        ["dataset", "crowd", "gold_size", "naming"],
+    )
 
 
 def test_strategic_regenerates(script, data):
@@ -127,19 +149,39 @@ def test_strategic_regenerates(script, data):
     stored = stored[stored["study"] == "main"].drop(columns="study")
     one = {"prelec2017_sp/3": data["prelec2017_sp/3"]}
     for attack, top in (("low-effort", 0.91), ("cyclic", 1.01)):
-        fresh = strategic_study(one, attack=attack,
-                                shares=np.round(np.arange(0, top, 0.1), 2), n_reps=5,
-                                gold_size=script.GOLD_SIZE, random_state=0)
+        fresh = strategic_study(
+            one,
+            attack=attack,
+            shares=np.round(np.arange(0, top, 0.1), 2),
+            n_reps=5,
+            gold_size=script.GOLD_SIZE,
+            random_state=0,
+        )
         _same(fresh, stored, ["dataset", "attack", "share", "rep", "method"])
 
 
 def test_single_task_and_payments_regenerate(data):
-    _same(single_task_study(random_state=0), _read("single_task"),
-          ["data", "study", "method"], ["accuracy", "n_tasks"])
+    _same(
+        single_task_study(random_state=0),
+        _read("single_task"),
+        ["data", "study", "method"],
+        ["accuracy", "n_tasks"],
+    )
     summary, _ = payment_study(data, random_state=0)
-    _same(summary, _read("payments"), ["dataset"],
-          ["workers", "kdmi_paid", "kdmi_positive", "kdmi_spearman", "dmi_paid",
-           "dmi_spearman", "kdmi_unpaid_did_all"])
+    _same(
+        summary,
+        _read("payments"),
+        ["dataset"],
+        [
+            "workers",
+            "kdmi_paid",
+            "kdmi_positive",
+            "kdmi_spearman",
+            "dmi_paid",
+            "dmi_spearman",
+            "kdmi_unpaid_did_all",
+        ],
+    )
 
 
 def test_dawidskene_strategic_rows_regenerate(script):
@@ -151,6 +193,13 @@ def test_dawidskene_strategic_rows_regenerate(script):
     one = load_study_datasets(["bluebirds"])
     shares = np.round(np.arange(0, 0.91, 0.1), 2)[::2]
     ds = {"crowd-kit DS": script.crowdkit_peers()["crowd-kit DS"]}
-    fresh = strategic_study(one, attack="low-effort", shares=shares, n_reps=3,
-                            gold_size=script.GOLD_SIZE, random_state=1, peers=ds)
+    fresh = strategic_study(
+        one,
+        attack="low-effort",
+        shares=shares,
+        n_reps=3,
+        gold_size=script.GOLD_SIZE,
+        random_state=1,
+        peers=ds,
+    )
     _same(fresh, stored, ["dataset", "attack", "share", "rep", "method"])

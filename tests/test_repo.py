@@ -49,8 +49,9 @@ def test_pyproject_ranges_admit_pins():
 
 
 def _notebooks():
-    return sorted(p for p in (ROOT / "book").rglob("*.ipynb")
-                  if ".ipynb_checkpoints" not in p.parts)
+    return sorted(
+        p for p in (ROOT / "book").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
 
 
 def _toc_entries() -> set[str]:
@@ -60,8 +61,11 @@ def _toc_entries() -> set[str]:
 
 def test_every_chapter_is_in_the_toc():
     entries = _toc_entries()
-    missing = [str(p.relative_to(ROOT)) for p in _notebooks()
-               if str(p.relative_to(ROOT).with_suffix("")) not in entries]
+    missing = [
+        str(p.relative_to(ROOT))
+        for p in _notebooks()
+        if str(p.relative_to(ROOT).with_suffix("")) not in entries
+    ]
     assert not missing, f"chapters missing from _toc.yml: {missing}"
 
 
@@ -73,8 +77,11 @@ def test_toc_entries_exist():
 @pytest.mark.parametrize("nb", _notebooks(), ids=lambda p: p.name)
 def test_notebook_has_no_outputs(nb):
     data = json.loads(nb.read_text())
-    dirty = [i for i, c in enumerate(data["cells"])
-             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    dirty = [
+        i
+        for i, c in enumerate(data["cells"])
+        if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))
+    ]
     assert not dirty, f"{nb.name}: cells {dirty} have stored outputs; clear them"
 
 
@@ -90,6 +97,7 @@ def test_proof_titles_do_not_repeat_their_type(nb):
     pattern = re.compile(r"^[`:]{3,}\{prf:(\w+)\}\s+(\w+)", re.M)
     cells = json.loads(nb.read_text())["cells"]
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    repeats = [m.group(0) for m in pattern.finditer(text)
-               if m.group(1).lower() == m.group(2).lower()]
+    repeats = [
+        m.group(0) for m in pattern.finditer(text) if m.group(1).lower() == m.group(2).lower()
+    ]
     assert not repeats, f"{nb.name}: run tools/fix_proof_titles.py ({repeats})"

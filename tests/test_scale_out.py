@@ -23,8 +23,9 @@ from dmi_lib.tabular import answer_matrix  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two worker processes, started and closed by this module."""
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
@@ -92,7 +93,7 @@ def test_read_answers_parquet_and_csv_globs(client, tmp_path):
     df, _ = crowd(C=3, seed=6)
     df["label"] = df["label"].astype(np.int8)  # the labels' dtype comes back unchanged
     for i, start in enumerate(range(0, len(df), len(df) // 4 + 1)):
-        part = df.iloc[start:start + len(df) // 4 + 1]
+        part = df.iloc[start : start + len(df) // 4 + 1]
         part.to_parquet(tmp_path / f"answers-{i}.parquet")
         part.to_csv(tmp_path / f"answers-{i}.csv", index=False)
     want = aggregate(df, "dmi")
@@ -117,7 +118,8 @@ def test_errors_are_specific(client):
     # duplicates='keep' counts every row, as the pandas path does
     pd.testing.assert_series_equal(
         aggregate(dd.from_pandas(dup, npartitions=2), "plurality", duplicates="keep"),
-        aggregate(dup, "plurality", duplicates="keep"))
+        aggregate(dup, "plurality", duplicates="keep"),
+    )
     na = df.astype({"label": float})
     na.loc[5, "label"] = np.nan
     with pytest.raises(ValueError, match="1 missing value.*'label'"):
@@ -146,8 +148,7 @@ def test_mechanism_payments_on_the_cluster_equal_the_serial_path(client):
     from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
     rng = np.random.default_rng(6)
-    states = random_states(40, 3, kind="mixture", accuracy=0.75, noise=0.3,
-                           random_state=rng)
+    states = random_states(40, 3, kind="mixture", accuracy=0.75, noise=0.3, random_state=rng)
     rep = simulate_crowd(states, [truthful(3)] * 70, tasks_per_agent=10, random_state=rng)
     executor = client.get_executor()
     for kw in ({}, {"method": "exact"}, {"payment": "whole"}):

@@ -37,14 +37,19 @@ def _reports(draw):
     n = draw(st.integers(1, 6))
     m = draw(st.integers(1, 5))
     C = draw(st.integers(1, 4))
-    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, m - 1)),
-                          unique=True, max_size=n * m))
-    labels = draw(st.lists(st.integers(0, C - 1), min_size=len(pairs),
-                           max_size=len(pairs)))
+    pairs = draw(
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, m - 1)), unique=True, max_size=n * m
+        )
+    )
+    labels = draw(st.lists(st.integers(0, C - 1), min_size=len(pairs), max_size=len(pairs)))
     task = [p[0] for p in pairs]
     worker = [p[1] for p in pairs]
-    return Reports.from_arrays(task, worker, labels, n_tasks=n, n_workers=m,
-                               n_options=C), pairs, labels
+    return (
+        Reports.from_arrays(task, worker, labels, n_tasks=n, n_workers=m, n_options=C),
+        pairs,
+        labels,
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,8 +66,9 @@ def test_counts_and_report_matrices_match_loops(data):
     for i in range(rep.n_workers):
         mine = sorted(t for t, w in pairs if w == i)
         np.testing.assert_array_equal(rep.worker_tasks(i), mine)
-    np.testing.assert_array_equal(rep.tasks_per_worker(),
-                                  [sum(w == i for _, w in pairs) for i in range(rep.n_workers)])
+    np.testing.assert_array_equal(
+        rep.tasks_per_worker(), [sum(w == i for _, w in pairs) for i in range(rep.n_workers)]
+    )
     A, answered = rep.answer_matrix()
     np.testing.assert_array_equal(answered, ref.sum(axis=1) > 0)
     np.testing.assert_allclose(A[answered], ref[answered] / ref[answered].sum(1, keepdims=True))
@@ -77,17 +83,40 @@ def test_from_arrays_infers_sizes():
     assert empty.counts().shape == (2, 2) and empty.counts().sum() == 0
 
 
-@pytest.mark.parametrize("kwargs, exc, match", [
-    (dict(task=[0, -1], worker=[0, 1], label=[0, 0]), ValueError, "task must be non-negative, found -1"),
-    (dict(task=[0, 1], worker=[0, 0], label=[0, 3], n_options=3), ValueError, r"label ids must lie in 0\.\.2.*found 3"),
-    (dict(task=[0, 5], worker=[0, 0], label=[0, 0], n_tasks=5), ValueError, r"task ids must lie in 0\.\.4.*found 5"),
-    (dict(task=[0, 1], worker=[0], label=[0, 0]), ValueError, "same length, got 2, 1 and 2"),
-    (dict(task=[2, 1, 2], worker=[0, 0, 0], label=[0, 1, 1]), ValueError, "worker 0 answered task 2 twice .positions 0 and 2"),
-    (dict(task=[0.5], worker=[0], label=[0]), TypeError, "whole numbers, found 0.5"),
-    (dict(task=["a"], worker=[0], label=[0]), TypeError, "integers"),
-    (dict(task=[[0]], worker=[0], label=[0]), ValueError, "1-D"),
-    (dict(task=[0], worker=[0], label=[0], n_options=1.5), TypeError, "n_options must be an int"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (
+            dict(task=[0, -1], worker=[0, 1], label=[0, 0]),
+            ValueError,
+            "task must be non-negative, found -1",
+        ),
+        (
+            dict(task=[0, 1], worker=[0, 0], label=[0, 3], n_options=3),
+            ValueError,
+            r"label ids must lie in 0\.\.2.*found 3",
+        ),
+        (
+            dict(task=[0, 5], worker=[0, 0], label=[0, 0], n_tasks=5),
+            ValueError,
+            r"task ids must lie in 0\.\.4.*found 5",
+        ),
+        (dict(task=[0, 1], worker=[0], label=[0, 0]), ValueError, "same length, got 2, 1 and 2"),
+        (
+            dict(task=[2, 1, 2], worker=[0, 0, 0], label=[0, 1, 1]),
+            ValueError,
+            "worker 0 answered task 2 twice .positions 0 and 2",
+        ),
+        (dict(task=[0.5], worker=[0], label=[0]), TypeError, "whole numbers, found 0.5"),
+        (dict(task=["a"], worker=[0], label=[0]), TypeError, "integers"),
+        (dict(task=[[0]], worker=[0], label=[0]), ValueError, "1-D"),
+        (
+            dict(task=[0], worker=[0], label=[0], n_options=1.5),
+            TypeError,
+            "n_options must be an int",
+        ),
+    ],
+)
 def test_reports_validation(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         Reports.from_arrays(**kwargs)
@@ -95,8 +124,7 @@ def test_reports_validation(kwargs, exc, match):
 
 def test_reports_constructor_validates_and_is_read_only():
     with pytest.raises(ValueError, match="duplicate report"):
-        Reports(task=[1, 1], worker=[0, 0], label=[0, 0], n_tasks=2, n_workers=1,
-                n_options=1)
+        Reports(task=[1, 1], worker=[0, 0], label=[0, 0], n_tasks=2, n_workers=1, n_options=1)
     rep = Reports.from_arrays([0, 1], [0, 0], [1, 0])
     with pytest.raises(AttributeError):
         rep.n_tasks = 5
@@ -121,16 +149,19 @@ def test_strategy_constructors():
     np.testing.assert_array_equal(R, random_strategy(5, random_state=3))
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: always(3, 3), r"option must lie in 0\.\.2, got 3"),
-    (lambda: permutation_strategy([0, 0, 1]), r"permutation of 0\.\.2, got \[0, 0, 1\]"),
-    (lambda: truthful(0), "C .number of options. must be >= 1, got 0"),
-    (lambda: random_strategy(3, alpha=0), "alpha must be a positive number"),
-    (lambda: check_strategies(np.ones((2, 2, 3))), r"shape \(m, C, C\)"),
-    (lambda: check_strategies([[[0.5, 0.6], [0, 1]]]), r"sum to 1 .* index \(0, 0\)"),
-    (lambda: check_strategies([[[1.2, -0.2], [0, 1]]]), "non-negative"),
-    (lambda: check_strategies([np.eye(2)], C=3), "must be 3 x 3"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: always(3, 3), r"option must lie in 0\.\.2, got 3"),
+        (lambda: permutation_strategy([0, 0, 1]), r"permutation of 0\.\.2, got \[0, 0, 1\]"),
+        (lambda: truthful(0), "C .number of options. must be >= 1, got 0"),
+        (lambda: random_strategy(3, alpha=0), "alpha must be a positive number"),
+        (lambda: check_strategies(np.ones((2, 2, 3))), r"shape \(m, C, C\)"),
+        (lambda: check_strategies([[[0.5, 0.6], [0, 1]]]), r"sum to 1 .* index \(0, 0\)"),
+        (lambda: check_strategies([[[1.2, -0.2], [0, 1]]]), "non-negative"),
+        (lambda: check_strategies([np.eye(2)], C=3), "must be 3 x 3"),
+    ],
+)
 def test_strategy_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
@@ -145,8 +176,15 @@ def test_random_states_kinds():
     # Dirichlet(1) on 4 options: E[a_c] = 1/4, Var = 3/80
     assert np.all(np.abs(a.mean(0) - 0.25) < 4 * np.sqrt(3 / 80 / 500))
     worlds = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
-    s, w = random_states(300, 3, kind="mixture", worlds=worlds, weights=[0.2, 0.3, 0.5],
-                         random_state=1, return_worlds=True)
+    s, w = random_states(
+        300,
+        3,
+        kind="mixture",
+        worlds=worlds,
+        weights=[0.2, 0.3, 0.5],
+        random_state=1,
+        return_worlds=True,
+    )
     np.testing.assert_array_equal(s, worlds[w])  # noise 0: the legal case
     freq = np.bincount(w, minlength=3) / 300
     assert np.all(np.abs(freq - [0.2, 0.3, 0.5]) < 4 * np.sqrt(0.25 / 300))
@@ -154,14 +192,17 @@ def test_random_states_kinds():
     assert np.allclose(noisy.sum(1), 1) and len(np.unique(noisy.round(12), axis=0)) == 300
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(kind="gauss"), "kind must be 'dirichlet' or 'mixture'"),
-    (dict(kind="mixture", noise=1.5), r"noise must lie in \[0, 1\]"),
-    (dict(kind="mixture", worlds=[[0.5, 0.5]]), "worlds must have C = 3 columns"),
-    (dict(kind="mixture", weights=[0.5, 0.5]), "one entry per world"),
-    (dict(return_worlds=True), "return_worlds=True needs kind='mixture'"),
-    (dict(alpha=-1), "alpha must be positive"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(kind="gauss"), "kind must be 'dirichlet' or 'mixture'"),
+        (dict(kind="mixture", noise=1.5), r"noise must lie in \[0, 1\]"),
+        (dict(kind="mixture", worlds=[[0.5, 0.5]]), "worlds must have C = 3 columns"),
+        (dict(kind="mixture", weights=[0.5, 0.5]), "one entry per world"),
+        (dict(return_worlds=True), "return_worlds=True needs kind='mixture'"),
+        (dict(alpha=-1), "alpha must be positive"),
+    ],
+)
 def test_random_states_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         random_states(5, 3, **kwargs)
@@ -173,13 +214,18 @@ def test_random_states_errors(kwargs, match):
 @pytest.mark.parametrize("n, s", [(5, 2), (6, 5)])  # Floyd branch, sorted-keys branch
 def test_task_subsets_are_uniform(n, s):
     m = 30_000
-    rep = simulate_crowd(np.full((n, 2), 0.5), np.broadcast_to(np.eye(2), (m, 2, 2)),
-                         tasks_per_agent=s, random_state=7)
+    rep = simulate_crowd(
+        np.full((n, 2), 0.5),
+        np.broadcast_to(np.eye(2), (m, 2, 2)),
+        tasks_per_agent=s,
+        random_state=7,
+    )
     sets = np.sort(rep.task.reshape(m, s), axis=1)
     assert np.all(np.diff(sets, axis=1) > 0)  # distinct tasks per agent
     code = (sets * n ** np.arange(s)).sum(axis=1)
-    expected = {sum(c * n ** j for j, c in enumerate(comb))
-                for comb in itertools.combinations(range(n), s)}
+    expected = {
+        sum(c * n**j for j, c in enumerate(comb)) for comb in itertools.combinations(range(n), s)
+    }
     values, freq = np.unique(code, return_counts=True)
     assert set(values.tolist()) == expected
     p = 1 / len(expected)
@@ -189,8 +235,12 @@ def test_task_subsets_are_uniform(n, s):
 def test_agents_work_in_random_order():
     # Each agent's reports are in the order she did the tasks: uniformly random.
     m = 20_000
-    rep = simulate_crowd(np.full((4, 2), 0.5), np.broadcast_to(np.eye(2), (m, 2, 2)),
-                         tasks_per_agent=3, random_state=2)
+    rep = simulate_crowd(
+        np.full((4, 2), 0.5),
+        np.broadcast_to(np.eye(2), (m, 2, 2)),
+        tasks_per_agent=3,
+        random_state=2,
+    )
     first_is_smallest = rep.task.reshape(m, 3).argmin(axis=1)
     freq = np.bincount(first_is_smallest, minlength=3) / m
     assert np.all(np.abs(freq - 1 / 3) < 5 * np.sqrt(2 / 9 / m))
@@ -206,17 +256,22 @@ def test_simulation_is_reproducible_and_seeded():
     for name in ("task", "worker", "label"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert not np.array_equal(a.task, c.task)
-    gen = simulate_crowd(states, S, tasks_per_agent=7,
-                         random_state=np.random.default_rng(11))
+    gen = simulate_crowd(states, S, tasks_per_agent=7, random_state=np.random.default_rng(11))
     np.testing.assert_array_equal(gen.label, a.label)
 
 
 def test_signals_and_strategies_are_applied():
     states = random_states(40, 3, random_state=3)
-    S = np.stack([truthful(3)] * 100 + [always(3, 1)] * 100
-                 + [permutation_strategy([1, 2, 0])] * 100)
-    rep, sig = simulate_crowd(states, S, tasks_per_agent=np.r_[[40] * 150, [10] * 150],
-                              random_state=4, return_signals=True)
+    S = np.stack(
+        [truthful(3)] * 100 + [always(3, 1)] * 100 + [permutation_strategy([1, 2, 0])] * 100
+    )
+    rep, sig = simulate_crowd(
+        states,
+        S,
+        tasks_per_agent=np.r_[[40] * 150, [10] * 150],
+        random_state=4,
+        return_signals=True,
+    )
     assert rep.tasks_per_worker().tolist() == [40] * 150 + [10] * 150
     g = rep.worker
     np.testing.assert_array_equal(rep.label[g < 100], sig[g < 100])
@@ -242,8 +297,11 @@ def test_answer_shares_converge_to_state_times_mean_strategy():
     n, C, m = 12, 3, 6000
     rng = np.random.default_rng(8)
     states = random_states(n, C, random_state=rng)
-    S = np.stack([truthful(C)] * 3000 + [always(C, 0)] * 1000
-                 + [random_strategy(C, rng) for _ in range(2000)])
+    S = np.stack(
+        [truthful(C)] * 3000
+        + [always(C, 0)] * 1000
+        + [random_strategy(C, rng) for _ in range(2000)]
+    )
     rep = simulate_crowd(states, S, tasks_per_agent=n, random_state=rng)  # all tasks
     A, _ = rep.answer_matrix()
     expected = states @ S.mean(axis=0)
@@ -254,19 +312,31 @@ def test_answer_shares_converge_to_state_times_mean_strategy():
 
 
 def test_simulate_reports_given_assignment():
-    rep = simulate_reports([[0.0, 1.0], [1.0, 0.0]], [np.eye(2), always(2, 1)],
-                           task=[0, 1, 1], worker=[0, 0, 1], random_state=0)
+    rep = simulate_reports(
+        [[0.0, 1.0], [1.0, 0.0]],
+        [np.eye(2), always(2, 1)],
+        task=[0, 1, 1],
+        worker=[0, 0, 1],
+        random_state=0,
+    )
     np.testing.assert_array_equal(rep.label, [1, 0, 1])
     with pytest.raises(ValueError, match="duplicate report"):
         simulate_reports([[0.5, 0.5]], [np.eye(2)], task=[0, 0], worker=[0, 0])
 
 
-@pytest.mark.parametrize("kwargs, exc, match", [
-    (dict(tasks_per_agent=6), ValueError, r"tasks_per_agent must lie in 0\.\.n_tasks = 5, got 6 for agent 0"),
-    (dict(tasks_per_agent=[1, -1]), ValueError, "got -1 for agent 1"),
-    (dict(tasks_per_agent=2.0), TypeError, "tasks_per_agent must be an int"),
-    (dict(tasks_per_agent=[1, 2, 3]), ValueError, "3 entries but there are 2 agents"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (
+            dict(tasks_per_agent=6),
+            ValueError,
+            r"tasks_per_agent must lie in 0\.\.n_tasks = 5, got 6 for agent 0",
+        ),
+        (dict(tasks_per_agent=[1, -1]), ValueError, "got -1 for agent 1"),
+        (dict(tasks_per_agent=2.0), TypeError, "tasks_per_agent must be an int"),
+        (dict(tasks_per_agent=[1, 2, 3]), ValueError, "3 entries but there are 2 agents"),
+    ],
+)
 def test_simulate_crowd_errors(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         simulate_crowd(np.full((5, 2), 0.5), [np.eye(2)] * 2, **kwargs)
@@ -293,26 +363,39 @@ def test_single_task_predictions_are_bayesian():
     prior = np.array([0.7, 0.3])
     c, p = simulate_single_task(P, prior, 20_000, true_world=1, random_state=0)
     for sig in range(3):
-        np.testing.assert_allclose(p[c == sig], np.tile(_bayes_prediction(P, prior, sig),
-                                                        ((c == sig).sum(), 1)))
+        np.testing.assert_allclose(
+            p[c == sig], np.tile(_bayes_prediction(P, prior, sig), ((c == sig).sum(), 1))
+        )
     freq = np.bincount(c, minlength=3) / c.size
     assert np.all(np.abs(freq - P[1]) < 5 * np.sqrt(P[1] * (1 - P[1]) / c.size))
-    noisy_c, noisy = simulate_single_task(P, prior, 500, true_world=1, random_state=0,
-                                          prediction_noise=0.3)
+    noisy_c, noisy = simulate_single_task(
+        P, prior, 500, true_world=1, random_state=0, prediction_noise=0.3
+    )
     np.testing.assert_allclose(noisy.sum(axis=1), 1)
     assert np.all(noisy >= 0) and not np.allclose(noisy, p[:500])
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(true_world=2), r"true_world must lie in 0\.\.1, got 2"),
-    (dict(true_world=1, world_prior=[1.0, 0.0]), "signal 1 can occur in world 1 but has prior probability 0"),
-    (dict(true_world=0, world_prior=[0.5, 0.2, 0.3]), "one entry per world"),
-    (dict(true_world=0, prediction_noise=2), "prediction_noise"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(true_world=2), r"true_world must lie in 0\.\.1, got 2"),
+        (
+            dict(true_world=1, world_prior=[1.0, 0.0]),
+            "signal 1 can occur in world 1 but has prior probability 0",
+        ),
+        (dict(true_world=0, world_prior=[0.5, 0.2, 0.3]), "one entry per world"),
+        (dict(true_world=0, prediction_noise=2), "prediction_noise"),
+    ],
+)
 def test_single_task_errors(kwargs, match):
-    args = dict(world_signal_probs=[[1.0, 0.0], [0.5, 0.5]], world_prior=[0.5, 0.5],
-                n_respondents=3)
+    args = dict(
+        world_signal_probs=[[1.0, 0.0], [0.5, 0.5]], world_prior=[0.5, 0.5], n_respondents=3
+    )
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        simulate_single_task(args.pop("world_signal_probs"), args.pop("world_prior"),
-                             args.pop("n_respondents"), **args)
+        simulate_single_task(
+            args.pop("world_signal_probs"),
+            args.pop("world_prior"),
+            args.pop("n_respondents"),
+            **args,
+        )

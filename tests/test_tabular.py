@@ -47,8 +47,7 @@ def long_tables(draw, max_tasks=8, max_workers=6, max_options=4):
     C = draw(st.integers(2, max_options))
     n = draw(st.integers(1, max_tasks))
     m = draw(st.integers(1, max_workers))
-    mask = draw(st.lists(st.lists(st.booleans(), min_size=m, max_size=m),
-                         min_size=n, max_size=n))
+    mask = draw(st.lists(st.lists(st.booleans(), min_size=m, max_size=m), min_size=n, max_size=n))
     rows = [(t, w) for t in range(n) for w in range(m) if mask[t][w]]
     if not rows:
         rows = [(0, 0)]
@@ -106,8 +105,11 @@ def test_answer_matrix_options_order_and_unused_options():
 
 def test_answer_matrix_duplicates():
     df = _table(["t", "t", "t", "u"], ["w", "w", "v", "w"], [0, 1, 1, 0])
-    with pytest.raises(ValueError, match=r"1 duplicate \(task, worker\) pair\(s\), "
-                                         r"e\.g\. task='t', worker='w'"):
+    with pytest.raises(
+        ValueError,
+        match=r"1 duplicate \(task, worker\) pair\(s\), "
+        r"e\.g\. task='t', worker='w'",
+    ):
         answer_matrix(df)
     assert answer_matrix(df, duplicates="keep").counts.tolist() == [[1, 2], [1, 0]]
     assert answer_matrix(df, duplicates="first").counts.tolist() == [[1, 1], [1, 0]]
@@ -123,8 +125,11 @@ def test_answer_matrix_errors():
         answer_matrix(good.drop(columns="worker"))
     with pytest.raises(ValueError, match="answers is empty"):
         answer_matrix(good.iloc[:0])
-    with pytest.raises(ValueError, match=r"1 missing value\(s\) in column 'label' "
-                                         r"\(first at row index 1\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"1 missing value\(s\) in column 'label' "
+        r"\(first at row index 1\)",
+    ):
         answer_matrix(good.assign(label=[0, np.nan]))
     with pytest.raises(ValueError, match=r"missing value\(s\) in column 'task'"):
         answer_matrix(good.assign(task=[None, 2]))
@@ -143,8 +148,11 @@ def test_answer_matrix_errors():
 def test_gold_for_unknown_tasks_is_refused():
     df = _table(["a", "a", "b", "b"], [1, 2, 1, 2], [0, 0, 1, 1])
     gold = pd.Series({"a": 0, "b": 1, "zzz": 1})
-    with pytest.raises(ValueError, match=r"gold names 1 task\(s\) that have no answers, "
-                                         r"e.g. \['zzz'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"gold names 1 task\(s\) that have no answers, "
+        r"e.g. \['zzz'\]",
+    ):
         aggregate(df, "dmi", gold=gold)
     assert aggregate(df, "dmi", gold=gold.drop("zzz")).tolist() == [0, 1]
 
@@ -153,13 +161,18 @@ def test_gold_for_unknown_tasks_is_refused():
 def test_gold_task_ids_of_another_type_are_refused(method):
     """'1' is not 1: such gold used to be dropped silently (clusters misnamed)."""
     df = _table([1, 1, 2, 2, 3, 3], [1, 2, 1, 2, 1, 2], [0, 0, 1, 1, 0, 1])
-    with pytest.raises(ValueError, match=r"gold's task ids are str but the answers' "
-                                         r"task ids are int"):
+    with pytest.raises(
+        ValueError,
+        match=r"gold's task ids are str but the answers' "
+        r"task ids are int",
+    ):
         aggregate(df, method, gold=pd.Series({"1": 1, "2": 0}))
-    with pytest.raises(ValueError, match=r"task ids are int but the answers' task ids "
-                                         r"are str"):
-        aggregate(df.assign(task=df["task"].astype(str)), method,
-                  gold=pd.Series({1: 1, 2: 0}))
+    with pytest.raises(
+        ValueError,
+        match=r"task ids are int but the answers' task ids "
+        r"are str",
+    ):
+        aggregate(df.assign(task=df["task"].astype(str)), method, gold=pd.Series({1: 1, 2: 0}))
 
 
 def test_label_space_too_large_for_a_dense_matrix_is_refused(monkeypatch):
@@ -167,8 +180,11 @@ def test_label_space_too_large_for_a_dense_matrix_is_refused(monkeypatch):
 
     monkeypatch.setattr(tabular, "MAX_DENSE_CELLS", 100)
     df = _table(list(range(20)), [1] * 20, [f"free text {i}" for i in range(20)])
-    with pytest.raises(ValueError, match=r"20 tasks and 20 distinct labels: the answer "
-                                         r"matrix would have 400 cells"):
+    with pytest.raises(
+        ValueError,
+        match=r"20 tasks and 20 distinct labels: the answer "
+        r"matrix would have 400 cells",
+    ):
         aggregate(df, "plurality")
 
 
@@ -202,13 +218,13 @@ def test_aggregate_argument_errors():
     with pytest.raises(ValueError, match="ties must be one of"):
         aggregate(df, "plurality", ties="last")
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['prior'\]"):
-        aggregate(df, "plurality", prior=[.5, .5])
+        aggregate(df, "plurality", prior=[0.5, 0.5])
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['n_init'\]"):
         aggregate(df, "dmi", n_init=3)
     with pytest.raises(ValueError, match="needs a 'prediction' column"):
         aggregate(df, "sp-single")
     with pytest.raises(ValueError, match="smoothing must be a number in"):
-        aggregate(df.assign(prediction=.5), "sp-single", smoothing=2)
+        aggregate(df.assign(prediction=0.5), "sp-single", smoothing=2)
     with pytest.raises(TypeError, match="gold must be a pandas Series"):
         aggregate(df, "dmi", gold=[0, 1])
     with pytest.raises(ValueError, match=r"gold label\(s\) \[7\] are not among options"):
@@ -251,8 +267,9 @@ def test_plurality_matches_counter(df, seed):
 
 def test_random_ties_reach_every_tied_option():
     df = _table(["t"] * 3, [1, 2, 3], [0, 1, 2])
-    seen = {int(aggregate(df, "plurality", ties="random", random_state=s).iloc[0])
-            for s in range(40)}
+    seen = {
+        int(aggregate(df, "plurality", ties="random", random_state=s).iloc[0]) for s in range(40)
+    }
     assert seen == {0, 1, 2}
 
 
@@ -275,16 +292,24 @@ def test_surprisingly_popular_matches_definition(df):
 def test_surprisingly_popular_paper_example():
     """Introduction: 56/40/4 against the prior 70/26/4 is surprisingly "so so"."""
     df = _table(["q"] * 25, range(25), ["good"] * 14 + ["so so"] * 10 + ["bad"] * 1)
-    prior = pd.Series({"good": .70, "so so": .26, "bad": .04})
+    prior = pd.Series({"good": 0.70, "so so": 0.26, "bad": 0.04})
     assert aggregate(df, "surprisingly-popular", prior=prior).iloc[0] == "so so"
     assert aggregate(df, "plurality").iloc[0] == "good"
     sp = SurprisinglyPopular(prior=prior).fit(df)
     assert sp.labels_.iloc[0] == "so so"
-    assert sp.prior_["good"] == .70
+    assert sp.prior_["good"] == 0.70
 
 
-@pytest.mark.parametrize("name, study", [("rte", None), ("temp", None), ("bluebirds", None),
-                                         ("prelec2017_sp", "1b"), ("prelec2017_sp", "3")])
+@pytest.mark.parametrize(
+    "name, study",
+    [
+        ("rte", None),
+        ("temp", None),
+        ("bluebirds", None),
+        ("prelec2017_sp", "1b"),
+        ("prelec2017_sp", "3"),
+    ],
+)
 def test_binary_dmi_equals_surprisingly_popular(name, study):
     """Corollary (Binary question: DMI-clustering = surprisingly popular), on real data:
     every task off the mean gets the same label from both."""
@@ -308,8 +333,10 @@ def test_dmi_matches_dmi_aggregate_on_the_matrix():
     assert out.tolist() == am.options[ref].tolist()
     g = am.options.get_indexer(d.gold.reindex(am.tasks))
     ref_g = aggregation.dmi_aggregate(am.A, gold=g, random_state=0)
-    assert aggregate(d.answers, "dmi", gold=d.gold, random_state=0).tolist() == \
-        am.options[ref_g].tolist()
+    assert (
+        aggregate(d.answers, "dmi", gold=d.gold, random_state=0).tolist()
+        == am.options[ref_g].tolist()
+    )
 
 
 @pytest.mark.parametrize("name", ["rte", "wsd", "face", "weather_cf"])
@@ -361,10 +388,15 @@ def test_dmi_aggregator_attributes():
     assert agg.names_.is_unique and set(agg.names_) <= set(d.options)
     assert (agg.names_[agg.clusters_].to_numpy() == agg.labels_.to_numpy()).all()
     assert agg.result_.clustering.method == "k-cofactors"  # 4 options: k = 4
-    assert DMIAggregator(method="exact").fit(_load("wsd").answers).result_.clustering.method \
+    assert (
+        DMIAggregator(method="exact").fit(_load("wsd").answers).result_.clustering.method
         == "exact-2d"
-    assert DMIAggregator().fit_predict(d.answers, gold=d.gold).equals(
-        DMIAggregator().fit(d.answers, gold=d.gold).labels_)
+    )
+    assert (
+        DMIAggregator()
+        .fit_predict(d.answers, gold=d.gold)
+        .equals(DMIAggregator().fit(d.answers, gold=d.gold).labels_)
+    )
     assert "DMIAggregator(method='auto'" in repr(agg)
 
 
@@ -430,15 +462,17 @@ def test_spectral_matches_direct_calls():
             assert out[t] == g["label"].iloc[0]
             continue
         p = g["prediction"].to_numpy()
-        r = aggregation.spectral_truth_serum(g["label"].to_numpy(),
-                                             np.column_stack([1 - p, p]))
+        r = aggregation.spectral_truth_serum(g["label"].to_numpy(), np.column_stack([1 - p, p]))
         assert out[t] == int(np.argmax(r.sign * r.e))
 
 
 def test_prelec_single_task_needs_smoothing_where_a_conditional_is_zero():
     d = _load("prelec2017_sp", "1c")
-    with pytest.raises(ValueError, match=r"task 'Massachusetts \| Boston' \(sp-single\): "
-                                         r"Pr\[0\|0\] = 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"task 'Massachusetts \| Boston' \(sp-single\): "
+        r"Pr\[0\|0\] = 0",
+    ):
         aggregate(d.answers, "sp-single")
     out = aggregate(d.answers, "sp-single", smoothing=0.01)
     assert len(out) == 50
@@ -446,7 +480,7 @@ def test_prelec_single_task_needs_smoothing_where_a_conditional_is_zero():
 
 def test_single_task_drops_unchosen_options_and_renormalises():
     # options 0, 1, 2; nobody chose 2; predictions over all three
-    P = [[.5, .3, .2], [.4, .4, .2], [.2, .6, .2], [.1, .7, .2]]
+    P = [[0.5, 0.3, 0.2], [0.4, 0.4, 0.2], [0.2, 0.6, 0.2], [0.1, 0.7, 0.2]]
     df = _table(["q"] * 4, [1, 2, 3, 4], [0, 0, 1, 1], prediction=P)
     out = aggregate(df, "sp-single", options=[0, 1, 2])
     Q = np.array(P)[:, :2]
@@ -456,23 +490,26 @@ def test_single_task_drops_unchosen_options_and_renormalises():
 
 def test_single_task_label_predictions_and_errors():
     # predicted top choices (labels), as in hosseini2021's Top-Top format
-    df = _table(["q"] * 5, range(5), [7, 7, 7, 9, 9],
-                prediction=pd.array([7, 9, 9, 9, 7], dtype="Int64"))
+    df = _table(
+        ["q"] * 5, range(5), [7, 7, 7, 9, 9], prediction=pd.array([7, 9, 9, 9, 7], dtype="Int64")
+    )
     P = np.array([[1, 0], [0, 1], [0, 1], [0, 1], [1, 0]], float)
-    assert aggregate(df, "sp-single").iloc[0] == \
-        [7, 9][aggregation.surprisingly_popular_single([0, 0, 0, 1, 1], P).answer]
+    assert (
+        aggregate(df, "sp-single").iloc[0]
+        == [7, 9][aggregation.surprisingly_popular_single([0, 0, 0, 1, 1], P).answer]
+    )
     with pytest.raises(ValueError, match=r"predicted label\(s\) \[8\] are not among"):
-        aggregate(df.assign(prediction=pd.array([8, 9, 9, 9, 7], dtype="Int64")),
-                  "sp-single")
-    with pytest.raises(ValueError, match=r"column 'prediction' has 1 missing value\(s\), "
-                                         r"e\.g\. task='q', worker=0"):
-        aggregate(df.assign(prediction=pd.array([None, 9, 9, 9, 7], dtype="Int64")),
-                  "spectral")
+        aggregate(df.assign(prediction=pd.array([8, 9, 9, 9, 7], dtype="Int64")), "sp-single")
+    with pytest.raises(
+        ValueError,
+        match=r"column 'prediction' has 1 missing value\(s\), "
+        r"e\.g\. task='q', worker=0",
+    ):
+        aggregate(df.assign(prediction=pd.array([None, 9, 9, 9, 7], dtype="Int64")), "spectral")
     with pytest.raises(ValueError, match=r"prediction must be a fraction in \[0, 1\]"):
         aggregate(df.assign(prediction=[7.0, 9.0, 9.0, 9.0, 7.0]), "sp-single")
     with pytest.raises(ValueError, match="'fraction'.* needs exactly 2 options"):
-        aggregate(_table(["q"] * 3, [1, 2, 3], [0, 1, 2], prediction=[.1, .2, .3]),
-                  "sp-single")
+        aggregate(_table(["q"] * 3, [1, 2, 3], [0, 1, 2], prediction=[0.1, 0.2, 0.3]), "sp-single")
 
 
 def test_single_task_one_hot_needs_smoothing():
@@ -481,12 +518,14 @@ def test_single_task_one_hot_needs_smoothing():
         aggregate(d.answers, "sp-single", ties="random", random_state=0)
     out = aggregate(d.answers, "sp-single", ties="random", random_state=0, smoothing=0.01)
     assert len(out) == 60
-    assert all(out[t] in d.task_options[t] or out[t] in set(
-        d.answers.loc[d.answers["task"] == t, "label"]) for t in out.index)
+    assert all(
+        out[t] in d.task_options[t] or out[t] in set(d.answers.loc[d.answers["task"] == t, "label"])
+        for t in out.index
+    )
 
 
 def test_distribution_predictions():
-    P = [(.6, .4), (.5, .5), (.2, .8)]
+    P = [(0.6, 0.4), (0.5, 0.5), (0.2, 0.8)]
     df = _table(["q"] * 3, [1, 2, 3], [0, 0, 1], prediction=P)
     ref = aggregation.surprisingly_popular_single([0, 0, 1], np.array(P))
     assert aggregate(df, "sp-single").iloc[0] == ref.answer
@@ -494,14 +533,18 @@ def test_distribution_predictions():
     frac = df.assign(prediction=[p[1] for p in P])
     assert aggregate(frac, "sp-single").iloc[0] == ref.answer
     with pytest.raises(ValueError, match="is not a probability vector"):
-        aggregate(df.assign(prediction=[(.6, .6), (.5, .5), (.2, .8)]), "sp-single")
+        aggregate(df.assign(prediction=[(0.6, 0.6), (0.5, 0.5), (0.2, 0.8)]), "sp-single")
     with pytest.raises(ValueError, match="one entry per option"):
-        aggregate(df.assign(prediction=[(1.,), (1.,), (1.,)]), "sp-single")
+        aggregate(df.assign(prediction=[(1.0,), (1.0,), (1.0,)]), "sp-single")
 
 
 def test_unanimous_task_gets_its_answer():
-    df = _table(["q"] * 3 + ["r"] * 2, [1, 2, 3, 1, 2], [1, 1, 1, 0, 1],
-                prediction=[.9, .9, .9, .4, .6])
+    df = _table(
+        ["q"] * 3 + ["r"] * 2,
+        [1, 2, 3, 1, 2],
+        [1, 1, 1, 0, 1],
+        prediction=[0.9, 0.9, 0.9, 0.4, 0.6],
+    )
     for method in ("sp-single", "spectral"):
         assert aggregate(df, method)["q"] == 1
 
@@ -522,13 +565,16 @@ def test_fraction_refers_to_the_larger_label_whatever_the_column_order():
         aggregate(d.answers, "sp-single", prediction_type="share")
 
 
-@pytest.mark.parametrize("method", ["surprisingly-popular", "dmi", "dmi-practical",
-                                    "dmi-validated"])
+@pytest.mark.parametrize(
+    "method", ["surprisingly-popular", "dmi", "dmi-practical", "dmi-validated"]
+)
 def test_multi_task_methods_refuse_per_task_label_spaces(method):
     from dmi_lib import aggregate, load_dataset
 
     ds = load_dataset("hosseini2021_spvoting", treatment="Top-Top")
     with pytest.raises(ValueError, match="per-task"):
         aggregate(ds.answers, method=method)
-    assert aggregate(ds.answers, method="plurality", ties="random",
-                     random_state=0).index.size == ds.gold.size
+    assert (
+        aggregate(ds.answers, method="plurality", ties="random", random_state=0).index.size
+        == ds.gold.size
+    )

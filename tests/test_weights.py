@@ -14,8 +14,7 @@ from dmi_lib.core import _cluster_distinct, distinct_rows, prepare
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -23,8 +22,7 @@ def weighted_points(draw, max_rows=6, max_dim=3, max_expanded=10):
     """Small integer points (distinct rows) with integer weights 1..3."""
     d = draw(st.integers(1, max_dim))
     n = draw(st.integers(3, max_rows))
-    rows = draw(st.lists(st.tuples(*[st.integers(-4, 4)] * d), min_size=n, max_size=n,
-                         unique=True))
+    rows = draw(st.lists(st.tuples(*[st.integers(-4, 4)] * d), min_size=n, max_size=n, unique=True))
     w = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
     assume(sum(w) <= max_expanded)
     A = np.array(rows, dtype=float)
@@ -51,8 +49,9 @@ def test_weighted_brute_force_equals_expanded_brute_force(data):
     assert weighted.k == full.k
     assert weighted.log_score == pytest.approx(full.log_score, rel=1e-9, abs=1e-9)
     # and the weighted labels, repeated, are an optimal clustering of the copies
-    assert log_dmi_score(expanded(A, w), np.repeat(weighted.labels, w)) == \
-        pytest.approx(full.log_score, rel=1e-9, abs=1e-9)
+    assert log_dmi_score(expanded(A, w), np.repeat(weighted.labels, w)) == pytest.approx(
+        full.log_score, rel=1e-9, abs=1e-9
+    )
 
 
 @SETTINGS
@@ -74,7 +73,8 @@ def test_weighted_score_is_expanded_score(data, seed):
     k = prepare(A).k
     labels = np.random.default_rng(seed).integers(0, k, size=len(A))
     assert dmi_score(A, labels, sample_weight=w) == pytest.approx(
-        dmi_score(expanded(A, w), np.repeat(labels, w)), rel=1e-9, abs=1e-12)
+        dmi_score(expanded(A, w), np.repeat(labels, w)), rel=1e-9, abs=1e-12
+    )
 
 
 def _weighted_move_factors(A, w, labels):
@@ -131,17 +131,20 @@ def test_zero_weight_rows_do_not_count_for_k():
     assert dmi_cluster(A, sample_weight=[1, 1, 1, 0]).k == 2
 
 
-@pytest.mark.parametrize("bad, kind, match", [
-    ([1, 1, -1, 1], ValueError, r"non-negative, got -1.0 at index 2"),
-    ([1, np.nan, 1, 1], ValueError, r"got nan at index 1"),
-    ([1, np.inf, 1, 1], ValueError, r"got inf at index 1"),
-    ([0, 0, 0, 0], ValueError, r"positive sum"),
-    ([1, 1, 1], ValueError, r"shape \(4,\)"),
-    ([[1, 1, 1, 1]], ValueError, r"shape \(4,\)"),
-    (["a", "b", "c", "d"], TypeError, r"sample_weight must be numeric"),
-    ([True, False, True, True], TypeError, r"sample_weight must be numeric"),
-    (np.ma.masked_array([1, 1, 1, 1], [0, 1, 0, 0]), TypeError, r"masked"),
-])
+@pytest.mark.parametrize(
+    "bad, kind, match",
+    [
+        ([1, 1, -1, 1], ValueError, r"non-negative, got -1.0 at index 2"),
+        ([1, np.nan, 1, 1], ValueError, r"got nan at index 1"),
+        ([1, np.inf, 1, 1], ValueError, r"got inf at index 1"),
+        ([0, 0, 0, 0], ValueError, r"positive sum"),
+        ([1, 1, 1], ValueError, r"shape \(4,\)"),
+        ([[1, 1, 1, 1]], ValueError, r"shape \(4,\)"),
+        (["a", "b", "c", "d"], TypeError, r"sample_weight must be numeric"),
+        ([True, False, True, True], TypeError, r"sample_weight must be numeric"),
+        (np.ma.masked_array([1, 1, 1, 1], [0, 1, 0, 0]), TypeError, r"masked"),
+    ],
+)
 def test_bad_sample_weight_is_refused(bad, kind, match):
     A = [[0.0], [1.0], [2.0], [5.0]]
     for fn in (dmi_cluster, brute_force, mean_split, k_cofactors):
@@ -156,13 +159,15 @@ def test_estimator_takes_sample_weight():
     est = DMIClustering().fit(A, sample_weight=[2, 1, 1])
     assert est.labels_.tolist() == [0, 0, 1]
     assert est.fit_predict(A, sample_weight=[10, 1, 1]).tolist() == [0, 1, 1]
-    assert DMIClustering().fit(np.repeat(A, [10, 1, 1], axis=0)).score_ == \
-        pytest.approx(est.score_)
+    assert DMIClustering().fit(np.repeat(A, [10, 1, 1], axis=0)).score_ == pytest.approx(est.score_)
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)),
-                min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=30
+    )
+)
 def test_distinct_rows(rows):
     A = np.array(rows, dtype=float)
     index, inverse, counts = distinct_rows(A)
@@ -183,15 +188,17 @@ def test_clustering_distinct_rows_is_exact(data):
     assert res.labels.shape == (len(X),)
     assert res.info["n_distinct_rows"] == len(A)
     assert res.log_score == pytest.approx(brute_force(X).log_score, rel=1e-9, abs=1e-9)
-    assert log_dmi_score(X, res.labels) == pytest.approx(res.log_score, rel=1e-9,
-                                                         abs=1e-9)
+    assert log_dmi_score(X, res.labels) == pytest.approx(res.log_score, rel=1e-9, abs=1e-9)
 
 
 # --------------------------------------------------------------------------- #
 # The practical methods on grouped tasks equal the methods on every task
 # --------------------------------------------------------------------------- #
 from dmi_lib.practical import (  # noqa: E402
-    practical_dmi_aggregate, refine_multinomial, validated_dmi_aggregate)
+    practical_dmi_aggregate,
+    refine_multinomial,
+    validated_dmi_aggregate,
+)
 from dmi_lib.aggregation import name_clusters  # noqa: E402
 
 
@@ -245,8 +252,9 @@ def _clustered(N):
 def test_validated_on_groups_equals_task_by_task(data, folds):
     N, g = data
     A, clustering = _clustered(N)
-    res = validated_dmi_aggregate(N, gold=g, clustering=clustering, folds=folds,
-                                  return_details=True)
+    res = validated_dmi_aggregate(
+        N, gold=g, clustering=clustering, folds=folds, return_details=True
+    )
     ref, right = _validated_reference(N, g, clustering, folds)
     np.testing.assert_array_equal(res.options, ref)
     assert res.gold_correct == right
@@ -261,8 +269,8 @@ def test_weighted_practical_steps_equal_expanded(data):
     Ne, ge, le = (np.repeat(x, w, axis=0) for x in (N, g, clustering.labels))
     Ae = Ne / Ne.sum(axis=1, keepdims=True)
     np.testing.assert_array_equal(
-        name_clusters(clustering.labels, A, gold=g, sample_weight=w),
-        name_clusters(le, Ae, gold=ge))
+        name_clusters(clustering.labels, A, gold=g, sample_weight=w), name_clusters(le, Ae, gold=ge)
+    )
     k = clustering.k
     cg = np.where(g >= 0, g % k, -1)
     lab, mu, pi, _, _ = refine_multinomial(N, clustering.labels, gold=cg, sample_weight=w)

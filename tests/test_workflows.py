@@ -11,15 +11,20 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
-ACTIONLINT = shutil.which("actionlint") or str(Path(__import__("sys").executable).parent
-                                               / "actionlint")
+ACTIONLINT = shutil.which("actionlint") or str(
+    Path(__import__("sys").executable).parent / "actionlint"
+)
 
 
 def _actionlint(*paths) -> subprocess.CompletedProcess:
     if not Path(ACTIONLINT).exists():
         pytest.fail("actionlint is not installed (requirements-dev.txt pins it)")
-    return subprocess.run([ACTIONLINT, "-no-color", "-shellcheck=", "-pyflakes=",
-                           *map(str, paths)], capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run(
+        [ACTIONLINT, "-no-color", "-shellcheck=", "-pyflakes=", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
 
 
 def test_there_are_workflows():
@@ -35,8 +40,10 @@ def test_actionlint_catches_a_broken_workflow(tmp_path):
     # the check above can fail: a job that needs a job that does not exist
     bad = tmp_path / ".github" / "workflows" / "bad.yml"
     bad.parent.mkdir(parents=True)
-    bad.write_text("on: push\njobs:\n  a:\n    needs: nope\n    runs-on: ubuntu-latest\n"
-                   "    steps:\n      - run: echo ${{ github.nosuchthing }}\n")
+    bad.write_text(
+        "on: push\njobs:\n  a:\n    needs: nope\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo ${{ github.nosuchthing }}\n"
+    )
     proc = _actionlint(bad)
     assert proc.returncode != 0 and "nope" in proc.stdout
 
@@ -44,13 +51,17 @@ def test_actionlint_catches_a_broken_workflow(tmp_path):
 def test_workflow_runs_the_readme_commands_and_publishes():
     wf = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
     readme = (ROOT / "README.md").read_text()
-    steps = {name: [s.get("run", "") or s.get("uses", "") for s in job["steps"]]
-             for name, job in wf["jobs"].items()}
+    steps = {
+        name: [s.get("run", "") or s.get("uses", "") for s in job["steps"]]
+        for name, job in wf["jobs"].items()
+    }
     assert "python3 dev.py test" in steps["test"] and "python3 dev.py test" in readme
     assert "python3 dev.py book" in steps["book"]
     assert any(s.startswith("actions/upload-pages-artifact@") for s in steps["book"])
     assert any(s.startswith("actions/deploy-pages@") for s in steps["deploy"])
-    assert wf["jobs"]["book"]["env"]["DMI_BOOK_REPO_URL"] == \
-        "${{ github.server_url }}/${{ github.repository }}"
+    assert (
+        wf["jobs"]["book"]["env"]["DMI_BOOK_REPO_URL"]
+        == "${{ github.server_url }}/${{ github.repository }}"
+    )
     assert "refs/heads/main" in wf["jobs"]["book"]["if"]
     assert wf["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}

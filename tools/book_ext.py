@@ -35,9 +35,11 @@ def mathjax_source() -> Path:
     try:
         import mathjax  # the wheel's package name
     except ImportError as err:  # pragma: no cover - the pins install it
-        raise ExtensionError("MathJax is served with the book from the pinned "
-                             "'django-static-mathjax' package, which is not installed "
-                             "(pip install -r requirements-dev.txt)") from err
+        raise ExtensionError(
+            "MathJax is served with the book from the pinned "
+            "'django-static-mathjax' package, which is not installed "
+            "(pip install -r requirements-dev.txt)"
+        ) from err
     src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
     if not (src / "tex-mml-chtml.js").is_file():
         raise ExtensionError(f"no tex-mml-chtml.js in {src}")
@@ -47,8 +49,10 @@ def mathjax_source() -> Path:
 def _check_mathjax_path(app: Sphinx, config) -> None:
     path = config.mathjax_path or ""
     if "//" in path:
-        raise ExtensionError(f"mathjax_path {path!r} loads MathJax from another server; the "
-                             f"book serves it itself: use '{MATHJAX_DIR}/tex-mml-chtml.js'")
+        raise ExtensionError(
+            f"mathjax_path {path!r} loads MathJax from another server; the "
+            f"book serves it itself: use '{MATHJAX_DIR}/tex-mml-chtml.js'"
+        )
 
 
 #: Book-wide CSS (written to _static/dmi-book.css): the API page's summary tables wrap
@@ -75,13 +79,15 @@ def _copy_mathjax(app: Sphinx, exception) -> None:
 
 # --- proof index ---------------------------------------------------------------------
 
+
 def _record_proof_titles(app: Sphinx, doctree) -> None:
     """Store each sphinx-proof block's rendered title next to its label."""
     proofs = getattr(app.env, "proof_list", None)
     if not proofs:
         return
-    for node in doctree.findall(lambda n: "realtype" in getattr(n, "attributes", {})
-                                and "label" in n.attributes):
+    for node in doctree.findall(
+        lambda n: "realtype" in getattr(n, "attributes", {}) and "label" in n.attributes
+    ):
         entry = proofs.get(node["label"])
         if entry is None or entry.get("docname") != app.env.docname:
             continue
@@ -134,8 +140,10 @@ def titled_proof_index(base):
                 extra = chapter.astext() if chapter is not None else values["docname"]
                 # (name, subtype, docname, anchor, extra, qualifier, description)
                 content[kind].append((name, 0, values["docname"], anchor, extra, "", ""))
-            result = [(kind, sorted(entries, key=lambda e: _natural_key(e[0])))
-                      for kind, entries in sorted(content.items())]
+            result = [
+                (kind, sorted(entries, key=lambda e: _natural_key(e[0])))
+                for kind, entries in sorted(content.items())
+            ]
             return result, True
 
     return TitledProofIndex
@@ -143,14 +151,16 @@ def titled_proof_index(base):
 
 # --- API reference -------------------------------------------------------------------
 
+
 def public_names(package: str) -> list[str]:
     """The public names of ``package``: its ``__all__``, else every name without a
     leading underscore that is not a module (lazily loaded names included)."""
     mod = importlib.import_module(package)
     names = getattr(mod, "__all__", None)
     if names is None:
-        names = [n for n in dir(mod)
-                 if not n.startswith("_") and not inspect.ismodule(getattr(mod, n))]
+        names = [
+            n for n in dir(mod) if not n.startswith("_") and not inspect.ismodule(getattr(mod, n))
+        ]
     return list(names)
 
 
@@ -187,14 +197,27 @@ def api_rst(package: str) -> list[str]:
         obj = getattr(mod, name)
         groups[_home(package, name, obj, modules)].append((name, obj))
     lines: list[str] = []
-    for home in sorted(groups, key=lambda m: [x.__name__ for x in modules].index(m)
-                       if m in [x.__name__ for x in modules] else len(modules)):
+    for home in sorted(
+        groups,
+        key=lambda m: (
+            [x.__name__ for x in modules].index(m)
+            if m in [x.__name__ for x in modules]
+            else len(modules)
+        ),
+    ):
         doc = inspect.getdoc(importlib.import_module(home)) or home
         heading = " ".join(doc.strip().split("\n\n")[0].split()).rstrip(".")
         heading = re.sub(r"^[\w.]+\s+[-\u2014:]+\s*", "", heading) or home
-        lines += [heading, "-" * max(len(heading), 3), "",
-                  f"Defined in ``{home}``; import them from ``{package}``.", "",
-                  ".. autosummary::", "   :nosignatures:", ""]
+        lines += [
+            heading,
+            "-" * max(len(heading), 3),
+            "",
+            f"Defined in ``{home}``; import them from ``{package}``.",
+            "",
+            ".. autosummary::",
+            "   :nosignatures:",
+            "",
+        ]
         lines += [f"   {package}.{name}" for name, _ in groups[home]]
         lines.append("")
         for name, obj in groups[home]:
@@ -228,8 +251,9 @@ def _api_directive():
                     self.env.note_dependency(module.__file__)
             container = nodes.container()
             lines = api_rst(package)
-            nested_parse_with_titles(self.state, StringList(lines, source=f"<{package} API>"),
-                                     container)
+            nested_parse_with_titles(
+                self.state, StringList(lines, source=f"<{package} API>"), container
+            )
             return container.children
 
     return DMIApi

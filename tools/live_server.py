@@ -48,13 +48,30 @@ def origin_pattern(book_port: int) -> str:
 
 def jupyter_command(python: str, root: Path, port: int, book_port: int) -> list[str]:
     """Command line of the Jupyter server; the token is passed in ``JUPYTER_TOKEN``."""
-    cmd = [python, "-m", "jupyter_server", "--no-browser",
-           f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--ServerApp.root_dir={root}",
-           f"--ServerApp.allow_origin_pat={origin_pattern(book_port)}",
-           # kernels only: JupyterLab and its server extensions start 2-3 s slower
-           "--ServerApp.jpserver_extensions=" + repr({name: False for name in (
-               "jupyterlab", "jupyter_lsp", "jupyter_server_terminals", "notebook_shim")})]
+    cmd = [
+        python,
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        f"--ServerApp.allow_origin_pat={origin_pattern(book_port)}",
+        # kernels only: JupyterLab and its server extensions start 2-3 s slower
+        "--ServerApp.jpserver_extensions="
+        + repr(
+            {
+                name: False
+                for name in (
+                    "jupyterlab",
+                    "jupyter_lsp",
+                    "jupyter_server_terminals",
+                    "notebook_shim",
+                )
+            }
+        ),
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     return cmd
@@ -91,8 +108,9 @@ class BookHandler(SimpleHTTPRequestHandler):
 def wait_ready(info: dict, proc: subprocess.Popen, timeout: float = 60.0) -> float:
     """Poll the Jupyter server's /api/status until it answers; return the seconds taken."""
     start = time.monotonic()
-    req = urllib.request.Request(info["baseUrl"] + "/api/status",
-                                 headers={"Authorization": f"token {info['token']}"})
+    req = urllib.request.Request(
+        info["baseUrl"] + "/api/status", headers={"Authorization": f"token {info['token']}"}
+    )
     while time.monotonic() - start < timeout:
         if proc.poll() is not None:
             raise RuntimeError(f"the Jupyter server exited with code {proc.returncode}")
@@ -110,8 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--book", type=Path, required=True, help="the built HTML book")
     p.add_argument("--root", type=Path, required=True, help="the Jupyter server's root")
     p.add_argument("--port", type=int, default=8000, help="the book's port (0: any free)")
-    p.add_argument("--page", default="index.html", help="page to open, e.g. "
-                   "book/06_one_dimension.html")
+    p.add_argument(
+        "--page", default="index.html", help="page to open, e.g. book/06_one_dimension.html"
+    )
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     args = p.parse_args(argv)
     if not (args.book / "index.html").exists():
@@ -123,8 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         httpd = ThreadingHTTPServer((HOST, book_port), handler)
     except OSError as err:
-        print(f"cannot serve the book on port {book_port}: {err}; "
-              "choose another with --port N (0: any free port)", file=sys.stderr)
+        print(
+            f"cannot serve the book on port {book_port}: {err}; "
+            "choose another with --port N (0: any free port)",
+            file=sys.stderr,
+        )
         return 2
 
     token = secrets.token_hex(24)
@@ -132,8 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     BookHandler.info = server_info(jport, token)
     env = dict(os.environ, JUPYTER_TOKEN=token)
     t0 = time.monotonic()
-    jupyter = subprocess.Popen(jupyter_command(sys.executable, args.root.resolve(), jport,
-                                               book_port), env=env, stdin=subprocess.DEVNULL)
+    jupyter = subprocess.Popen(
+        jupyter_command(sys.executable, args.root.resolve(), jport, book_port),
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
 
     def stop(*_):
         raise KeyboardInterrupt  # leaves serve_forever; `finally` stops both servers
@@ -144,11 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         wait_ready(BookHandler.info, jupyter)
         url = f"http://{HOST}:{book_port}/{args.page.lstrip('/')}"
-        print(f"\nJupyter server ready on http://{HOST}:{jport} after "
-              f"{time.monotonic() - t0:.1f} s (token in {SERVER_JSON}, origins "
-              f"{origin_pattern(book_port)})", flush=True)
-        print(f"Book with live code: {url}\nTurn on \"Live code\" under a chapter's title. "
-              "Ctrl-C stops both servers.", flush=True)
+        print(
+            f"\nJupyter server ready on http://{HOST}:{jport} after "
+            f"{time.monotonic() - t0:.1f} s (token in {SERVER_JSON}, origins "
+            f"{origin_pattern(book_port)})",
+            flush=True,
+        )
+        print(
+            f'Book with live code: {url}\nTurn on "Live code" under a chapter\'s title. '
+            "Ctrl-C stops both servers.",
+            flush=True,
+        )
         if not args.no_browser:
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         httpd.serve_forever()

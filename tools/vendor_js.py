@@ -59,7 +59,7 @@ PINS: tuple[Pin, ...] = (
         name="thebe",
         version="0.9.3",
         integrity="sha512-Rb/7kVhtlffXra3kIe7OuIGE7awsm2/fGWxw21DiNfnWLnUQiDl9AWqYdshPwZPG/"
-                  "5DzLpsJRPix2xtCPtJmQQ==",
+        "5DzLpsJRPix2xtCPtJmQQ==",
         files=("package.json", "lib/*.js", "lib/thebe.css", "lib/*.LICENSE.txt"),
         dest="thebe",
     ),
@@ -69,7 +69,7 @@ PINS: tuple[Pin, ...] = (
         name="requirejs",
         version="2.3.8",
         integrity="sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNeh"
-                  "IonFlyQXSowL6Mw==",
+        "IonFlyQXSowL6Mw==",
         files=("package.json", "require.js"),
         dest="requirejs",
     ),
@@ -89,13 +89,15 @@ def verify(data: bytes, pin: Pin) -> None:
     """Raise :class:`IntegrityError` unless ``data`` is the pinned tarball of ``pin``."""
     algo, _, _ = pin.integrity.partition("-")
     if algo != "sha512":
-        raise ValueError(f"pin {pin.name}@{pin.version}: integrity must be sha512, "
-                         f"got {pin.integrity!r}")
+        raise ValueError(
+            f"pin {pin.name}@{pin.version}: integrity must be sha512, got {pin.integrity!r}"
+        )
     got = integrity_of(data)
     if got != pin.integrity:
         raise IntegrityError(
             f"{pin.name}@{pin.version}: tarball integrity {got} does not match the "
-            f"pinned {pin.integrity}; refusing to use it")
+            f"pinned {pin.integrity}; refusing to use it"
+        )
 
 
 def cache_dir() -> Path:
@@ -126,8 +128,12 @@ def _fetch_with_npm(pin: Pin) -> bytes:
     if npm is None:
         raise FileNotFoundError("npm")
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([npm, "pack", f"{pin.name}@{pin.version}", "--pack-destination", tmp,
-                        "--silent"], check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [npm, "pack", f"{pin.name}@{pin.version}", "--pack-destination", tmp, "--silent"],
+            check=True,
+            cwd=tmp,
+            stdout=subprocess.DEVNULL,
+        )
         return (Path(tmp) / pin.tarball_name).read_bytes()
 
 
@@ -136,7 +142,8 @@ def _fetch_with_http(pin: Pin) -> bytes:
     if registry is None:
         raise RuntimeError(
             f"cannot fetch {pin.name}@{pin.version}: npm is not installed and no registry "
-            "is configured; set NPM_CONFIG_REGISTRY to the npm registry's URL")
+            "is configured; set NPM_CONFIG_REGISTRY to the npm registry's URL"
+        )
     basename = pin.name.split("/")[-1]
     url = f"{registry}/{pin.name}/-/{basename}-{pin.version}.tgz"
     with urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310 (https registry)
@@ -158,8 +165,11 @@ def fetch(pin: Pin) -> bytes:
     except FileNotFoundError:
         data = _fetch_with_http(pin)  # no npm on this machine
     except subprocess.CalledProcessError as err:
-        print(f"vendor_js: npm pack {pin.name}@{pin.version} failed ({err}); trying the "
-              "registry over HTTP", file=sys.stderr)
+        print(
+            f"vendor_js: npm pack {pin.name}@{pin.version} failed ({err}); trying the "
+            "registry over HTTP",
+            file=sys.stderr,
+        )
         data = _fetch_with_http(pin)
     verify(data, pin)
     cached.parent.mkdir(parents=True, exist_ok=True)
@@ -183,11 +193,14 @@ def extract(data: bytes, pin: Pin, dest: Path) -> list[Path]:
                 continue
             parts = Path(member.name).parts
             if len(parts) < 2 or parts[0] != "package" or ".." in parts:
-                raise IntegrityError(f"unexpected member {member.name!r} in "
-                                     f"{pin.name}@{pin.version}")
+                raise IntegrityError(
+                    f"unexpected member {member.name!r} in {pin.name}@{pin.version}"
+                )
             rel = "/".join(parts[1:])
-            if not any(fnmatch.fnmatchcase(rel, pat) and rel.count("/") == pat.count("/")
-                       for pat in pin.files):
+            if not any(
+                fnmatch.fnmatchcase(rel, pat) and rel.count("/") == pat.count("/")
+                for pat in pin.files
+            ):
                 continue
             out = dest / rel
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -195,8 +208,10 @@ def extract(data: bytes, pin: Pin, dest: Path) -> list[Path]:
             written.append(out)
     meta = json.loads((dest / "package.json").read_text())
     if (meta.get("name"), meta.get("version")) != (pin.name, pin.version):
-        raise IntegrityError(f"tarball holds {meta.get('name')}@{meta.get('version')}, "
-                             f"expected {pin.name}@{pin.version}")
+        raise IntegrityError(
+            f"tarball holds {meta.get('name')}@{meta.get('version')}, "
+            f"expected {pin.name}@{pin.version}"
+        )
     return written
 
 

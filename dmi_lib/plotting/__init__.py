@@ -32,10 +32,25 @@ from .mechanism_plots import *  # noqa: F401,F403
 from .real_crowds_plots import *  # noqa: F401,F403
 from .single_task_plots import *  # noqa: F401,F403
 
-_MODULES = (beyond_plots, elicitation, geometry, kcofactors_plots, mechanism_plots,
-            real_crowds_plots, single_task_plots)
+_MODULES = (
+    beyond_plots,
+    elicitation,
+    geometry,
+    kcofactors_plots,
+    mechanism_plots,
+    real_crowds_plots,
+    single_task_plots,
+)
 __all__ = [
-    "CLUSTER_COLORS", "COLUMN_WIDTH", "book_style", "cluster_colors", "draw_partition_rays", "draw_simplex",
-    "frame_player", "new_axes", "scatter_clusters", "simplex_xy",
+    "CLUSTER_COLORS",
+    "COLUMN_WIDTH",
+    "book_style",
+    "cluster_colors",
+    "draw_partition_rays",
+    "draw_simplex",
+    "frame_player",
+    "new_axes",
+    "scatter_clusters",
+    "simplex_xy",
     *(name for module in _MODULES for name in module.__all__),
 ]

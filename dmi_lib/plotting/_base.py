@@ -10,8 +10,16 @@ import numpy as np
 from .._validation import check_matrix
 
 #: Colour-blind-safe cluster colours (Okabe–Ito).
-CLUSTER_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
-                  "#F0E442", "#000000")
+CLUSTER_COLORS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#000000",
+)
 
 # Vertices of the 2-simplex drawn as an equilateral triangle (option 0 bottom-left,
 # option 1 bottom-right, option 2 top).
@@ -38,12 +46,19 @@ def book_style() -> None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
         set_matplotlib_formats("svg")
-    matplotlib.rcParams.update({
-        "figure.figsize": (COLUMN_WIDTH * 0.8, COLUMN_WIDTH * 0.5),
-        "font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11,
-        "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 10,
-        "svg.fonttype": "path", "savefig.bbox": "tight",
-    })
+    matplotlib.rcParams.update(
+        {
+            "figure.figsize": (COLUMN_WIDTH * 0.8, COLUMN_WIDTH * 0.5),
+            "font.size": 11,
+            "axes.titlesize": 12,
+            "axes.labelsize": 11,
+            "xtick.labelsize": 10,
+            "ytick.labelsize": 10,
+            "legend.fontsize": 10,
+            "svg.fonttype": "path",
+            "savefig.bbox": "tight",
+        }
+    )
 
 
 def cluster_colors(labels) -> list[str]:
@@ -101,8 +116,17 @@ def scatter_clusters(ax, xy, labels=None, *, s=28, marker="o", alpha=0.9, **kw):
     """Scatter 2-D points coloured by cluster (grey when ``labels`` is None)."""
     xy = check_matrix(xy, "xy")
     colors = "0.5" if labels is None else cluster_colors(labels)
-    return ax.scatter(xy[:, 0], xy[:, 1], c=colors, s=s, marker=marker, alpha=alpha,
-                      edgecolors="white", linewidths=0.5, **kw)
+    return ax.scatter(
+        xy[:, 0],
+        xy[:, 1],
+        c=colors,
+        s=s,
+        marker=marker,
+        alpha=alpha,
+        edgecolors="white",
+        linewidths=0.5,
+        **kw,
+    )
 
 
 def draw_partition_rays(ax, center, directions, *, length=10.0, **kw):
@@ -129,15 +153,15 @@ def draw_partition_rays(ax, center, directions, *, length=10.0, **kw):
 #: page offline, so the player uses plain characters instead (each button keeps its
 #: ``title`` and ``aria-label``).
 _PLAYER_ICONS = {
-    "fa fa-minus": "\u2212",                      # slower
-    "fa fa-fast-backward": "\u21e4",              # first frame
-    "fa fa-step-backward": "\u2039",              # previous frame
-    "fa fa-play fa-flip-horizontal": "\u25c0\ufe0e",    # play backwards
-    "fa fa-pause": "\u2759\u2759",                # pause
-    "fa fa-play": "\u25b6\ufe0e",                  # play
-    "fa fa-step-forward": "\u203a",               # next frame
-    "fa fa-fast-forward": "\u21e5",               # last frame
-    "fa fa-plus": "+",                            # faster
+    "fa fa-minus": "\u2212",  # slower
+    "fa fa-fast-backward": "\u21e4",  # first frame
+    "fa fa-step-backward": "\u2039",  # previous frame
+    "fa fa-play fa-flip-horizontal": "\u25c0\ufe0e",  # play backwards
+    "fa fa-pause": "\u2759\u2759",  # pause
+    "fa fa-play": "\u25b6\ufe0e",  # play
+    "fa fa-step-forward": "\u203a",  # next frame
+    "fa fa-fast-forward": "\u21e5",  # last frame
+    "fa fa-plus": "+",  # faster
 }
 
 #: CSS pixels per inch of a figure on the page: an inline SVG figure of width w inches
@@ -157,34 +181,55 @@ def _offline_player_html(html: str, width_px: int) -> str:
     import re
 
     html = re.sub(r"<link[^>]*font-awesome[^>]*>\s*", "", html)
-    html = re.sub(r'<i class="(fa [^"]+)"></i>',
-                  lambda m: f'<span aria-hidden="true">{_PLAYER_ICONS.get(m.group(1), "?")}</span>',
-                  html)
-    html = html.replace('<div class="animation">',
-                        f'<div class="animation dmi-frame-player" style="display: block; '
-                        f'max-width: {width_px}px; margin: 0 auto;">', 1)
-    html = re.sub(r'<img id="(_anim_img\w+)">',
-                  rf'<img id="\1" style="display: block; width: {width_px}px; '
-                  r'max-width: 100%; height: auto; margin: 0 auto;" alt="animation frame">',
-                  html, count=1)
+    html = re.sub(
+        r'<i class="(fa [^"]+)"></i>',
+        lambda m: f'<span aria-hidden="true">{_PLAYER_ICONS.get(m.group(1), "?")}</span>',
+        html,
+    )
+    html = html.replace(
+        '<div class="animation">',
+        f'<div class="animation dmi-frame-player" style="display: block; '
+        f'max-width: {width_px}px; margin: 0 auto;">',
+        1,
+    )
+    html = re.sub(
+        r'<img id="(_anim_img\w+)">',
+        rf'<img id="\1" style="display: block; width: {width_px}px; '
+        r'max-width: 100%; height: auto; margin: 0 auto;" alt="animation frame">',
+        html,
+        count=1,
+    )
     # matplotlib's stylesheet fixes the slider at 374 px and each button at 36 px.
-    html = html.replace("</style>", """.dmi-frame-player input[type=range].anim-slider {
+    html = html.replace(
+        "</style>",
+        """.dmi-frame-player input[type=range].anim-slider {
     width: 100%; max-width: 100%; box-sizing: border-box;
 }
 .dmi-frame-player .anim-buttons { display: flex; flex-wrap: wrap; justify-content: center;
     gap: 2px; }
 .dmi-frame-player .anim-buttons button { width: auto; min-width: 2.1em; padding: 0 0.3em;
     font-size: 1.1em; line-height: 1.6; }
-</style>""", 1)
+</style>""",
+        1,
+    )
     external = re.findall(r"(?:src|href)\s*=\s*[\"']?(?:https?:)?//[^\"'\s>]+", html)
     if external or "fa fa-" in html or "_anim_img" not in html:
-        raise RuntimeError(f"frame player HTML still depends on outside resources "
-                           f"({external[:3]}) or its template changed")
+        raise RuntimeError(
+            f"frame player HTML still depends on outside resources "
+            f"({external[:3]}) or its template changed"
+        )
     return html
 
 
-def frame_player(draw, n_frames: int, *, figsize=(5, 4.5), interval: int = 800,
-                 dpi: int = 2 * _CSS_PX_PER_INCH, **kwargs) -> str:
+def frame_player(
+    draw,
+    n_frames: int,
+    *,
+    figsize=(5, 4.5),
+    interval: int = 800,
+    dpi: int = 2 * _CSS_PX_PER_INCH,
+    **kwargs,
+) -> str:
     """An HTML frame player that works in static HTML, without a kernel or a network.
 
     Parameters
@@ -226,8 +271,9 @@ def frame_player(draw, n_frames: int, *, figsize=(5, 4.5), interval: int = 800,
         draw(ax, i)
         return ()
 
-    anim = animation.FuncAnimation(fig, update, frames=n_frames, interval=interval,
-                                   blit=False, **kwargs)
+    anim = animation.FuncAnimation(
+        fig, update, frames=n_frames, interval=interval, blit=False, **kwargs
+    )
     with matplotlib.rc_context({"animation.embed_limit": 50}):
         html = anim.to_jshtml(default_mode="once")
     plt.close(fig)

@@ -32,8 +32,9 @@ BEYOND_COLORS = {"paper": "#0072B2", "beyond": "#D55E00", "ceiling": "0.45"}
 def _band(ax, x, values, color, label, **kw):
     values = np.asarray(values, dtype=float)
     mean, sd = values.mean(axis=-1), values.std(axis=-1)
-    ax.errorbar(x, mean, yerr=sd, color=color, label=label, marker="o", ms=5, capsize=3,
-                lw=1.8, **kw)
+    ax.errorbar(
+        x, mean, yerr=sd, color=color, label=label, marker="o", ms=5, capsize=3, lw=1.8, **kw
+    )
 
 
 def _accuracy_axes(ax, xlabel):
@@ -69,8 +70,7 @@ def draw_simplex_clustering(ax, A, labels, world, *, title=None, option_names=("
         text.set_fontsize(10)
     scatter_clusters(ax, xy, labels, s=18, rasterized=True)
     wrong = _wrong_mask(labels, world)
-    ax.scatter(xy[wrong, 0], xy[wrong, 1], marker="x", c="k", s=14, lw=0.9,
-               rasterized=True)
+    ax.scatter(xy[wrong, 0], xy[wrong, 1], marker="x", c="k", s=14, lw=0.9, rasterized=True)
     acc = matched_accuracy(labels, world)
     ax.set_title((title + "\n" if title else "") + f"{acc:.0%} right", fontsize=12)
     return ax
@@ -101,8 +101,7 @@ def plot_third_moment_study(study, ax=None):
     x = np.arange(study["noise"].size)
     _band(ax, x, study["sp"], BEYOND_COLORS["paper"], "surprisingly popular (Alg. 5)")
     _band(ax, x, study["third"], BEYOND_COLORS["beyond"], "third moment")
-    _band(ax, x, study["oracle"], BEYOND_COLORS["ceiling"], "true model (ceiling)",
-          ls="--")
+    _band(ax, x, study["oracle"], BEYOND_COLORS["ceiling"], "true model (ceiling)", ls="--")
     ax.set_xticks(x, [f"{v:g}" for v in study["noise"]])
     _accuracy_axes(ax, "prediction noise ν")
     ax.axhline(1 / 3, color="0.6", lw=0.8, ls=":")
@@ -117,8 +116,15 @@ def plot_fewer_states_study(study, ax=None):
     _band(ax, x, study["paper"], BEYOND_COLORS["paper"], "DMI, k = rank([A 1]) = 3")
     _band(ax, x, study["variant"], BEYOND_COLORS["beyond"], "volume score, k = 2")
     if "variant_s" in study:
-        _band(ax, x, study["variant_s"], BEYOND_COLORS["beyond"],
-              "k = 2, under a strategy", ls="--", mfc="white")
+        _band(
+            ax,
+            x,
+            study["variant_s"],
+            BEYOND_COLORS["beyond"],
+            "k = 2, under a strategy",
+            ls="--",
+            mfc="white",
+        )
     ax.set_xticks(x, [f"{v:g}" for v in x])
     _accuracy_axes(ax, "state noise")
     ax.legend(loc="lower left", fontsize=9)
@@ -128,15 +134,19 @@ def plot_fewer_states_study(study, ax=None):
 def plot_kernel_study(study):
     """Kernel DMI accuracy against bandwidth, one panel per layout; Algorithm 1 as a band."""
     layouts = study["layouts"]
-    fig, axes = plt.subplots(1, len(layouts), figsize=(COLUMN_WIDTH, 3.3), sharey=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(layouts), figsize=(COLUMN_WIDTH, 3.3), sharey=True, squeeze=False
+    )
     h = study["bandwidth"]
     for li, (ax, lay) in enumerate(zip(axes[0], layouts)):
         paper = study["paper"][li]
-        ax.axhspan(paper.mean() - paper.std(), paper.mean() + paper.std(),
-                   color=BEYOND_COLORS["paper"], alpha=0.15)
-        ax.axhline(paper.mean(), color=BEYOND_COLORS["paper"], lw=1.8,
-                   label="Algorithm 1")
+        ax.axhspan(
+            paper.mean() - paper.std(),
+            paper.mean() + paper.std(),
+            color=BEYOND_COLORS["paper"],
+            alpha=0.15,
+        )
+        ax.axhline(paper.mean(), color=BEYOND_COLORS["paper"], lw=1.8, label="Algorithm 1")
         _band(ax, h, study["kernel"][li], BEYOND_COLORS["beyond"], "kernel DMI")
         ax.set_xscale("log")
         ax.set_xticks(h, [f"{v:g}" for v in h])
@@ -155,13 +165,20 @@ def plot_continuous_study(study, ax=None):
     fig, ax = new_axes(ax, figsize=(5, 3.5))
     names = study["names"]
     x = np.arange(len(names))
-    for off, key, label, color in ((-0.2, "binned", "bins (discrete, the paper)",
-                                    BEYOND_COLORS["paper"]),
-                                   (0.2, "moments", "moments (continuous)",
-                                    BEYOND_COLORS["beyond"])):
+    for off, key, label, color in (
+        (-0.2, "binned", "bins (discrete, the paper)", BEYOND_COLORS["paper"]),
+        (0.2, "moments", "moments (continuous)", BEYOND_COLORS["beyond"]),
+    ):
         vals = np.asarray(study[key])
-        ax.bar(x + off, vals.mean(axis=1), width=0.38, yerr=vals.std(axis=1), capsize=3,
-               color=color, label=label)
+        ax.bar(
+            x + off,
+            vals.mean(axis=1),
+            width=0.38,
+            yerr=vals.std(axis=1),
+            capsize=3,
+            color=color,
+            label=label,
+        )
     ax.set_xticks(x, names)
     _accuracy_axes(ax, "strategy every respondent applies")
     ax.axhline(1 / 3, color="0.6", lw=0.8, ls=":")

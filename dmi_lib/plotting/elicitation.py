@@ -87,8 +87,9 @@ _WRONG = "#D62728"
 def _axes_row(axes, n: int, figsize, width_ratios=None):
     """``(fig, list of n axes)``: the given axes, or a new 1×n figure."""
     if axes is None:
-        fig, axs = plt.subplots(1, n, figsize=figsize, width_ratios=width_ratios,
-                                layout="constrained")
+        fig, axs = plt.subplots(
+            1, n, figsize=figsize, width_ratios=width_ratios, layout="constrained"
+        )
         return fig, list(np.atleast_1d(axs))
     axs = list(np.atleast_1d(axes))
     if len(axs) != n:
@@ -167,9 +168,18 @@ def _vertex_rays(ax, center_dist, **style):
 
 
 def _legend_states(ax, names, **kw):
-    handles = [Line2D([], [], ls="", marker=_STATE_MARKERS[i % len(_STATE_MARKERS)],
-                      mfc="white", mec="0.2", label=f"truth: {name}")
-               for i, name in enumerate(names)]
+    handles = [
+        Line2D(
+            [],
+            [],
+            ls="",
+            marker=_STATE_MARKERS[i % len(_STATE_MARKERS)],
+            mfc="white",
+            mec="0.2",
+            label=f"truth: {name}",
+        )
+        for i, name in enumerate(names)
+    ]
     return ax.legend(handles=handles, **kw)
 
 
@@ -199,8 +209,10 @@ def plot_intro_feedback(feedback, prior, options=OPTIONS, *, ax=None):
     feedback = check_distribution(feedback, "feedback", ndim=1)
     prior = check_distribution(prior, "prior", ndim=1)
     if feedback.shape != prior.shape or len(options) != feedback.size:
-        raise ValueError(f"feedback ({feedback.size}), prior ({prior.size}) and options "
-                         f"({len(options)}) must have the same length")
+        raise ValueError(
+            f"feedback ({feedback.size}), prior ({prior.size}) and options "
+            f"({len(options)}) must have the same length"
+        )
     fig, ax = new_axes(ax, figsize=(6, 3.6))
     x = np.arange(feedback.size)
     w = 0.38
@@ -215,14 +227,14 @@ def plot_intro_feedback(feedback, prior, options=OPTIONS, *, ax=None):
     ax.set_ylabel("share of answers (%)")
     ax.set_ylim(0, 100 * max(feedback.max(), prior.max()) + 15)
     ax.legend(loc="upper right", frameon=False)
-    ax.set_title(f"plurality: “{options[plur]}”   ·   surprisingly popular: "
-                 f"“{options[sp]}”", fontsize=10)
+    ax.set_title(
+        f"plurality: “{options[plur]}”   ·   surprisingly popular: “{options[sp]}”", fontsize=10
+    )
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 
 
-def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
-                        axes=None):
+def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axes=None):
     """Example 1.1: the states' feedback on the answer simplex, with SP's partition.
 
     Left: the whole simplex, with a box around the region shown on the right.
@@ -250,8 +262,10 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
     states = check_distribution(check_matrix(states, "states"), "states", axis=1)
     prior = check_distribution(prior, "prior", ndim=1)
     if states.shape[1] != 3 or prior.size != 3:
-        raise ValueError("plot_example_states draws 3-option distributions, got "
-                         f"states {states.shape} and prior {prior.shape}")
+        raise ValueError(
+            "plot_example_states draws 3-option distributions, got "
+            f"states {states.shape} and prior {prior.shape}"
+        )
     names = list(state_names) if state_names is not None else list(options)
     fig, (ax0, ax1) = _axes_row(axes, 2, (7, 4.3))
     sp = surprisingly_popular(states, prior=prior)
@@ -262,30 +276,53 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
         _vertex_rays(ax, _CENTROID, color="0.7", lw=1, ls=":")
         _vertex_rays(ax, prior, color="k", lw=1.2, ls="--")
         for s in range(states.shape[0]):
-            ax.scatter(*xy[s], s=70, marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
-                       color=CLUSTER_COLORS[sp[s] % len(CLUSTER_COLORS)],
-                       edgecolors="k", linewidths=0.6, zorder=3)
+            ax.scatter(
+                *xy[s],
+                s=70,
+                marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
+                color=CLUSTER_COLORS[sp[s] % len(CLUSTER_COLORS)],
+                edgecolors="k",
+                linewidths=0.6,
+                zorder=3,
+            )
         ax.scatter(*pxy, marker="x", s=60, color="k", zorder=3)
     x0, y0, span = _zoom(ax1, np.vstack([xy, pxy]), margin=0.6)
     ax0.add_patch(Rectangle((x0, y0), span, span, fill=False, ec="0.3", lw=0.8))
     for s in range(states.shape[0]):
-        ax1.annotate(f"state “{names[s]}”\nSP says “{options[sp[s]]}”", xy[s],
-                     xytext=(8, 6), textcoords="offset points", fontsize=9)
-    ax1.annotate("prior", pxy, xytext=(-8, 6), textcoords="offset points", fontsize=9,
-                 ha="right")
+        ax1.annotate(
+            f"state “{names[s]}”\nSP says “{options[sp[s]]}”",
+            xy[s],
+            xytext=(8, 6),
+            textcoords="offset points",
+            fontsize=9,
+        )
+    ax1.annotate("prior", pxy, xytext=(-8, 6), textcoords="offset points", fontsize=9, ha="right")
     ax1.set_axis_on()
     ax1.tick_params(labelbottom=False, labelleft=False, length=0)
-    handles = [Line2D([], [], ls="", marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
-                      mfc="white", mec="0.2", label=f"state “{names[s]}”")
-               for s in range(states.shape[0])]
-    handles += [Line2D([], [], ls="", marker="s", color=CLUSTER_COLORS[c],
-                       label=f"SP answers “{options[c]}”")
-                for c in sorted(set(sp.tolist()))]
-    handles += [Line2D([], [], ls="", marker="x", color="k", label="prior"),
-                Line2D([], [], ls="--", color="k", label="SP partition"),
-                Line2D([], [], ls=":", color="0.6", label="plurality partition")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9,
-               frameon=False)
+    handles = [
+        Line2D(
+            [],
+            [],
+            ls="",
+            marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
+            mfc="white",
+            mec="0.2",
+            label=f"state “{names[s]}”",
+        )
+        for s in range(states.shape[0])
+    ]
+    handles += [
+        Line2D(
+            [], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"SP answers “{options[c]}”"
+        )
+        for c in sorted(set(sp.tolist()))
+    ]
+    handles += [
+        Line2D([], [], ls="", marker="x", color="k", label="prior"),
+        Line2D([], [], ls="--", color="k", label="SP partition"),
+        Line2D([], [], ls=":", color="0.6", label="plurality partition"),
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     ax0.set_title("the answer simplex", fontsize=10)
     ax1.set_title("zoom: the states and the prior", fontsize=10)
     return fig
@@ -294,8 +331,7 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None,
 # --------------------------------------------------------------------------- #
 # Strategies act affinely: a ↦ aS
 # --------------------------------------------------------------------------- #
-def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
-                         title: str | None = None):
+def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None, title: str | None = None):
     """A strategy ``S`` as a matrix and as the map ``a ↦ aS`` of the answer simplex.
 
     Left: ``S`` as a heat map (row = signal received, column = option reported).
@@ -326,8 +362,15 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
     im = ax0.imshow(S, vmin=0, vmax=1, cmap="Blues")
     for i in range(3):
         for j in range(3):
-            ax0.text(j, i, f"{S[i, j]:.2f}", ha="center", va="center", fontsize=9,
-                     color="white" if S[i, j] > 0.6 else "black")
+            ax0.text(
+                j,
+                i,
+                f"{S[i, j]:.2f}",
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="white" if S[i, j] > 0.6 else "black",
+            )
     ax0.set_xticks(range(3), [f"report\n{o}" for o in options], fontsize=8)
     ax0.set_yticks(range(3), [f"signal {o}" for o in options], fontsize=8)
     fig.colorbar(im, ax=ax0, fraction=0.046, pad=0.04)
@@ -335,24 +378,25 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None,
 
     draw_simplex(ax1, options)
     img = simplex_xy(S)
-    ax1.add_patch(Polygon(img, closed=True, fc=CLUSTER_COLORS[1], alpha=0.3,
-                          ec=CLUSTER_COLORS[1], lw=1.2))
+    ax1.add_patch(
+        Polygon(img, closed=True, fc=CLUSTER_COLORS[1], alpha=0.3, ec=CLUSTER_COLORS[1], lw=1.2)
+    )
     vert = simplex_xy(_VERTICES)
     for c in range(3):
-        ax1.annotate("", img[c], vert[c], arrowprops=dict(arrowstyle="->", color="0.5",
-                                                          lw=0.8))
+        ax1.annotate("", img[c], vert[c], arrowprops=dict(arrowstyle="->", color="0.5", lw=0.8))
     if points is not None:
         P = check_distribution(check_matrix(points, "points"), "points", axis=1)
         src, dst = simplex_xy(P), simplex_xy(P @ S)
         for a, b in zip(src, dst):
             ax1.annotate("", b, a, arrowprops=dict(arrowstyle="->", color="0.3", lw=0.8))
         ax1.scatter(*src.T, s=25, color="0.3", zorder=3)
-        ax1.scatter(*dst.T, s=25, color=CLUSTER_COLORS[1], edgecolors="k",
-                    linewidths=0.5, zorder=3)
+        ax1.scatter(*dst.T, s=25, color=CLUSTER_COLORS[1], edgecolors="k", linewidths=0.5, zorder=3)
     ax1.set_title("a ↦ aS: the simplex → the shaded triangle", fontsize=10)
     det = float(np.linalg.det(S))
-    fig.suptitle(title if title is not None else
-                 f"|det S| = {abs(det):.3g} = area(image) / area(simplex)", fontsize=11)
+    fig.suptitle(
+        title if title is not None else f"|det S| = {abs(det):.3g} = area(image) / area(simplex)",
+        fontsize=11,
+    )
     return fig
 
 
@@ -394,10 +438,16 @@ class CrowdScenario:
     good_bias: float = 0.0
 
 
-def crowd_scenario(low_effort: float = 0.25, good_bias: float = 1.0, *,
-                   n_per_state: int = 15, answers_per_task: int = 2000,
-                   tasks_per_agent: int = 9, lazy_strategy=None,
-                   random_state=0) -> CrowdScenario:
+def crowd_scenario(
+    low_effort: float = 0.25,
+    good_bias: float = 1.0,
+    *,
+    n_per_state: int = 15,
+    answers_per_task: int = 2000,
+    tasks_per_agent: int = 9,
+    lazy_strategy=None,
+    random_state=0,
+) -> CrowdScenario:
     """Simulate a crowd with low-effort and "good"-biased members; aggregate it.
 
     Tasks: ``n_per_state`` tasks in each of the states good / so so / bad; an honest
@@ -441,36 +491,59 @@ def crowd_scenario(low_effort: float = 0.25, good_bias: float = 1.0, *,
     for name, v in (("low_effort", low_effort), ("good_bias", good_bias)):
         if not (np.isscalar(v) and 0.0 <= v <= 1.0):
             raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
-    L = load_paper_data("example2").S if lazy_strategy is None else \
-        check_distribution(check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy",
-                           axis=1)
+    L = (
+        load_paper_data("example2").S
+        if lazy_strategy is None
+        else check_distribution(
+            check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1
+        )
+    )
     rng = np.random.default_rng(random_state)
     truth = np.repeat(np.arange(3), n_per_state)
     n = truth.size
     m = max(1, int(round(n * answers_per_task / tasks_per_agent)))
     n_low = int(round(low_effort * m))
     diligent = (1.0 - good_bias) * np.eye(3) + good_bias * np.asarray(L)
-    strategies = np.concatenate([np.broadcast_to(always(3, 0), (n_low, 3, 3)),
-                                 np.broadcast_to(diligent, (m - n_low, 3, 3))])
-    reports = simulate_crowd(np.eye(3)[truth], strategies,
-                             tasks_per_agent=tasks_per_agent, random_state=rng)
+    strategies = np.concatenate(
+        [np.broadcast_to(always(3, 0), (n_low, 3, 3)), np.broadcast_to(diligent, (m - n_low, 3, 3))]
+    )
+    reports = simulate_crowd(
+        np.eye(3)[truth], strategies, tasks_per_agent=tasks_per_agent, random_state=rng
+    )
     A, answered = reports.answer_matrix()
     if not answered.all():  # tiny crowds only; every task needs an answer
         raise ValueError("some task got no answer: raise answers_per_task")
     gold = {int(np.flatnonzero(truth == s)[0]): s for s in range(3)}
     agg = dmi_aggregate(A, gold=gold, return_details=True)
-    answers = {"plurality": plurality(A),
-               "surprisingly popular": surprisingly_popular(A),
-               "DMI-clustering": agg.options}
+    answers = {
+        "plurality": plurality(A),
+        "surprisingly popular": surprisingly_popular(A),
+        "DMI-clustering": agg.options,
+    }
     accuracy = {k: float(np.mean(v == truth)) for k, v in answers.items()}
-    return CrowdScenario(A=A, truth=truth, strategy=strategies.mean(axis=0),
-                         answers=answers, accuracy=accuracy, gold=gold, dmi=agg,
-                         low_effort=float(low_effort), good_bias=float(good_bias))
+    return CrowdScenario(
+        A=A,
+        truth=truth,
+        strategy=strategies.mean(axis=0),
+        answers=answers,
+        accuracy=accuracy,
+        gold=gold,
+        dmi=agg,
+        low_effort=float(low_effort),
+        good_bias=float(good_bias),
+    )
 
 
-def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
-                     scenario: CrowdScenario | None = None, axes=None,
-                     options=OPTIONS, random_state=0, **kwargs):
+def plot_aggregators(
+    low_effort: float = 0.25,
+    good_bias: float = 1.0,
+    *,
+    scenario: CrowdScenario | None = None,
+    axes=None,
+    options=OPTIONS,
+    random_state=0,
+    **kwargs,
+):
     """Plurality, surprisingly popular and DMI-clustering on one simulated crowd.
 
     Three panels, one per method, show the tasks' answer shares on (a zoom of) the
@@ -498,8 +571,11 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
     """
     from ..kcofactors import partition_rays_2d
 
-    sc = scenario if scenario is not None else crowd_scenario(
-        low_effort, good_bias, random_state=random_state, **kwargs)
+    sc = (
+        scenario
+        if scenario is not None
+        else crowd_scenario(low_effort, good_bias, random_state=random_state, **kwargs)
+    )
     if axes is None:
         fig, axs = _axes_grid(None, 3, [["0", "1"], ["2", "legend"]], (7, 6.6))
         legend_ax = axs.pop()
@@ -522,30 +598,52 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
                 _simplex_rays(ax, centre, dirs)
         for s in np.unique(sc.truth):
             sel = sc.truth == s
-            ax.scatter(*xy[sel].T, c=cluster_colors(ans[sel]), s=30,
-                       marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
-                       edgecolors="k", linewidths=0.4, zorder=3)
+            ax.scatter(
+                *xy[sel].T,
+                c=cluster_colors(ans[sel]),
+                s=30,
+                marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
+                edgecolors="k",
+                linewidths=0.4,
+                zorder=3,
+            )
         wrong = ans != sc.truth
-        ax.scatter(*xy[wrong].T, s=140, facecolors="none", edgecolors=_WRONG,
-                   linewidths=1.2, zorder=4)
+        ax.scatter(
+            *xy[wrong].T, s=140, facecolors="none", edgecolors=_WRONG, linewidths=1.2, zorder=4
+        )
         ax.set_title(f"{method}: {100 * sc.accuracy[method]:.0f}% correct", fontsize=10)
         ax.set_axis_on()
         ax.tick_params(labelbottom=False, labelleft=False, length=0)
-    handles = [Line2D([], [], ls="", marker="s", color=CLUSTER_COLORS[c],
-                      label=f"answer: {options[c]}") for c in range(3)]
-    handles += [Line2D([], [], ls="", marker=_STATE_MARKERS[s], mfc="white", mec="0.2",
-                       label=f"truth: {options[s]}") for s in range(3)]
-    handles.append(Line2D([], [], ls="", marker="o", mfc="none", mec=_WRONG, ms=10,
-                          label="wrong answer"))
-    info = (f"low-effort share λ = {sc.low_effort:.2f}\n“good”-bias β = "
-            f"{sc.good_bias:.2f}\n|det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}\n"
-            "(zooms of the answer simplex)")
+    handles = [
+        Line2D([], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"answer: {options[c]}")
+        for c in range(3)
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            ls="",
+            marker=_STATE_MARKERS[s],
+            mfc="white",
+            mec="0.2",
+            label=f"truth: {options[s]}",
+        )
+        for s in range(3)
+    ]
+    handles.append(
+        Line2D([], [], ls="", marker="o", mfc="none", mec=_WRONG, ms=10, label="wrong answer")
+    )
+    info = (
+        f"low-effort share λ = {sc.low_effort:.2f}\n“good”-bias β = "
+        f"{sc.good_bias:.2f}\n|det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}\n"
+        "(zooms of the answer simplex)"
+    )
     if legend_ax is not None:
-        legend_ax.legend(handles=handles, loc="center", fontsize=10, frameon=False,
-                         title=info, title_fontsize=10)
+        legend_ax.legend(
+            handles=handles, loc="center", fontsize=10, frameon=False, title=info, title_fontsize=10
+        )
     else:
-        fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9,
-                   frameon=False)
+        fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9, frameon=False)
         fig.suptitle(info.replace("\n", ", "), fontsize=11)
     return fig
 
@@ -553,8 +651,9 @@ def plot_aggregators(low_effort: float = 0.25, good_bias: float = 1.0, *,
 # --------------------------------------------------------------------------- #
 # Figure 1: reduction to clustering
 # --------------------------------------------------------------------------- #
-def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
-                   options=OPTIONS, axes=None):
+def plot_reduction(
+    A, labels, *, names=None, states=None, example: int = 0, options=OPTIONS, axes=None
+):
     """Figure 1 — reduction to clustering.
 
     (a) One task's collected feedback, as bars.  (b) Every task is a point on the
@@ -591,10 +690,10 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     labels = check_labels(labels, A.shape[0], 3)
     names = np.arange(3) if names is None else np.asarray(names, dtype=int)
     if not 0 <= example < A.shape[0]:
-        raise ValueError(f"example must be a task index in 0..{A.shape[0] - 1}, "
-                         f"got {example}")
-    fig, (ax0, ax1, ax2) = _axes_grid(axes, 3, [["0", "1"], ["2", "2"]], (7, 7.2),
-                                      height_ratios=(1, 1.25))
+        raise ValueError(f"example must be a task index in 0..{A.shape[0] - 1}, got {example}")
+    fig, (ax0, ax1, ax2) = _axes_grid(
+        axes, 3, [["0", "1"], ["2", "2"]], (7, 7.2), height_ratios=(1, 1.25)
+    )
     a = A[example]
     ax0.bar(range(3), 100 * a, color="0.5")
     for i, v in enumerate(a):
@@ -609,14 +708,15 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     draw_simplex(ax1, options)
     scatter_clusters(ax1, xy, s=22)
     if states is not None:
-        sxy = simplex_xy(check_distribution(check_matrix(states, "states"), "states",
-                                            axis=1))
+        sxy = simplex_xy(check_distribution(check_matrix(states, "states"), "states", axis=1))
         ax1.scatter(*sxy.T, marker="*", s=160, color="k", zorder=4, label="true states")
-        ax1.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=9,
-                   frameon=False, borderaxespad=0)
+        ax1.legend(
+            loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=9, frameon=False, borderaxespad=0
+        )
     ax1.scatter(*xy[example], s=120, facecolors="none", edgecolors="k", lw=1.5, zorder=4)
-    ax1.annotate(f"task {example}", xy[example], xytext=(10, -14),
-                 textcoords="offset points", fontsize=9)
+    ax1.annotate(
+        f"task {example}", xy[example], xytext=(10, -14), textcoords="offset points", fontsize=9
+    )
     ax1.set_title("(b) each task is a point", fontsize=10)
 
     draw_simplex(ax2, options)
@@ -624,10 +724,18 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
     if np.bincount(labels, minlength=3).min() > 0:
         centre, dirs = partition_rays_2d(xy, labels)
         _simplex_rays(ax2, centre, dirs)
-    handles = [Line2D([], [], ls="", marker="o", color=CLUSTER_COLORS[c],
-                      label=f"answer: {options[c]}") for c in sorted(set(names.tolist()))]
-    ax2.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, 0.9), fontsize=10,
-               frameon=False, borderaxespad=0)
+    handles = [
+        Line2D([], [], ls="", marker="o", color=CLUSTER_COLORS[c], label=f"answer: {options[c]}")
+        for c in sorted(set(names.tolist()))
+    ]
+    ax2.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(0, 0.9),
+        fontsize=10,
+        frameon=False,
+        borderaxespad=0,
+    )
     ax2.set_title("(c) clustering the points assigns the answers", fontsize=10)
     return fig
 
@@ -635,8 +743,9 @@ def plot_reduction(A, labels, *, names=None, states=None, example: int = 0,
 # --------------------------------------------------------------------------- #
 # The footnote: mixed strategies act as their average
 # --------------------------------------------------------------------------- #
-def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
-                          options=OPTIONS, axes=None):
+def plot_mixed_strategies(
+    honest, observed, predicted, *, n_answers=None, options=OPTIONS, axes=None
+):
     """Mixed strategies act as their average: observed shares ≈ ``aᵗ S̄``.
 
     Left: on the answer simplex, each task's honest distribution ``aᵗ`` (hollow)
@@ -661,18 +770,21 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
     O = check_matrix(observed, "observed")
     P = check_matrix(predicted, "predicted")
     if not H.shape == O.shape == P.shape or H.shape[1] != 3:
-        raise ValueError(f"honest {H.shape}, observed {O.shape} and predicted {P.shape} "
-                         "must all be (n, 3)")
+        raise ValueError(
+            f"honest {H.shape}, observed {O.shape} and predicted {P.shape} must all be (n, 3)"
+        )
     fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.7))
     draw_simplex(ax0, options)
     hxy, oxy = simplex_xy(H), simplex_xy(O)
     for a, b in zip(hxy, oxy):
         ax0.plot([a[0], b[0]], [a[1], b[1]], color="0.75", lw=0.6, zorder=1)
-    ax0.scatter(*hxy.T, s=22, facecolors="none", edgecolors="0.3", lw=0.8,
-                label="honest aᵗ", zorder=2)
+    ax0.scatter(
+        *hxy.T, s=22, facecolors="none", edgecolors="0.3", lw=0.8, label="honest aᵗ", zorder=2
+    )
     ax0.scatter(*oxy.T, s=22, color=CLUSTER_COLORS[0], label="reported shares", zorder=3)
-    ax0.legend(loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5, frameon=False,
-               borderaxespad=0)
+    ax0.legend(
+        loc="upper left", bbox_to_anchor=(0, 0.82), fontsize=8.5, frameon=False, borderaxespad=0
+    )
     ax0.set_title("honest aᵗ and reported shares", fontsize=10)
 
     p = np.linspace(0, 1, 201)
@@ -682,8 +794,9 @@ def plot_mixed_strategies(honest, observed, predicted, *, n_answers=None,
         ax1.fill_between(p, p - se, p + se, color="0.9", label=f"±3 s.e. (N = {N:.0f})")
     ax1.plot(p, p, color="k", lw=0.8)
     for c in range(3):
-        ax1.scatter(P[:, c], O[:, c], s=14, color=CLUSTER_COLORS[c],
-                    label=f"option {options[c]}", zorder=3)
+        ax1.scatter(
+            P[:, c], O[:, c], s=14, color=CLUSTER_COLORS[c], label=f"option {options[c]}", zorder=3
+        )
     ax1.set_xlabel("predicted share  (aᵗ S̄)_c")
     ax1.set_ylabel("observed share")
     ax1.set_xlim(0, 1)
@@ -724,8 +837,7 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
 
     A = check_matrix(A)
     if A.shape[1] != 2:
-        raise ValueError(f"plot_kcofactors_steps draws points in the plane, got shape "
-                         f"{A.shape}")
+        raise ValueError(f"plot_kcofactors_steps draws points in the plane, got shape {A.shape}")
     if len(steps) == 0:
         raise ValueError("steps is empty")
     panels = [(i, s.labels, s.log_score, s.D) for i, s in enumerate(steps)]
@@ -743,24 +855,37 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
         ax.set_aspect("equal")
         scatter_clusters(ax, A, labels, s=45)
         sizes = np.bincount(labels, minlength=3)
-        means = np.array([A[labels == c].mean(axis=0) if sizes[c] else [np.nan] * 2
-                          for c in range(3)])
+        means = np.array(
+            [A[labels == c].mean(axis=0) if sizes[c] else [np.nan] * 2 for c in range(3)]
+        )
         for c in range(3):
             if sizes[c]:
-                ax.scatter(*means[c], marker="*", s=160, color=CLUSTER_COLORS[c],
-                           edgecolors="k", linewidths=0.6, zorder=4)
+                ax.scatter(
+                    *means[c],
+                    marker="*",
+                    s=160,
+                    color=CLUSTER_COLORS[c],
+                    edgecolors="k",
+                    linewidths=0.6,
+                    zorder=4,
+                )
         if D is not None and sizes.min() > 0:
             centre, dirs = partition_rays_2d(A, labels)
             draw_partition_rays(ax, centre, dirs, length=10 * float(np.ptp(A)))
             if i != "optimum" and panel_no + 1 < len(steps):
                 moved = steps[panel_no + 1].labels != labels
-                ax.scatter(*A[moved].T, s=220, facecolors="none", edgecolors=_WRONG,
-                           lw=1.4, zorder=5)
+                ax.scatter(
+                    *A[moved].T, s=220, facecolors="none", edgecolors=_WRONG, lw=1.4, zorder=5
+                )
         head = "optimum" if i == "optimum" else f"state {i}"
         if D is None:
             empty = [c for c in range(3) if sizes[c] == 0]
-            ax.set_title(f"{head}: cluster {empty} empty,\nD = (CᵀÃ)⁻¹ does not exist"
-                         if empty else f"{head}: CᵀÃ singular", fontsize=9)
+            ax.set_title(
+                f"{head}: cluster {empty} empty,\nD = (CᵀÃ)⁻¹ does not exist"
+                if empty
+                else f"{head}: CᵀÃ singular",
+                fontsize=9,
+            )
         else:
             ax.set_title(f"{head}: score {np.exp(log_score):.4g}", fontsize=9)
         ax.tick_params(labelsize=7)
@@ -808,37 +933,52 @@ def plot_sp_low_effort(cases, *, option: int = 0, options=OPTIONS, lams=None, ax
         a = check_distribution(a, "a", ndim=1)
         a_bar = check_distribution(a_bar, "a_bar", ndim=1)
         if a.shape != a_bar.shape or a.size != len(options):
-            raise ValueError(f"a ({a.size}), a_bar ({a_bar.size}) and options "
-                             f"({len(options)}) must have the same length")
+            raise ValueError(
+                f"a ({a.size}), a_bar ({a_bar.size}) and options "
+                f"({len(options)}) must have the same length"
+            )
         e = np.eye(a.size)[option]
-        ratios = np.array([((1 - t) * a + t * e) / ((1 - t) * a_bar + t * e)
-                           for t in lams])
+        ratios = np.array([((1 - t) * a + t * e) / ((1 - t) * a_bar + t * e) for t in lams])
         winner = ratios.argmax(axis=1)
         for c in range(a.size):
             color = CLUSTER_COLORS[c % len(CLUSTER_COLORS)]
             ax.plot(lams, ratios[:, c], color=color, lw=1, label=str(options[c]))
-            ax.plot(lams, np.where(winner == c, ratios[:, c], np.nan), color=color, lw=4,
-                    solid_capstyle="butt")
+            ax.plot(
+                lams,
+                np.where(winner == c, ratios[:, c], np.nan),
+                color=color,
+                lw=4,
+                solid_capstyle="butt",
+            )
         switch = np.flatnonzero(np.diff(winner))
         for j in switch:
             ax.axvline(lams[j + 1], color="0.4", ls=":", lw=1)
-            ax.annotate(f"λ ≈ {lams[j + 1]:.2f}", (lams[j + 1], ax.get_ylim()[1]),
-                        xytext=(3, -12), textcoords="offset points", fontsize=9)
+            ax.annotate(
+                f"λ ≈ {lams[j + 1]:.2f}",
+                (lams[j + 1], ax.get_ylim()[1]),
+                xytext=(3, -12),
+                textcoords="offset points",
+                fontsize=9,
+            )
         ax.axhline(1, color="0.6", lw=0.6)
         ax.set_xlabel(f"share λ always answering “{options[option]}”")
         ax.set_title(title, fontsize=10)
         ax.spines[["top", "right"]].set_visible(False)
     axs[0].set_ylabel("ratio  a_c / ā_c")
-    axs[0].legend(loc="best", frameon=False, fontsize=9,
-                  title="thick: SP's answer", title_fontsize=9)
+    axs[0].legend(
+        loc="best", frameon=False, fontsize=9, title="thick: SP's answer", title_fontsize=9
+    )
     return fig
 
 
 # --------------------------------------------------------------------------- #
 # Chapter 2: sweeping the "good"-bias, and the number of answers per task
 # --------------------------------------------------------------------------- #
-_METHOD_COLORS = {"plurality": "0.55", "surprisingly popular": CLUSTER_COLORS[1],
-                  "DMI-clustering": CLUSTER_COLORS[0]}
+_METHOD_COLORS = {
+    "plurality": "0.55",
+    "surprisingly popular": CLUSTER_COLORS[1],
+    "DMI-clustering": CLUSTER_COLORS[0],
+}
 
 
 def singular_bias(lazy_strategy=None) -> np.ndarray:
@@ -864,9 +1004,13 @@ def singular_bias(lazy_strategy=None) -> np.ndarray:
     """
     from ..datasets import load_paper_data
 
-    L = load_paper_data("example2").S if lazy_strategy is None else \
-        check_distribution(check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy",
-                           axis=1)
+    L = (
+        load_paper_data("example2").S
+        if lazy_strategy is None
+        else check_distribution(
+            check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1
+        )
+    )
     mu = np.linalg.eigvals(L)
     real = mu[np.abs(mu.imag) < 1e-12].real
     return np.sort(1.0 / (1.0 - real[real <= 0]))
@@ -880,16 +1024,18 @@ def draw_accuracy_bars(ax, scenario: CrowdScenario):
     ``λ``, ``β`` and ``|det S̄|``.  Used by the frame player of chapter 2.
     """
     acc = scenario.accuracy
-    ax.bar(range(3), [100 * v for v in acc.values()],
-           color=[_METHOD_COLORS[k] for k in acc])
+    ax.bar(range(3), [100 * v for v in acc.values()], color=[_METHOD_COLORS[k] for k in acc])
     for i, v in enumerate(acc.values()):
         ax.text(i, 100 * v + 2, f"{100 * v:.0f}%", ha="center", fontsize=10)
     ax.set_xticks(range(3), ["plurality", "surprisingly\npopular", "DMI-clustering\n+ 3 gold"])
     ax.set_ylim(0, 112)
     ax.axhline(100 / 3, color="k", ls=":", lw=0.8)
     ax.set_ylabel("tasks answered correctly (%)")
-    ax.set_title(f"λ = {scenario.low_effort:.2f}, β = {scenario.good_bias:.3f}, "
-                 f"|det S̄| = {abs(np.linalg.det(scenario.strategy)):.1e}", fontsize=10)
+    ax.set_title(
+        f"λ = {scenario.low_effort:.2f}, β = {scenario.good_bias:.3f}, "
+        f"|det S̄| = {abs(np.linalg.det(scenario.strategy)):.1e}",
+        fontsize=10,
+    )
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
@@ -923,19 +1069,32 @@ def plot_bias_sweep(betas, accuracy, *, beta_star=None, low_effort=None, ax=None
         hi = (betas[j] + betas[j + 1]) / 2 if j + 1 < betas.size else betas[j]
         ax.axvspan(lo, hi, color="#D62728", alpha=0.15, lw=0)
     for name, acc in accuracy.items():
-        ax.plot(betas, 100 * np.asarray(acc), marker="o", ms=3, lw=1.4,
-                color=_METHOD_COLORS.get(name, "k"),
-                label=name + (" + 3 gold" if name == "DMI-clustering" else ""))
+        ax.plot(
+            betas,
+            100 * np.asarray(acc),
+            marker="o",
+            ms=3,
+            lw=1.4,
+            color=_METHOD_COLORS.get(name, "k"),
+            label=name + (" + 3 gold" if name == "DMI-clustering" else ""),
+        )
     if beta_star is not None:
         ax.axvline(beta_star, color="k", ls="--", lw=1)
-        ax.annotate(f"det S̄ = 0\nβ* ≈ {beta_star:.3f}", (beta_star, 50), xytext=(-8, 0),
-                    textcoords="offset points", ha="right", fontsize=9)
+        ax.annotate(
+            f"det S̄ = 0\nβ* ≈ {beta_star:.3f}",
+            (beta_star, 50),
+            xytext=(-8, 0),
+            textcoords="offset points",
+            ha="right",
+            fontsize=9,
+        )
     ax.set_xlabel("“good”-bias β")
     ax.set_ylabel("tasks answered correctly (%)")
     ax.set_ylim(0, 105)
     if low_effort is not None:
-        ax.set_title(f"low-effort share λ = {low_effort:.2f}; shaded: "
-                     "DMI-clustering below SP", fontsize=10)
+        ax.set_title(
+            f"low-effort share λ = {low_effort:.2f}; shaded: DMI-clustering below SP", fontsize=10
+        )
     ax.legend(loc="lower left", frameon=False, fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     return fig
@@ -970,9 +1129,15 @@ class AnswersStudy:
         return self.accuracy[method].mean(axis=1)
 
 
-def answers_per_task_study(answers_per_task, *, seeds=range(30), low_effort: float = 0.0,
-                           good_bias: float = 1.0, n_per_state: int = 10,
-                           tasks_per_agent: int = 9) -> AnswersStudy:
+def answers_per_task_study(
+    answers_per_task,
+    *,
+    seeds=range(30),
+    low_effort: float = 0.0,
+    good_bias: float = 1.0,
+    n_per_state: int = 10,
+    tasks_per_agent: int = 9,
+) -> AnswersStudy:
     """Repeat :func:`crowd_scenario` over crowd sizes and seeds.
 
     At the defaults (``low_effort = 0``, ``good_bias = 1``) every agent reports
@@ -994,9 +1159,14 @@ def answers_per_task_study(answers_per_task, *, seeds=range(30), low_effort: flo
     acc = {m: np.empty((ns.size, len(seeds))) for m in _METHOD_COLORS}
     for i, n in enumerate(ns):
         for j, seed in enumerate(seeds):
-            sc = crowd_scenario(low_effort, good_bias, n_per_state=n_per_state,
-                                answers_per_task=int(n), tasks_per_agent=tasks_per_agent,
-                                random_state=seed)
+            sc = crowd_scenario(
+                low_effort,
+                good_bias,
+                n_per_state=n_per_state,
+                answers_per_task=int(n),
+                tasks_per_agent=tasks_per_agent,
+                random_state=seed,
+            )
             for m in acc:
                 acc[m][i, j] = sc.accuracy[m]
     return AnswersStudy(ns, acc, float(low_effort), float(good_bias), int(n_per_state))
@@ -1017,11 +1187,11 @@ def plot_answers_per_task(study: AnswersStudy, *, mark=None, axes=None):
     n = study.answers_per_task
     for m in ("DMI-clustering", "surprisingly popular"):
         label = m + (" + 3 gold" if m == "DMI-clustering" else "")
-        ax0.plot(n, 100 * study.mean_accuracy(m), marker="o", ms=3,
-                 color=_METHOD_COLORS[m], label=label)
+        ax0.plot(
+            n, 100 * study.mean_accuracy(m), marker="o", ms=3, color=_METHOD_COLORS[m], label=label
+        )
         ax1.plot(n, 100 * study.all_correct(m), marker="o", ms=3, color=_METHOD_COLORS[m])
-    for ax, ylabel in ((ax0, "mean tasks correct (%)"),
-                       (ax1, "runs with every task right (%)")):
+    for ax, ylabel in ((ax0, "mean tasks correct (%)"), (ax1, "runs with every task right (%)")):
         ax.set_xscale("log")
         ax.set_xlabel("answers per task")
         ax.set_ylabel(ylabel)

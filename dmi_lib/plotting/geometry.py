@@ -105,17 +105,23 @@ def _set_limits(ax, *point_sets, margin: float = 0.12):
 
 
 def _mark_mean(ax, mean, **kw):
-    style = dict(marker="P", s=110, color="black", edgecolors="white", linewidths=0.8,
-                 zorder=6)
+    style = dict(marker="P", s=110, color="black", edgecolors="white", linewidths=0.8, zorder=6)
     style.update(kw)
     return ax.scatter([mean[0]], [mean[1]], **style)
 
 
 def _stars(ax, means, *, s=260, zorder=7):
     k = means.shape[0]
-    return ax.scatter(means[:, 0], means[:, 1], marker="*", s=s,
-                      c=[CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(k)],
-                      edgecolors="black", linewidths=0.9, zorder=zorder)
+    return ax.scatter(
+        means[:, 0],
+        means[:, 1],
+        marker="*",
+        s=s,
+        c=[CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(k)],
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=zorder,
+    )
 
 
 def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
@@ -132,8 +138,9 @@ def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     labels = np.asarray(labels, dtype=np.intp)
     reference = np.asarray(reference, dtype=np.intp)
     if labels.shape != reference.shape:
-        raise ValueError(f"labels and reference differ in shape: {labels.shape} vs "
-                         f"{reference.shape}")
+        raise ValueError(
+            f"labels and reference differ in shape: {labels.shape} vs {reference.shape}"
+        )
     k = int(max(labels.max(), reference.max())) + 1 if k is None else k
     if k > 6:
         raise ValueError(f"align_labels tries all k! permutations; k = {k} is too many")
@@ -158,8 +165,7 @@ def _rays_ok(A, labels) -> bool:
 # --------------------------------------------------------------------------- #
 # Figure 2
 # --------------------------------------------------------------------------- #
-def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None,
-                     lims=None):
+def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None, lims=None):
     """Figure 2 (left): the triangle of cluster means, weighted by the cluster sizes.
 
     For 2-d points and ``Ã = [A 1]`` the DMI-score of a clustering is
@@ -191,8 +197,9 @@ def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None,
     sizes = np.bincount(labels, minlength=3)
     area = 0.5 * abs(np.linalg.det(np.hstack([means, np.ones((3, 1))])))
     score = dmi_score(A, labels)
-    ax.fill(means[:, 0], means[:, 1], facecolor="0.85", edgecolor="0.25", lw=1.2,
-            alpha=0.7, zorder=1)
+    ax.fill(
+        means[:, 0], means[:, 1], facecolor="0.85", edgecolor="0.25", lw=1.2, alpha=0.7, zorder=1
+    )
     scatter_clusters(ax, A, labels, zorder=3)
     _stars(ax, means)
     centre = means.mean(axis=0)
@@ -200,10 +207,17 @@ def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None,
         away = means[c] - centre
         norm = np.linalg.norm(away)
         off = 14 * away / norm if norm > 0 else np.array([0.0, 14.0])
-        ax.annotate(f"n{_sub(c + 1)} = {sizes[c]}", means[c], xytext=tuple(off),
-                    textcoords="offset points", ha="center", va="center", fontsize=9,
-                    zorder=8, bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none",
-                                        alpha=0.8))
+        ax.annotate(
+            f"n{_sub(c + 1)} = {sizes[c]}",
+            means[c],
+            xytext=tuple(off),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=9,
+            zorder=8,
+            bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8),
+        )
     _mark_mean(ax, A.mean(axis=0))
     if lims is None:
         _set_limits(ax, A)
@@ -212,8 +226,10 @@ def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None,
         ax.set_ylim(lims[1])
         ax.set_aspect("equal", adjustable="box")
     if title is None:
-        title = (f"area {area:.3g},  n₁n₂n₃ = {sizes[0]}·{sizes[1]}·{sizes[2]}\n"
-                 f"DMI-score = 2·area·n₁n₂n₃ = {score:.4g}")
+        title = (
+            f"area {area:.3g},  n₁n₂n₃ = {sizes[0]}·{sizes[1]}·{sizes[2]}\n"
+            f"DMI-score = 2·area·n₁n₂n₃ = {score:.4g}"
+        )
     ax.set_title(title, fontsize=10)
     return fig
 
@@ -252,30 +268,49 @@ def plot_update_step(A, labels, ax=None, *, title: str | None = None):
     new = cone_labels_2d(A, labels, current=True)
     _set_limits(ax, A)
     length = 4 * float(np.ptp(A, axis=0).max())
-    draw_partition_rays(ax, mean, dirs_old, length=length,
-                        color=CURRENT_PARTITION_COLOR, lw=1.6, ls="--", zorder=2)
+    draw_partition_rays(
+        ax, mean, dirs_old, length=length, color=CURRENT_PARTITION_COLOR, lw=1.6, ls="--", zorder=2
+    )
     scatter_clusters(ax, A, new, zorder=3)
     moved = new != labels
     if moved.any():
-        ax.scatter(A[moved, 0], A[moved, 1], s=150, facecolors="none",
-                   edgecolors="black", linewidths=1.0, zorder=4)
+        ax.scatter(
+            A[moved, 0],
+            A[moved, 1],
+            s=150,
+            facecolors="none",
+            edgecolors="black",
+            linewidths=1.0,
+            zorder=4,
+        )
     ok = _rays_ok(A, new)
     if ok:
         means = cluster_means(A, new, 3)
         for c in range(3):
-            ax.plot([means[c, 0], mean[0]], [means[c, 1], mean[1]], color="0.55",
-                    ls="--", lw=1.2, zorder=2)
+            ax.plot(
+                [means[c, 0], mean[0]],
+                [means[c, 1], mean[1]],
+                color="0.55",
+                ls="--",
+                lw=1.2,
+                zorder=2,
+            )
         _, dirs_new = partition_rays_2d(A, new)
-        draw_partition_rays(ax, mean, dirs_new, length=length, color="black", lw=1.4,
-                            ls="--", zorder=2)
+        draw_partition_rays(
+            ax, mean, dirs_new, length=length, color="black", lw=1.4, ls="--", zorder=2
+        )
         _stars(ax, means)
     _mark_mean(ax, mean)
     if title is None:
-        title = (f"update step: {int(moved.sum())} point(s) reassigned\n"
-                 "orange: current partition, black: new partition")
+        title = (
+            f"update step: {int(moved.sum())} point(s) reassigned\n"
+            "orange: current partition, black: new partition"
+        )
         if not ok:
-            title = (f"update step: {int(moved.sum())} point(s) reassigned\n"
-                     "a cluster emptied (or collinear means): no new partition")
+            title = (
+                f"update step: {int(moved.sum())} point(s) reassigned\n"
+                "a cluster emptied (or collinear means): no new partition"
+            )
     ax.set_title(title, fontsize=10)
     return fig
 
@@ -336,15 +371,22 @@ def plot_move_point(A, i: int, xy, ax=None, *, lims=None, reference=None):
         reference = dmi_cluster(A).labels
     labels = align_labels(res.labels, reference, 3)
     changed = int((labels != np.asarray(reference)).sum())
-    plot_dmi_goal_2d(B, labels, ax, lims=lims,
-                     title=f"point {int(i)} at ({xy[0]:.2f}, {xy[1]:.2f}): "
-                           f"DMI-score {res.score:.4g}\n"
-                           f"{changed} point(s) in a new cluster")
+    plot_dmi_goal_2d(
+        B,
+        labels,
+        ax,
+        lims=lims,
+        title=f"point {int(i)} at ({xy[0]:.2f}, {xy[1]:.2f}): "
+        f"DMI-score {res.score:.4g}\n"
+        f"{changed} point(s) in a new cluster",
+    )
     mean, dirs = partition_rays_2d(B, labels)
-    draw_partition_rays(ax, mean, dirs, length=10 * float(np.ptp(B, axis=0).max()),
-                        lw=1.0, zorder=2)
-    ax.scatter([xy[0]], [xy[1]], s=220, facecolors="none", edgecolors="crimson",
-               linewidths=2.0, zorder=9)
+    draw_partition_rays(
+        ax, mean, dirs, length=10 * float(np.ptp(B, axis=0).max()), lw=1.0, zorder=2
+    )
+    ax.scatter(
+        [xy[0]], [xy[1]], s=220, facecolors="none", edgecolors="crimson", linewidths=2.0, zorder=9
+    )
     return fig
 
 
@@ -374,8 +416,7 @@ def plot_legal(A, ax=None, *, title: str | None = None):
         ax.fill(tri[:, 0], tri[:, 1], facecolor="none", edgecolor="0.6", ls=":", zorder=1)
     _set_limits(ax, A, margin=0.25)
     if title is None:
-        title = (f"legal: {uniq.shape[0]} distinct points, "
-                 f"{len(np.unique(res.labels))} clusters")
+        title = f"legal: {uniq.shape[0]} distinct points, {len(np.unique(res.labels))} clusters"
     ax.set_title(title, fontsize=10)
     return fig
 
@@ -386,8 +427,9 @@ def _is_invertible(T) -> bool:
     return bool(s[-1] > 1e-9 * max(s[0], 1e-300))
 
 
-def plot_affine(A, T, b, ax=None, *, show_original: bool = True, lims=None,
-                title: str | None = None):
+def plot_affine(
+    A, T, b, ax=None, *, show_original: bool = True, lims=None, title: str | None = None
+):
     """Figure 3, panel 2 (affine-invariant): the clusterings of ``A`` and ``AT + b``.
 
     Hollow markers: the rows of ``A`` coloured by ``dmi_cluster(A)``; filled markers:
@@ -427,11 +469,24 @@ def plot_affine(A, T, b, ax=None, *, show_original: bool = True, lims=None,
     if show_original:
         for p, q in zip(A, B):
             if np.linalg.norm(q - p) > 0:
-                ax.annotate("", xy=q, xytext=p, zorder=1,
-                            arrowprops=dict(arrowstyle="->", color="0.7", lw=0.8))
+                ax.annotate(
+                    "",
+                    xy=q,
+                    xytext=p,
+                    zorder=1,
+                    arrowprops=dict(arrowstyle="->", color="0.7", lw=0.8),
+                )
         colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in res_A.labels]
-        ax.scatter(A[:, 0], A[:, 1], s=55, facecolors="none", edgecolors=colors,
-                   linewidths=1.5, zorder=3, label="$A$")
+        ax.scatter(
+            A[:, 0],
+            A[:, 1],
+            s=55,
+            facecolors="none",
+            edgecolors=colors,
+            linewidths=1.5,
+            zorder=3,
+            label="$A$",
+        )
     length = 10 * float(max(np.ptp(A, axis=0).max(), np.ptp(B, axis=0).max()))
     if lims is None:
         if show_original:
@@ -445,8 +500,7 @@ def plot_affine(A, T, b, ax=None, *, show_original: bool = True, lims=None,
     detT = float(np.linalg.det(T))
     if not _is_invertible(T):
         ax.scatter(B[:, 0], B[:, 1], s=40, c="0.5", zorder=4, label="$AT+b$")
-        ax.set_title(title or f"det T = {detT:.3g}: T is singular, no invariance",
-                     fontsize=10)
+        ax.set_title(title or f"det T = {detT:.3g}: T is singular, no invariance", fontsize=10)
         return fig
     res_B = dmi_cluster(B)
     labels_B = res_B.labels
@@ -463,14 +517,18 @@ def plot_affine(A, T, b, ax=None, *, show_original: bool = True, lims=None,
     if show_original:
         from matplotlib.lines import Line2D
 
-        handles = [Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
-                   Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
-                   Line2D([], [], ls="--", color="0.6", label="partition of $A$"),
-                   Line2D([], [], ls="--", color="black", label="partition of $AT+b$")]
+        handles = [
+            Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
+            Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
+            Line2D([], [], ls="--", color="0.6", label="partition of $A$"),
+            Line2D([], [], ls="--", color="black", label="partition of $AT+b$"),
+        ]
         ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.9)
     if title is None:
-        title = (f"affine-invariant: det T = {detT:.3g}\n"
-                 f"labels of A and AT+b {'identical' if same else 'DIFFER'}")
+        title = (
+            f"affine-invariant: det T = {detT:.3g}\n"
+            f"labels of A and AT+b {'identical' if same else 'DIFFER'}"
+        )
     ax.set_title(title, fontsize=10)
     return fig
 
@@ -500,17 +558,22 @@ def plot_affine_morph_frame(A, T, b, s: float, ax=None):
     lims = ((lo[0] - pad, hi[0] + pad), (lo[1] - pad, hi[1] + pad))
     Ts = (1.0 - s) * np.eye(2) + s * T
     fig, ax = new_axes(ax)
-    plot_affine(A, Ts, s * b, ax, show_original=False, lims=lims,
-                title=f"s = {s:.2f}:  A·[(1−s)I + sT] + s·b\n"
-                      f"det[(1−s)I + sT] = {np.linalg.det(Ts):.3f}")
+    plot_affine(
+        A,
+        Ts,
+        s * b,
+        ax,
+        show_original=False,
+        lims=lims,
+        title=f"s = {s:.2f}:  A·[(1−s)I + sT] + s·b\ndet[(1−s)I + sT] = {np.linalg.det(Ts):.3f}",
+    )
     # The end points, faint, so the reader sees where the morph is going.
     ax.scatter(end[:, 0], end[:, 1], s=12, c="0.8", zorder=1)
     ax.scatter(A[:, 0], A[:, 1], s=12, c="0.8", marker="s", zorder=1)
     return fig
 
 
-def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160,
-                          title: str | None = None):
+def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160, title: str | None = None):
     """Figure 3, panel 3 (linearly partitioned): the regions ``idxmax(ÃD*)``.
 
     Shades the plane by the cluster that the partition ``D* = (C*ᵀÃ)⁻¹`` assigns to
@@ -548,26 +611,37 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160,
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     xs, ys = np.linspace(x0, x1, grid), np.linspace(y0, y1, grid)
     X, Y = np.meshgrid(xs, ys)
-    region = assign(np.column_stack([X.ravel(), Y.ravel()]), D,
-                    problem.columns).reshape(X.shape)
+    region = assign(np.column_stack([X.ravel(), Y.ravel()]), D, problem.columns).reshape(X.shape)
     cmap = ListedColormap(CLUSTER_COLORS[:3])
-    ax.imshow(region, origin="lower", extent=(x0, x1, y0, y1), cmap=cmap, vmin=-0.5,
-              vmax=2.5, alpha=0.18, aspect="auto", interpolation="nearest", zorder=0)
+    ax.imshow(
+        region,
+        origin="lower",
+        extent=(x0, x1, y0, y1),
+        cmap=cmap,
+        vmin=-0.5,
+        vmax=2.5,
+        alpha=0.18,
+        aspect="auto",
+        interpolation="nearest",
+        zorder=0,
+    )
     mean, dirs = partition_rays_2d(A, labels)
-    draw_partition_rays(ax, mean, dirs, length=10 * float(np.ptp(A, axis=0).max()),
-                        zorder=2)
+    draw_partition_rays(ax, mean, dirs, length=10 * float(np.ptp(A, axis=0).max()), zorder=2)
     scatter_clusters(ax, A, labels, zorder=3)
     _mark_mean(ax, mean)
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     if title is None:
-        title = "linearly partitioned: $C^* = \\mathrm{idxmax}(\\tilde{A}D^*)$\nrays meet at the mean"
+        title = (
+            "linearly partitioned: $C^* = \\mathrm{idxmax}(\\tilde{A}D^*)$\nrays meet at the mean"
+        )
     ax.set_title(title, fontsize=10)
     return fig
 
 
-def plot_properties(A_legal=None, A_affine=None, T=None, b=None, A_partition=None, *,
-                    random_state=0, figsize=(7, 7)):
+def plot_properties(
+    A_legal=None, A_affine=None, T=None, b=None, A_partition=None, *, random_state=0, figsize=(7, 7)
+):
     """The paper's Figure 3: legal, affine-invariant, linearly partitioned.
 
     Three panels, two on top and one centred below (the chapter's caption titles the
@@ -605,8 +679,11 @@ def plot_properties(A_legal=None, A_affine=None, T=None, b=None, A_partition=Non
     # two panels on top, the third centred below: legible in the content column
     fig = plt.figure(figsize=figsize)
     grid = fig.add_gridspec(2, 4)
-    axes = [fig.add_subplot(grid[0, :2]), fig.add_subplot(grid[0, 2:]),
-            fig.add_subplot(grid[1, 1:3])]
+    axes = [
+        fig.add_subplot(grid[0, :2]),
+        fig.add_subplot(grid[0, 2:]),
+        fig.add_subplot(grid[1, 1:3]),
+    ]
     plot_legal(A_legal, axes[0])
     plot_affine(A_affine, T, b, axes[1])
     plot_linear_partition(A_partition, ax=axes[2])
@@ -653,8 +730,7 @@ def threshold_score_curve(a):
     a = _numbers(a)
     u = np.unique(a)
     X = a[:, None]
-    scores = np.array([dmi_score(X, (a > t).astype(int)) if t < u[-1] else 0.0
-                       for t in u])
+    scores = np.array([dmi_score(X, (a > t).astype(int)) if t < u[-1] else 0.0 for t in u])
     return u, scores
 
 
@@ -696,8 +772,15 @@ def plot_threshold_score(a, threshold: float, ax=None, *, title: str | None = No
     ax.scatter([threshold], [current], color="crimson", zorder=5)
     side = (a > threshold).astype(int)
     colors = [CLUSTER_COLORS[c] for c in side]
-    ax.scatter(a, np.full(a.size, -0.06 * max(top, 1e-12)), marker="|", s=250,
-               c=colors, linewidths=2, zorder=4)
+    ax.scatter(
+        a,
+        np.full(a.size, -0.06 * max(top, 1e-12)),
+        marker="|",
+        s=250,
+        c=colors,
+        linewidths=2,
+        zorder=4,
+    )
     ax.set_xlim(x0, x1)
     ax.set_ylim(-0.12 * max(top, 1e-12), 1.12 * max(top, 1e-12))
     ax.set_xlabel("threshold $t$ (cluster 2 = numbers above $t$)")

@@ -49,8 +49,9 @@ _TIE_RTOL = 1e-9
 def _planar(A) -> np.ndarray:
     A = check_matrix(A)
     if A.shape[1] != 2:
-        raise ValueError(f"these figures show points in the plane: A must have 2 "
-                         f"columns, got shape {A.shape}")
+        raise ValueError(
+            f"these figures show points in the plane: A must have 2 columns, got shape {A.shape}"
+        )
     return A
 
 
@@ -106,11 +107,15 @@ def inconsistent_points(A, labels) -> np.ndarray:
     labels = check_labels(labels, problem.n, problem.k, "labels")
     M = cluster_sums(problem.A_tilde, labels, problem.k)
     scale = max(1.0, float(np.abs(M).max())) ** problem.k
-    if (np.bincount(labels, minlength=problem.k).min() == 0
-            or abs(np.linalg.det(M)) <= 1e-12 * scale):
-        raise ValueError("CᵀÃ is singular for these labels (an empty cluster or "
-                         "affinely dependent cluster means): D = (CᵀÃ)⁻¹ does not "
-                         "exist")
+    if (
+        np.bincount(labels, minlength=problem.k).min() == 0
+        or abs(np.linalg.det(M)) <= 1e-12 * scale
+    ):
+        raise ValueError(
+            "CᵀÃ is singular for these labels (an empty cluster or "
+            "affinely dependent cluster means): D = (CᵀÃ)⁻¹ does not "
+            "exist"
+        )
     G = problem.A_tilde @ np.linalg.inv(M)
     tol = _TIE_RTOL * max(1.0, float(np.abs(G).max()))
     rows = np.arange(problem.n)
@@ -137,10 +142,24 @@ def _draw_means(ax, mean, means, *, segments=True):
         if np.isnan(means[c]).any():
             continue
         if segments:
-            ax.plot([means[c, 0], mean[0]], [means[c, 1], mean[1]], color="0.55",
-                    ls=":", lw=1.2, zorder=2)
-        ax.scatter(*means[c], marker="*", s=230, color=CLUSTER_COLORS[c],
-                   edgecolors="k", linewidths=0.8, alpha=0.9, zorder=2.5)
+            ax.plot(
+                [means[c, 0], mean[0]],
+                [means[c, 1], mean[1]],
+                color="0.55",
+                ls=":",
+                lw=1.2,
+                zorder=2,
+            )
+        ax.scatter(
+            *means[c],
+            marker="*",
+            s=230,
+            color=CLUSTER_COLORS[c],
+            edgecolors="k",
+            linewidths=0.8,
+            alpha=0.9,
+            zorder=2.5,
+        )
     ax.scatter(*mean, marker="X", s=80, color="k", zorder=6)
 
 
@@ -154,10 +173,15 @@ def _shade_cones(ax, mean, dirs, length):
     unit = dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
     for c in range(3):
         a, b = [j for j in range(3) if j != c]
-        quad = np.stack([mean, mean + length * unit[a],
-                         mean + length * (unit[a] + unit[b]), mean + length * unit[b]])
-        ax.fill(quad[:, 0], quad[:, 1], color=CLUSTER_COLORS[c], alpha=0.09, lw=0,
-                zorder=0)
+        quad = np.stack(
+            [
+                mean,
+                mean + length * unit[a],
+                mean + length * (unit[a] + unit[b]),
+                mean + length * unit[b],
+            ]
+        )
+        ax.fill(quad[:, 0], quad[:, 1], color=CLUSTER_COLORS[c], alpha=0.09, lw=0, zorder=0)
     ax.set_xlim(xlim)
     ax.set_ylim(ylim)
 
@@ -165,9 +189,17 @@ def _shade_cones(ax, mean, dirs, length):
 # --------------------------------------------------------------------------- #
 # Figure 5 (one panel) and the step-through widget
 # --------------------------------------------------------------------------- #
-def plot_kcofactors_step(A, state, ax=None, mark_inconsistent: bool = True, *,
-                         title: str | None = None, show_means: bool = True,
-                         line_color: str = "k", shade_cones: bool = False):
+def plot_kcofactors_step(
+    A,
+    state,
+    ax=None,
+    mark_inconsistent: bool = True,
+    *,
+    title: str | None = None,
+    show_means: bool = True,
+    line_color: str = "k",
+    shade_cones: bool = False,
+):
     """One state of k-cofactors in the plane: clusters, partition lines, red circles.
 
     Draws the points coloured by the clustering ``C`` of ``state``, the partition
@@ -209,8 +241,7 @@ def plot_kcofactors_step(A, state, ax=None, mark_inconsistent: bool = True, *,
     scatter_clusters(ax, A, labels, s=34, zorder=3)
     length = 10 * float(np.ptp(A, axis=0).max())
     if dirs is not None:
-        draw_partition_rays(ax, mean, dirs, length=length, color=line_color, lw=1.3,
-                            zorder=1)
+        draw_partition_rays(ax, mean, dirs, length=length, color=line_color, lw=1.3, zorder=1)
         if shade_cones:
             _shade_cones(ax, mean, dirs, length)
     if show_means:
@@ -219,8 +250,15 @@ def plot_kcofactors_step(A, state, ax=None, mark_inconsistent: bool = True, *,
     if dirs is not None and mark_inconsistent:
         bad = inconsistent_points(A, labels)
         if bad.size:
-            ax.scatter(A[bad, 0], A[bad, 1], s=260, facecolors="none", edgecolors=_RED,
-                       linewidths=1.8, zorder=4)
+            ax.scatter(
+                A[bad, 0],
+                A[bad, 1],
+                s=260,
+                facecolors="none",
+                edgecolors=_RED,
+                linewidths=1.8,
+                zorder=4,
+            )
     if title is None:
         if dirs is None:
             title = "D does not exist (empty cluster)"
@@ -242,8 +280,9 @@ def _step_status(step, i: int, n_inconsistent: int | None) -> str:
     return f"{n_inconsistent} inconsistent"
 
 
-def plot_kcofactors_run(A, history, *, ncols: int = 3, suptitle: str | None = None,
-                        panel_size: float = 2.9):
+def plot_kcofactors_run(
+    A, history, *, ncols: int = 3, suptitle: str | None = None, panel_size: float = 2.9
+):
     """Figure 5: one panel per state of k-cofactors' run.
 
     Each panel shows the current clusters ``C_t``, the partition lines of
@@ -274,9 +313,13 @@ def plot_kcofactors_run(A, history, *, ncols: int = 3, suptitle: str | None = No
         raise ValueError("history is empty: nothing to draw")
     ncols = max(1, min(int(ncols), len(history)))
     nrows = -(-len(history) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size * ncols,
-                                                    (panel_size + 0.35) * nrows + 0.3),
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(panel_size * ncols, (panel_size + 0.35) * nrows + 0.3),
+        squeeze=False,
+        layout="constrained",
+    )
     for i, step in enumerate(history):
         ax = axes.flat[i]
         labels = _state_labels(step, A.shape[0])
@@ -286,9 +329,8 @@ def plot_kcofactors_run(A, history, *, ncols: int = 3, suptitle: str | None = No
         head = f"$C_{{{i}}}$"
         if score is not None and ok:
             head += f", score {score:.4g}"
-        plot_kcofactors_step(A, labels, ax=ax,
-                             title=head + "\n" + _step_status(step, i, n_bad))
-    for ax in axes.flat[len(history):]:
+        plot_kcofactors_step(A, labels, ax=ax, title=head + "\n" + _step_status(step, i, n_bad))
+    for ax in axes.flat[len(history) :]:
         ax.set_axis_off()
     if suptitle:
         fig.suptitle(suptitle, fontsize=11)
@@ -326,16 +368,21 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     labels = _state_labels(labels, A.shape[0])
     mean, means, dirs = _cluster_geometry(A, labels)
     if dirs is None:
-        raise ValueError("the current clustering has an empty cluster or collinear "
-                         "means: its partition D = (CᵀÃ)⁻¹ does not exist")
+        raise ValueError(
+            "the current clustering has an empty cluster or collinear "
+            "means: its partition D = (CᵀÃ)⁻¹ does not exist"
+        )
     steps = k_cofactors_history(A, init=labels, max_iter=1)
     new = steps[1].labels if len(steps) > 1 else labels
     moved = np.flatnonzero(new != labels)
     if axes is None:  # two panels on top, the third centred below (content column)
         fig = plt.figure(figsize=(7, 7))
         grid = fig.add_gridspec(2, 4)
-        axes = [fig.add_subplot(grid[0, :2]), fig.add_subplot(grid[0, 2:]),
-                fig.add_subplot(grid[1, 1:3])]
+        axes = [
+            fig.add_subplot(grid[0, :2]),
+            fig.add_subplot(grid[0, 2:]),
+            fig.add_subplot(grid[1, 1:3]),
+        ]
     else:
         fig = axes[0].figure
     length = 10 * float(np.ptp(A, axis=0).max())
@@ -352,22 +399,35 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     scatter_clusters(ax, A, new, s=34, zorder=3)
     draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.6, zorder=1)
     if moved.size:
-        ax.scatter(A[moved, 0], A[moved, 1], s=260, facecolors="none", edgecolors=_RED,
-                   linewidths=1.8, zorder=4)
-    ax.set_title(r"assignment: $C \leftarrow \mathrm{idxmax}(\tilde{A}D)$"
-                 f"\n({moved.size} points change cluster)", fontsize=10)
+        ax.scatter(
+            A[moved, 0],
+            A[moved, 1],
+            s=260,
+            facecolors="none",
+            edgecolors=_RED,
+            linewidths=1.8,
+            zorder=4,
+        )
+    ax.set_title(
+        r"assignment: $C \leftarrow \mathrm{idxmax}(\tilde{A}D)$"
+        f"\n({moved.size} points change cluster)",
+        fontsize=10,
+    )
     # Right: update step.
     ax = axes[2]
     _frame(ax, A)
     scatter_clusters(ax, A, new, s=34, zorder=3)
-    draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.2,
-                        alpha=0.35, zorder=1)
+    draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.2, alpha=0.35, zorder=1)
     mean2, means2, dirs2 = _cluster_geometry(A, new)
     if dirs2 is not None:
         draw_partition_rays(ax, mean2, dirs2, length=length, color="k", lw=1.4, zorder=1)
         _draw_means(ax, mean2, means2)
-        ax.set_title(r"update: $D := (C^\top\tilde{A})^{-1}$" "\n(rays extend "
-                     r"$[\bar a_c, \bar a]$)", fontsize=10)
+        ax.set_title(
+            r"update: $D := (C^\top\tilde{A})^{-1}$"
+            "\n(rays extend "
+            r"$[\bar a_c, \bar a]$)",
+            fontsize=10,
+        )
     else:
         _draw_means(ax, mean2, means2, segments=False)
         ax.set_title("update: D does not exist (empty cluster)", fontsize=10)
@@ -437,18 +497,24 @@ def plot_prefix_polygon(A, labels, ax=None, *, title: str | None = None):
     labels = _state_labels(labels, A.shape[0])
     n = A.shape[0]
     if np.bincount(labels, minlength=3).min() == 0:
-        raise ValueError(f"every cluster needs a point, got sizes "
-                         f"{np.bincount(labels, minlength=3).tolist()}")
+        raise ValueError(
+            f"every cluster needs a point, got sizes {np.bincount(labels, minlength=3).tolist()}"
+        )
     fig, ax = new_axes(ax)
     P, order = prefix_polygon(A)
     lab = labels[order]
     for t in range(n):
-        ax.plot(P[t:t + 2, 0], P[t:t + 2, 1], color=CLUSTER_COLORS[lab[t]], lw=2.2,
-                solid_capstyle="round", zorder=2)
+        ax.plot(
+            P[t : t + 2, 0],
+            P[t : t + 2, 1],
+            color=CLUSTER_COLORS[lab[t]],
+            lw=2.2,
+            solid_capstyle="round",
+            zorder=2,
+        )
     ax.scatter(P[:n, 0], P[:n, 1], s=10, color="0.25", zorder=3)
     ax.scatter([0], [0], marker="o", s=40, color="k", zorder=4)
-    ax.annotate("$P_0 = 0$", (0, 0), textcoords="offset points", xytext=(6, -12),
-                fontsize=9)
+    ax.annotate("$P_0 = 0$", (0, 0), textcoords="offset points", xytext=(6, -12), fontsize=9)
     # The triangle: start at an arc boundary (a change of cluster along the order).
     change = np.flatnonzero(lab != np.roll(lab, 1))
     s = int(change[0]) if change.size else 0
@@ -462,10 +528,11 @@ def plot_prefix_polygon(A, labels, ax=None, *, title: str | None = None):
     b = seen[1] if len(seen) > 1 else (a + 1) % 3
     T = np.stack([P[s], P[s] + S[a], P[s] + S[a] + S[b]])
     ax.fill(T[:, 0], T[:, 1], color="0.6", alpha=0.3, zorder=1)
-    ax.plot(np.r_[T[:, 0], T[0, 0]], np.r_[T[:, 1], T[0, 1]], color="k", lw=1.2,
-            ls="--", zorder=1)
-    area = abs((T[1, 0] - T[0, 0]) * (T[2, 1] - T[0, 1])
-               - (T[1, 1] - T[0, 1]) * (T[2, 0] - T[0, 0])) / 2
+    ax.plot(np.r_[T[:, 0], T[0, 0]], np.r_[T[:, 1], T[0, 1]], color="k", lw=1.2, ls="--", zorder=1)
+    area = (
+        abs((T[1, 0] - T[0, 0]) * (T[2, 1] - T[0, 1]) - (T[1, 1] - T[0, 1]) * (T[2, 0] - T[0, 0]))
+        / 2
+    )
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xticks([])
     ax.set_yticks([])
@@ -478,8 +545,7 @@ def plot_prefix_polygon(A, labels, ax=None, *, title: str | None = None):
 # --------------------------------------------------------------------------- #
 # Complexity plots (Corollary 2.5)
 # --------------------------------------------------------------------------- #
-def plot_partition_counts(series, ax=None, *, title: str | None = None,
-                          logy: bool = True):
+def plot_partition_counts(series, ax=None, *, title: str | None = None, logy: bool = True):
     """Counts of clusterings versus ``n`` (one line per family), log scale.
 
     Parameters
@@ -505,8 +571,14 @@ def plot_partition_counts(series, ax=None, *, title: str | None = None,
         if ns.shape != counts.shape:
             raise ValueError(f"series {name!r}: {ns.size} sizes but {counts.size} counts")
         keep = counts > 0 if logy else np.ones(counts.shape, bool)
-        ax.plot(ns[keep], counts[keep], marker=markers[j % len(markers)], ms=5,
-                color=CLUSTER_COLORS[j % len(CLUSTER_COLORS)], label=name)
+        ax.plot(
+            ns[keep],
+            counts[keep],
+            marker=markers[j % len(markers)],
+            ms=5,
+            color=CLUSTER_COLORS[j % len(CLUSTER_COLORS)],
+            label=name,
+        )
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel("number of points $n$")
@@ -542,25 +614,37 @@ def plot_scaling(timings, ax=None, *, guides=None, title: str | None = None):
         ns, secs = np.asarray(ns, dtype=float), np.asarray(secs, dtype=float)
         if ns.shape != secs.shape:
             raise ValueError(f"series {name!r}: {ns.size} sizes but {secs.size} times")
-        ax.plot(ns, secs, marker=markers[j % len(markers)], ms=5,
-                color=CLUSTER_COLORS[j % len(CLUSTER_COLORS)], label=name)
+        ax.plot(
+            ns,
+            secs,
+            marker=markers[j % len(markers)],
+            ms=5,
+            color=CLUSTER_COLORS[j % len(CLUSTER_COLORS)],
+            label=name,
+        )
     for label, (name, f) in (guides or {}).items():
         if name not in timings:
-            raise ValueError(f"guide {label!r} refers to unknown series {name!r}; "
-                             f"known: {list(timings)}")
+            raise ValueError(
+                f"guide {label!r} refers to unknown series {name!r}; known: {list(timings)}"
+            )
         ns, secs = (np.asarray(v, dtype=float) for v in timings[name])
         grid = np.geomspace(ns.min(), ns.max(), 50)
         c = secs[-1] / f(ns[-1])
         ax.plot(grid, c * f(grid), color="0.45", ls=":", lw=1.4)
-        ax.annotate(label, (grid[len(grid) // 2], c * f(grid[len(grid) // 2])),
-                    textcoords="offset points", xytext=(4, 6), fontsize=8, color="0.3")
+        ax.annotate(
+            label,
+            (grid[len(grid) // 2], c * f(grid[len(grid) // 2])),
+            textcoords="offset points",
+            xytext=(4, 6),
+            fontsize=8,
+            color="0.3",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("number of points $n$")
     ax.set_ylabel("seconds (best of repeats)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
-              frameon=False)
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     return fig

@@ -66,11 +66,14 @@ _TYPE_COLORS = ("#009E73", "#999999", "#CC79A7")
 def _distributions(A, name: str = "A") -> np.ndarray:
     A = check_matrix(A, name)
     if A.shape[1] != 3:
-        raise ValueError(f"{name} must hold distributions over 3 options (n x 3) to be "
-                         f"drawn on the simplex, got shape {A.shape}")
+        raise ValueError(
+            f"{name} must hold distributions over 3 options (n x 3) to be "
+            f"drawn on the simplex, got shape {A.shape}"
+        )
     if np.any(A < -1e-9) or not np.allclose(A.sum(axis=1), 1.0, atol=1e-6):
-        raise ValueError(f"the rows of {name} must be probability vectors (non-negative, "
-                         "summing to 1)")
+        raise ValueError(
+            f"the rows of {name} must be probability vectors (non-negative, summing to 1)"
+        )
     return A
 
 
@@ -133,17 +136,24 @@ def _zoom(ax, xy, margin: float = 0.15):
 
 def _mark(ax, xy, mask, s=170):
     if np.any(mask):
-        ax.scatter(xy[mask, 0], xy[mask, 1], s=s, facecolors="none",
-                   edgecolors=MARK_COLOR, linewidths=1.6, zorder=5)
+        ax.scatter(
+            xy[mask, 0],
+            xy[mask, 1],
+            s=s,
+            facecolors="none",
+            edgecolors=MARK_COLOR,
+            linewidths=1.6,
+            zorder=5,
+        )
 
 
 def _check_result(reports, result):
     if not isinstance(reports, Reports):
-        raise TypeError(f"reports must be a dmi_lib.simulation.Reports, got "
-                        f"{type(reports).__name__}")
+        raise TypeError(
+            f"reports must be a dmi_lib.simulation.Reports, got {type(reports).__name__}"
+        )
     if reports.n_options != 3:
-        raise ValueError(f"the simplex figures need C = 3 options, got "
-                         f"{reports.n_options}")
+        raise ValueError(f"the simplex figures need C = 3 options, got {reports.n_options}")
     if result is None:
         result = kdmi_mechanism(reports, random_state=0, agents=np.zeros(0, dtype=int))
     if not isinstance(result, KDMIResult):
@@ -170,8 +180,10 @@ def same_partition_fraction(a, b) -> float:
     a = np.asarray(a, dtype=np.intp)
     b = np.asarray(b, dtype=np.intp)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
-        raise ValueError(f"a and b must be non-empty 1-D labelings of the same length, "
-                         f"got shapes {a.shape} and {b.shape}")
+        raise ValueError(
+            f"a and b must be non-empty 1-D labelings of the same length, "
+            f"got shapes {a.shape} and {b.shape}"
+        )
     M = np.zeros((a.max() + 1, b.max() + 1))
     np.add.at(M, (a, b), 1.0)
     r, c = linear_sum_assignment(M, maximize=True)
@@ -181,8 +193,9 @@ def same_partition_fraction(a, b) -> float:
 # --------------------------------------------------------------------------- #
 # Figure 6: knowledge extraction
 # --------------------------------------------------------------------------- #
-def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
-                              option_names=("A", "B", "C"), figsize=(7, 5.2)):
+def plot_knowledge_extraction(
+    reports, result=None, *, agents_shown=(0, 1, 2), option_names=("A", "B", "C"), figsize=(7, 5.2)
+):
     """Figure 6: knowledge extraction of the K-DMI mechanism (Algorithm 4, lines 1-3).
 
     Left: the report matrices ``Rᵢ`` (``n × C``, one-hot rows for the tasks agent
@@ -228,14 +241,21 @@ def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
 
     fig = plt.figure(figsize=figsize)
     widths = [0.4] * len(shown) + [0.42, 0.55, 0.12, 3.0]
-    gs = fig.add_gridspec(1, len(widths), width_ratios=widths, wspace=0.25,
-                          left=0.05, right=0.99, top=0.86, bottom=0.08)
+    gs = fig.add_gridspec(
+        1,
+        len(widths),
+        width_ratios=widths,
+        wspace=0.25,
+        left=0.05,
+        right=0.99,
+        top=0.86,
+        bottom=0.08,
+    )
     ticks = np.arange(3)
     for j, a in enumerate(shown):
         ax = fig.add_subplot(gs[0, j])
         R = reports.report_matrix(a)[answered]
-        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto",
-                  interpolation="nearest")
+        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto", interpolation="nearest")
         ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
         ax.set_xticks(ticks, option_names, fontsize=10)
         ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=10)
@@ -243,11 +263,17 @@ def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
             ax.set_ylabel("task", fontsize=10)
     ax = fig.add_subplot(gs[0, len(shown)])
     ax.set_axis_off()
-    ax.text(0.5, 0.5, "+ ⋯\n\nsum,\nnormalise\nrows\n→", ha="center",
-            va="center", fontsize=10, transform=ax.transAxes)
+    ax.text(
+        0.5,
+        0.5,
+        "+ ⋯\n\nsum,\nnormalise\nrows\n→",
+        ha="center",
+        va="center",
+        fontsize=10,
+        transform=ax.transAxes,
+    )
     axA = fig.add_subplot(gs[0, len(shown) + 1])
-    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto",
-                    interpolation="nearest")
+    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     axA.set_title("$\\mathbf{A}$", fontsize=10)
     axA.set_xticks(ticks, option_names, fontsize=10)
     axA.set_yticks([])
@@ -269,18 +295,31 @@ def plot_knowledge_extraction(reports, result=None, *, agents_shown=(0, 1, 2),
     _draw_segments(ax, simplex_ray_segments(mean, mean - means))
     scatter_clusters(ax, xy, labels, zorder=3)
     mxy = simplex_xy(means)
-    ax.scatter(mxy[:, 0], mxy[:, 1], marker="*", s=240, c=CLUSTER_COLORS[:k],
-               edgecolors="black", linewidths=0.9, zorder=6)
+    ax.scatter(
+        mxy[:, 0],
+        mxy[:, 1],
+        marker="*",
+        s=240,
+        c=CLUSTER_COLORS[:k],
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=6,
+    )
     cxy = simplex_xy(mean[None, :])[0]
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black",
-               edgecolors="white", zorder=6)
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
     v = np.exp(result.log_v)
-    ax.set_title(f"$\\mathbf{{C}}^*$ = DMI-C($\\mathbf{{A}}$): {n} tasks, cluster sizes "
-                 f"{', '.join(map(str, sizes))}\n"
-                 f"$v = \\det[\\mathbf{{C}}^{{*\\top}}\\mathbf{{A}}]$ = {v:.4g}", fontsize=10)
-    fig.suptitle(f"Figure 6: knowledge extraction — the report matrices of "
-                 f"{reports.n_workers} agents\nare summed and row-normalised into A, "
-                 "then DMI-clustered", fontsize=11)
+    ax.set_title(
+        f"$\\mathbf{{C}}^*$ = DMI-C($\\mathbf{{A}}$): {n} tasks, cluster sizes "
+        f"{', '.join(map(str, sizes))}\n"
+        f"$v = \\det[\\mathbf{{C}}^{{*\\top}}\\mathbf{{A}}]$ = {v:.4g}",
+        fontsize=10,
+    )
+    fig.suptitle(
+        f"Figure 6: knowledge extraction — the report matrices of "
+        f"{reports.n_workers} agents\nare summed and row-normalised into A, "
+        "then DMI-clustered",
+        fontsize=11,
+    )
     return fig
 
 
@@ -336,10 +375,20 @@ def payment_matrices(reports, result, agent: int) -> dict:
     counts = reports.counts()[tasks].astype(float)
     counts[np.arange(tasks.size), report] -= 1.0
     others = counts / counts.sum(axis=1, keepdims=True)
-    return dict(tasks=tasks, report=report, peer=peer, part=part, M1=M[0], M2=M[1],
-                det1=det1, det2=det2, payment=det1 * det2,
-                D=result.partitions[agent], columns=tuple(result.partition_columns[agent]),
-                others=others)
+    return dict(
+        tasks=tasks,
+        report=report,
+        peer=peer,
+        part=part,
+        M1=M[0],
+        M2=M[1],
+        det1=det1,
+        det2=det2,
+        payment=det1 * det2,
+        D=result.partitions[agent],
+        columns=tuple(result.partition_columns[agent]),
+        others=others,
+    )
 
 
 def _count_matrix(ax, M, det, title, option_names):
@@ -359,8 +408,9 @@ def _count_matrix(ax, M, det, title, option_names):
         side.set_linewidth(2.5)
 
 
-def plot_payment_calculation(reports, result, agent: int, *,
-                             option_names=("A", "B", "C"), figsize=(7, 7.2)):
+def plot_payment_calculation(
+    reports, result, agent: int, *, option_names=("A", "B", "C"), figsize=(7, 7.2)
+):
     """Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
 
     Left: the partition ``D*_{-i}`` learned by DMI-clustering the tasks agent ``i``
@@ -399,9 +449,18 @@ def plot_payment_calculation(reports, result, agent: int, *,
     lab_rest = assign(A_rest, pm["D"], pm["columns"])
 
     fig = plt.figure(figsize=figsize)
-    gs = fig.add_gridspec(3, 2, width_ratios=[1.7, 1], height_ratios=[1, 1, 0.9],
-                          wspace=0.15, hspace=0.55, left=0.04, right=0.97, top=0.9,
-                          bottom=0.03)
+    gs = fig.add_gridspec(
+        3,
+        2,
+        width_ratios=[1.7, 1],
+        height_ratios=[1, 1, 0.9],
+        wspace=0.15,
+        hspace=0.55,
+        left=0.04,
+        right=0.97,
+        top=0.9,
+        bottom=0.03,
+    )
     ax = fig.add_subplot(gs[:2, 0])
     draw_simplex(ax, option_names)
     k = result.k
@@ -411,40 +470,63 @@ def plot_payment_calculation(reports, result, agent: int, *,
         means = np.stack([A_rest[lab_rest == c].mean(axis=0) for c in range(k)])
         _draw_segments(ax, simplex_ray_segments(mean, mean - means))
         cxy = simplex_xy(mean[None, :])[0]
-        ax.scatter([cxy[0]], [cxy[1]], marker="P", s=90, color="black",
-                   edgecolors="white", zorder=6)
+        ax.scatter(
+            [cxy[0]], [cxy[1]], marker="P", s=90, color="black", edgecolors="white", zorder=6
+        )
     scatter_clusters(ax, simplex_xy(A_rest), lab_rest, s=16, alpha=0.55, zorder=3)
     oxy = simplex_xy(pm["others"])
-    ax.scatter(oxy[:, 0], oxy[:, 1], marker="D", s=60, c=cluster_colors(pm["peer"]),
-               edgecolors="black", linewidths=1.0, zorder=5)
-    ax.set_title(f"partition $\\mathbf{{D}}^*_{{-i}}$ learned from the "
-                 f"{int(rest.sum())} tasks $T_{{-i}}$ she did not do;\n"
-                 f"diamonds: her {pm['tasks'].size} tasks $T_i$ at the others' answers",
-                 fontsize=10)
+    ax.scatter(
+        oxy[:, 0],
+        oxy[:, 1],
+        marker="D",
+        s=60,
+        c=cluster_colors(pm["peer"]),
+        edgecolors="black",
+        linewidths=1.0,
+        zorder=5,
+    )
+    ax.set_title(
+        f"partition $\\mathbf{{D}}^*_{{-i}}$ learned from the "
+        f"{int(rest.sum())} tasks $T_{{-i}}$ she did not do;\n"
+        f"diamonds: her {pm['tasks'].size} tasks $T_i$ at the others' answers",
+        fontsize=10,
+    )
 
     axs = fig.add_subplot(gs[2, :])
     order = np.lexsort((pm["tasks"], pm["part"]))
     T = order.size
     for x, j in enumerate(order):
         c = pm["peer"][j]
-        axs.add_patch(Rectangle((x, 1), 1, 1, facecolor=CLUSTER_COLORS[c % 8],
-                                edgecolor="white", lw=1.5))
-        axs.text(x + 0.5, 1.5, str(c + 1), ha="center", va="center", fontsize=10,
-                 color="white", weight="bold")
-        axs.add_patch(Rectangle((x, 0), 1, 1, facecolor="0.88", edgecolor="white",
-                                lw=1.5))
-        axs.text(x + 0.5, 0.5, option_names[pm["report"][j]], ha="center",
-                 va="center", fontsize=10)
-        axs.text(x + 0.5, -0.35, str(pm["tasks"][j] + 1), ha="center", va="center",
-                 fontsize=10, color="0.35")
+        axs.add_patch(
+            Rectangle((x, 1), 1, 1, facecolor=CLUSTER_COLORS[c % 8], edgecolor="white", lw=1.5)
+        )
+        axs.text(
+            x + 0.5,
+            1.5,
+            str(c + 1),
+            ha="center",
+            va="center",
+            fontsize=10,
+            color="white",
+            weight="bold",
+        )
+        axs.add_patch(Rectangle((x, 0), 1, 1, facecolor="0.88", edgecolor="white", lw=1.5))
+        axs.text(x + 0.5, 0.5, option_names[pm["report"][j]], ha="center", va="center", fontsize=10)
+        axs.text(
+            x + 0.5,
+            -0.35,
+            str(pm["tasks"][j] + 1),
+            ha="center",
+            va="center",
+            fontsize=10,
+            color="0.35",
+        )
     n1 = int(np.sum(pm["part"] == 0))
     axs.axvline(n1, color="black", lw=2)
     axs.text(n1 / 2, 2.35, "$T_1$", ha="center", fontsize=11)
     axs.text(n1 + (T - n1) / 2, 2.35, "$T_2$", ha="center", fontsize=11)
-    axs.text(-0.3, 1.5, "virtual peer $\\mathbf{C}^*_i$", ha="right", va="center",
-             fontsize=10)
-    axs.text(-0.3, 0.5, "her report $\\mathbf{R}_i$", ha="right", va="center",
-             fontsize=10)
+    axs.text(-0.3, 1.5, "virtual peer $\\mathbf{C}^*_i$", ha="right", va="center", fontsize=10)
+    axs.text(-0.3, 0.5, "her report $\\mathbf{R}_i$", ha="right", va="center", fontsize=10)
     axs.text(-0.3, -0.35, "task", ha="right", va="center", fontsize=10, color="0.35")
     axs.set_xlim(-0.25 * T, T + 0.1)
     axs.set_ylim(-0.8, 2.8)
@@ -452,15 +534,20 @@ def plot_payment_calculation(reports, result, agent: int, *,
     axs.set_title("her tasks $T_i$, split into two disjoint halves", fontsize=10)
 
     ax1 = fig.add_subplot(gs[0, 1])
-    _count_matrix(ax1, pm["M1"], pm["det1"],
-                  "$\\mathbf{C}_1^{*\\top}\\mathbf{R}_i^1$", option_names)
+    _count_matrix(
+        ax1, pm["M1"], pm["det1"], "$\\mathbf{C}_1^{*\\top}\\mathbf{R}_i^1$", option_names
+    )
     ax2 = fig.add_subplot(gs[1, 1])
-    _count_matrix(ax2, pm["M2"], pm["det2"],
-                  "$\\mathbf{C}_2^{*\\top}\\mathbf{R}_i^2$", option_names)
-    fig.suptitle(f"Figure 7: payment calculation — agent {agent + 1} is paid\n"
-                 f"$p_i = \\det(\\mathbf{{C}}_1^{{*\\top}}\\mathbf{{R}}_i^1)"
-                 f"\\det(\\mathbf{{C}}_2^{{*\\top}}\\mathbf{{R}}_i^2)$ = "
-                 f"{pm['det1']:g} × {pm['det2']:g} = {pm['payment']:g}", fontsize=11)
+    _count_matrix(
+        ax2, pm["M2"], pm["det2"], "$\\mathbf{C}_2^{*\\top}\\mathbf{R}_i^2$", option_names
+    )
+    fig.suptitle(
+        f"Figure 7: payment calculation — agent {agent + 1} is paid\n"
+        f"$p_i = \\det(\\mathbf{{C}}_1^{{*\\top}}\\mathbf{{R}}_i^1)"
+        f"\\det(\\mathbf{{C}}_2^{{*\\top}}\\mathbf{{R}}_i^2)$ = "
+        f"{pm['det1']:g} × {pm['det2']:g} = {pm['payment']:g}",
+        fontsize=11,
+    )
     return fig
 
 
@@ -481,11 +568,20 @@ def _mix_strategies(p_always, p_perm, m, rng, always_option, perm):
     return types, bank[types], bank
 
 
-def strategy_mix_outcome(p_always: float, p_perm: float, *, n_tasks: int = 60,
-                         n_agents: int = 1500, tasks_per_agent: int = 30,
-                         n_gold: int = 5, accuracy: float = 0.7, noise: float = 0.3,
-                         always_option: int = 0, perm=(1, 2, 0),
-                         random_state=0) -> dict:
+def strategy_mix_outcome(
+    p_always: float,
+    p_perm: float,
+    *,
+    n_tasks: int = 60,
+    n_agents: int = 1500,
+    tasks_per_agent: int = 30,
+    n_gold: int = 5,
+    accuracy: float = 0.7,
+    noise: float = 0.3,
+    always_option: int = 0,
+    perm=(1, 2, 0),
+    random_state=0,
+) -> dict:
     """Simulate a mixed crowd and score three aggregators and the K-DMI payments.
 
     ``n_tasks`` tasks with 3 options; each task's ground-truth world ``w`` puts
@@ -512,10 +608,16 @@ def strategy_mix_outcome(p_always: float, p_perm: float, *, n_tasks: int = 60,
     rng = check_random_state(random_state)
     if not 0 <= n_gold < n_tasks:
         raise ValueError(f"n_gold must lie in 0..{n_tasks - 1}, got {n_gold}")
-    states, world = random_states(n_tasks, 3, kind="mixture", accuracy=accuracy,
-                                  noise=noise, random_state=rng, return_worlds=True)
-    types, S, _ = _mix_strategies(p_always, p_perm, n_agents, rng, always_option,
-                                  perm)
+    states, world = random_states(
+        n_tasks,
+        3,
+        kind="mixture",
+        accuracy=accuracy,
+        noise=noise,
+        random_state=rng,
+        return_worlds=True,
+    )
+    types, S, _ = _mix_strategies(p_always, p_perm, n_agents, rng, always_option, perm)
     rep = simulate_crowd(states, S, tasks_per_agent=tasks_per_agent, random_state=rng)
     A, answered = rep.answer_matrix()
     if not answered.all():
@@ -524,24 +626,33 @@ def strategy_mix_outcome(p_always: float, p_perm: float, *, n_tasks: int = 60,
     test = np.arange(n_gold, n_tasks)
     acc = {
         "plurality": float(np.mean(plurality(A)[test] == world[test])),
-        "surprisingly popular": float(np.mean(surprisingly_popular(A)[test]
-                                              == world[test])),
-        "DMI (named by gold)": float(np.mean(dmi_aggregate(A, gold=gold)[test]
-                                             == world[test])),
+        "surprisingly popular": float(np.mean(surprisingly_popular(A)[test] == world[test])),
+        "DMI (named by gold)": float(np.mean(dmi_aggregate(A, gold=gold)[test] == world[test])),
     }
     res = kdmi_mechanism(rep, random_state=rng)
     payments = {}
     for j, name in enumerate(STRATEGY_TYPES):
         p = res.payments[(types == j) & res.paid]
-        payments[name] = ((float(p.mean()), float(p.std(ddof=1) / np.sqrt(p.size)),
-                           int(p.size)) if p.size > 1 else (np.nan, np.nan, int(p.size)))
+        payments[name] = (
+            (float(p.mean()), float(p.std(ddof=1) / np.sqrt(p.size)), int(p.size))
+            if p.size > 1
+            else (np.nan, np.nan, int(p.size))
+        )
     S_bar = S.mean(axis=0)
-    return dict(accuracy=acc, payments=payments, types=types, kdmi=res, S_bar=S_bar,
-                det_S_bar=float(np.linalg.det(S_bar)), world=world)
+    return dict(
+        accuracy=acc,
+        payments=payments,
+        types=types,
+        kdmi=res,
+        S_bar=S_bar,
+        det_S_bar=float(np.linalg.det(S_bar)),
+        world=world,
+    )
 
 
-def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=None,
-                      figsize=(7, 3.8), **kwargs):
+def plot_strategy_mix(
+    p_always: float = 0.4, p_perm: float = 0.2, *, outcome=None, figsize=(7, 3.8), **kwargs
+):
     """Accuracy of three aggregators and K-DMI payments by strategy type, for one crowd.
 
     Left: the fraction of (non-gold) tasks each aggregator gets right — plurality,
@@ -573,8 +684,7 @@ def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=Non
     vals = [outcome["accuracy"][k] for k in names]
     bars = ax1.bar(range(len(names)), vals, color=["0.6", "#56B4E9", "#0072B2"])
     for b, v in zip(bars, vals):
-        ax1.text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.0%}", ha="center",
-                 fontsize=10)
+        ax1.text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.0%}", ha="center", fontsize=10)
     ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
     ax1.text(-0.45, 1 / 3 + 0.015, "chance", fontsize=10, ha="left", color="0.4")
     ax1.set_xticks(range(len(names)), names, fontsize=10)
@@ -586,16 +696,17 @@ def plot_strategy_mix(p_always: float = 0.4, p_perm: float = 0.2, *, outcome=Non
     ses = [outcome["payments"][t][1] for t in types]
     counts = [outcome["payments"][t][2] for t in types]
     x = np.arange(len(types))
-    ax2.bar(x, np.nan_to_num(means), yerr=np.nan_to_num(ses), capsize=4,
-            color=_TYPE_COLORS)
+    ax2.bar(x, np.nan_to_num(means), yerr=np.nan_to_num(ses), capsize=4, color=_TYPE_COLORS)
     ax2.set_xticks(x, [f"{t}\n({c} agents)" for t, c in zip(types, counts)], fontsize=10)
     ax2.set_ylabel("mean K-DMI payment (± 1 s.e.)")
     ax2.set_title("payments by strategy type", fontsize=10)
     share = outcome["types"]
-    fig.suptitle(f"crowd: {np.mean(share == 0):.0%} truthful, {np.mean(share == 1):.0%} "
-                 f"always one option, {np.mean(share == 2):.0%} permutation\n"
-                 f"(det of the average strategy = {outcome['det_S_bar']:.3f})",
-                 fontsize=11)
+    fig.suptitle(
+        f"crowd: {np.mean(share == 0):.0%} truthful, {np.mean(share == 1):.0%} "
+        f"always one option, {np.mean(share == 2):.0%} permutation\n"
+        f"(det of the average strategy = {outcome['det_S_bar']:.3f})",
+        fontsize=11,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.9))
     return fig
 
@@ -610,8 +721,7 @@ def strategy_mix_sweep(p_always_values, p_perm: float = 0.2, **kwargs) -> dict:
     shares = np.asarray(p_always_values, dtype=float)
     outs = [strategy_mix_outcome(float(p), p_perm, **kwargs) for p in shares]
     acc = {k: np.array([o["accuracy"][k] for o in outs]) for k in outs[0]["accuracy"]}
-    pay = {t: np.array([o["payments"][t] for o in outs], dtype=float)
-           for t in STRATEGY_TYPES}
+    pay = {t: np.array([o["payments"][t] for o in outs], dtype=float) for t in STRATEGY_TYPES}
     return dict(p_always=shares, p_perm=float(p_perm), accuracy=acc, payments=pay)
 
 
@@ -626,8 +736,9 @@ def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
 
     x = 100 * sweep["p_always"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    for (name, acc), color, marker in zip(sweep["accuracy"].items(),
-                                          ["0.5", "#56B4E9", "#0072B2"], "osD"):
+    for (name, acc), color, marker in zip(
+        sweep["accuracy"].items(), ["0.5", "#56B4E9", "#0072B2"], "osD"
+    ):
         ax1.plot(x, acc, marker=marker, color=color, label=name)
     ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
     ax1.set_ylim(0, 1.05)
@@ -635,21 +746,26 @@ def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
     ax1.set_ylabel("accuracy")
     ax1.legend(fontsize=10, loc="lower left", frameon=False)
     for (name, pay), color in zip(sweep["payments"].items(), _TYPE_COLORS):
-        ax2.errorbar(x, pay[:, 0], yerr=pay[:, 1], marker="o", capsize=3,
-                     color=color, label=name)
+        ax2.errorbar(x, pay[:, 0], yerr=pay[:, 1], marker="o", capsize=3, color=color, label=name)
     ax2.set_xlabel('"always A" agents (%)')
     ax2.set_ylabel("mean K-DMI payment")
     ax2.legend(fontsize=10, frameon=False)
-    fig.suptitle(f"{100 * sweep['p_perm']:.0f}% permutation agents, the rest truthful",
-                 fontsize=11)
+    fig.suptitle(f"{100 * sweep['p_perm']:.0f}% permutation agents, the rest truthful", fontsize=11)
     fig.tight_layout()
     return fig
 
 
-def strategy_invariance_curve(crowd_sizes, *, shares=(0.4, 0.3, 0.2, 0.1),
-                              n_tasks: int = 60, tasks_per_agent: int = 10,
-                              n_seeds: int = 5, accuracy: float = 0.7,
-                              noise: float = 0.3, random_state=0) -> dict:
+def strategy_invariance_curve(
+    crowd_sizes,
+    *,
+    shares=(0.4, 0.3, 0.2, 0.1),
+    n_tasks: int = 60,
+    tasks_per_agent: int = 10,
+    n_seeds: int = 5,
+    accuracy: float = 0.7,
+    noise: float = 0.3,
+    random_state=0,
+) -> dict:
     """Agreement of the K-DMI clustering with the truthful clustering as ``m`` grows.
 
     One set of ``n_tasks`` task states ``aᵗ`` (3 options, mixture model).  The
@@ -673,18 +789,20 @@ def strategy_invariance_curve(crowd_sizes, *, shares=(0.4, 0.3, 0.2, 0.1),
     rng = check_random_state(random_state)
     shares = np.asarray(shares, dtype=float)
     if shares.shape != (4,) or np.any(shares < 0) or not np.isclose(shares.sum(), 1):
-        raise ValueError(f"shares must be 4 non-negative numbers summing to 1, got "
-                         f"{shares.tolist()}")
-    bank = np.stack([truthful(3), always(3, 0), permutation_strategy([1, 2, 0]),
-                     0.7 * np.eye(3) + 0.1])
-    states = random_states(n_tasks, 3, kind="mixture", accuracy=accuracy, noise=noise,
-                           random_state=rng)
+        raise ValueError(
+            f"shares must be 4 non-negative numbers summing to 1, got {shares.tolist()}"
+        )
+    bank = np.stack(
+        [truthful(3), always(3, 0), permutation_strategy([1, 2, 0]), 0.7 * np.eye(3) + 0.1]
+    )
+    states = random_states(
+        n_tasks, 3, kind="mixture", accuracy=accuracy, noise=noise, random_state=rng
+    )
     reference = dmi_cluster(states).labels
     S_bar = np.tensordot(shares, bank, axes=1)
     limit = same_partition_fraction(reference, dmi_cluster(states @ S_bar).labels)
     ms = np.asarray(crowd_sizes, dtype=int)
-    out = {key: np.full((ms.size, n_seeds), np.nan)
-           for key in ("strategic", "truthful", "v_ratio")}
+    out = {key: np.full((ms.size, n_seeds), np.nan) for key in ("strategic", "truthful", "v_ratio")}
     none = np.zeros(0, dtype=int)
     for i, m in enumerate(ms):
         for s in range(n_seeds):
@@ -692,19 +810,35 @@ def strategy_invariance_curve(crowd_sizes, *, shares=(0.4, 0.3, 0.2, 0.1),
             types = np.random.default_rng(seed).choice(4, size=m, p=shares)
             strat = check_strategies(bank[types], 3)
             try:
-                rs = kdmi_mechanism(simulate_crowd(states, strat,
-                                                   tasks_per_agent=tasks_per_agent,
-                                                   random_state=seed), agents=none)
-                rt = kdmi_mechanism(simulate_crowd(states, [truthful(3)] * m,
-                                                   tasks_per_agent=tasks_per_agent,
-                                                   random_state=seed), agents=none)
+                rs = kdmi_mechanism(
+                    simulate_crowd(
+                        states, strat, tasks_per_agent=tasks_per_agent, random_state=seed
+                    ),
+                    agents=none,
+                )
+                rt = kdmi_mechanism(
+                    simulate_crowd(
+                        states,
+                        [truthful(3)] * m,
+                        tasks_per_agent=tasks_per_agent,
+                        random_state=seed,
+                    ),
+                    agents=none,
+                )
             except ValueError:  # too few answers: an option never chosen, k < C
                 continue
             out["strategic"][i, s] = same_partition_fraction(reference, rs.labels)
             out["truthful"][i, s] = same_partition_fraction(reference, rt.labels)
             out["v_ratio"][i, s] = np.exp(rs.log_v - rt.log_v)
-    return dict(m=ms, S_bar=S_bar, det_S_bar=float(np.linalg.det(S_bar)),
-                states=states, reference=reference, limit_agreement=limit, **out)
+    return dict(
+        m=ms,
+        S_bar=S_bar,
+        det_S_bar=float(np.linalg.det(S_bar)),
+        states=states,
+        reference=reference,
+        limit_agreement=limit,
+        **out,
+    )
 
 
 def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
@@ -723,8 +857,10 @@ def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
 
     m = curve["m"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    for key, color, label in (("truthful", "#009E73", "all-truthful crowd"),
-                              ("strategic", "#D55E00", "strategic crowd")):
+    for key, color, label in (
+        ("truthful", "#009E73", "all-truthful crowd"),
+        ("strategic", "#D55E00", "strategic crowd"),
+    ):
         Y = curve[key]
         mu = np.nanmean(Y, axis=1)
         se = np.nanstd(Y, axis=1) / np.sqrt(np.sum(np.isfinite(Y), axis=1))
@@ -737,18 +873,27 @@ def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
     ax1.set_title("clustering: invariant to strategies as $m \\to \\infty$", fontsize=10)
     ax1.legend(fontsize=10, loc="lower right")
     R = curve["v_ratio"]
-    ax2.errorbar(m, np.nanmean(R, axis=1),
-                 yerr=np.nanstd(R, axis=1) / np.sqrt(np.sum(np.isfinite(R), axis=1)),
-                 marker="o", color="#D55E00", capsize=3, label="simulated")
-    ax2.axhline(abs(curve["det_S_bar"]), color="black", ls=":",
-                label=f"$|\\det \\bar S|$ = {abs(curve['det_S_bar']):.3f}")
+    ax2.errorbar(
+        m,
+        np.nanmean(R, axis=1),
+        yerr=np.nanstd(R, axis=1) / np.sqrt(np.sum(np.isfinite(R), axis=1)),
+        marker="o",
+        color="#D55E00",
+        capsize=3,
+        label="simulated",
+    )
+    ax2.axhline(
+        abs(curve["det_S_bar"]),
+        color="black",
+        ls=":",
+        label=f"$|\\det \\bar S|$ = {abs(curve['det_S_bar']):.3f}",
+    )
     ax2.axhline(1.0, color="0.5", lw=0.8)
     ax2.set_xscale("log")
     ax2.set_ylim(0, 1.05)
     ax2.set_xlabel("number of agents $m$")
     ax2.set_ylabel("$v$(strategic) / $v$(truthful)")
-    ax2.set_title("$v = \\max_C \\det[C^\\top A]$ decreases under strategies",
-                  fontsize=10)
+    ax2.set_title("$v = \\max_C \\det[C^\\top A]$ decreases under strategies", fontsize=10)
     ax2.legend(fontsize=10)
     fig.tight_layout()
     return fig
@@ -777,8 +922,15 @@ def sp_dmi_disagreement(A, *, gold=None) -> dict:
     sp = surprisingly_popular(A)
     dmi = names[res.labels]
     differ = sp != dmi
-    return dict(sp=sp, dmi=dmi, labels=res.labels, names=names, differ=differ,
-                n_differ=int(differ.sum()), result=res)
+    return dict(
+        sp=sp,
+        dmi=dmi,
+        labels=res.labels,
+        names=names,
+        differ=differ,
+        n_differ=int(differ.sum()),
+        result=res,
+    )
 
 
 def _sp_panel(ax, A, sp, differ, option_names, zoom):
@@ -794,8 +946,7 @@ def _sp_panel(ax, A, sp, differ, option_names, zoom):
         ax.plot([vx[0], cxy[0]], [vx[1], cxy[1]], color="0.65", ls=":", lw=1, zorder=1)
     scatter_clusters(ax, xy, sp, zorder=3)
     _mark(ax, xy, differ)
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black",
-               edgecolors="white", zorder=6)
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
 
 
 def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
@@ -811,18 +962,32 @@ def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
     mxy = simplex_xy(means)
     names = np.array([dmi[labels == c][0] for c in range(k)])
     for c in range(k):
-        ax.plot([mxy[c, 0], cxy[0]], [mxy[c, 1], cxy[1]], color="0.65", ls=":", lw=1,
-                zorder=1)
+        ax.plot([mxy[c, 0], cxy[0]], [mxy[c, 1], cxy[1]], color="0.65", ls=":", lw=1, zorder=1)
     scatter_clusters(ax, xy, dmi, zorder=3)
-    ax.scatter(mxy[:, 0], mxy[:, 1], marker="*", s=240, c=cluster_colors(names),
-               edgecolors="black", linewidths=0.9, zorder=6)
+    ax.scatter(
+        mxy[:, 0],
+        mxy[:, 1],
+        marker="*",
+        s=240,
+        c=cluster_colors(names),
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=6,
+    )
     _mark(ax, xy, differ)
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black",
-               edgecolors="white", zorder=6)
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
 
 
-def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = False,
-                   title: str | None = None, figsize=(7, 4.2), axes=None):
+def plot_sp_vs_dmi(
+    A,
+    *,
+    option_names=("A", "B", "C"),
+    gold=None,
+    zoom: bool = False,
+    title: str | None = None,
+    figsize=(7, 4.2),
+    axes=None,
+):
     """Figure 8: surprisingly popular vs DMI-clustering on the answer simplex.
 
     Both methods partition the simplex by three rays from the mean of all points
@@ -864,14 +1029,22 @@ def plot_sp_vs_dmi(A, *, option_names=("A", "B", "C"), gold=None, zoom: bool = F
         ax1, ax2 = axes
         fig = ax1.figure
     _sp_panel(ax1, A, out["sp"], out["differ"], option_names, zoom)
-    ax1.set_title("surprisingly popular: $\\arg\\max_c\\, a_c/\\bar a_c$\n"
-                  "lines from the vertices through the mean", fontsize=10)
+    ax1.set_title(
+        "surprisingly popular: $\\arg\\max_c\\, a_c/\\bar a_c$\n"
+        "lines from the vertices through the mean",
+        fontsize=10,
+    )
     _dmi_panel(ax2, A, out["dmi"], out["labels"], out["differ"], option_names, zoom)
-    ax2.set_title("DMI-clustering: $\\mathrm{idxmax}(\\tilde{A}D^*)$\n"
-                  "lines from the cluster means through the mean", fontsize=10)
+    ax2.set_title(
+        "DMI-clustering: $\\mathrm{idxmax}(\\tilde{A}D^*)$\n"
+        "lines from the cluster means through the mean",
+        fontsize=10,
+    )
     if title is None:
-        title = (f"Figure 8: surprisingly popular vs DMI-clustering\nthey disagree on "
-                 f"{out['n_differ']} of {A.shape[0]} tasks (red circles)")
+        title = (
+            f"Figure 8: surprisingly popular vs DMI-clustering\nthey disagree on "
+            f"{out['n_differ']} of {A.shape[0]} tasks (red circles)"
+        )
     fig.suptitle(title, fontsize=11)
     if axes is None:
         fig.tight_layout(rect=(0, 0, 1, 0.92))

@@ -102,14 +102,16 @@ def compact_table(table, *, digits: int = 3, columns=None):
     if columns is not None:
         missing = [c for c in columns if c not in table.columns]
         if missing:
-            raise ValueError(f"columns {missing} are not in the table "
-                             f"({list(table.columns)})")
+            raise ValueError(f"columns {missing} are not in the table ({list(table.columns)})")
         table = table[list(columns)]
     out = table.rename(columns=lambda c: SHORT_METHOD.get(c, c))
     if isinstance(out.index, pd.MultiIndex):
         out.index = out.index.set_levels(
-            [lvl.map(short_name) if not pd.api.types.is_numeric_dtype(lvl) else lvl
-             for lvl in out.index.levels])
+            [
+                lvl.map(short_name) if not pd.api.types.is_numeric_dtype(lvl) else lvl
+                for lvl in out.index.levels
+            ]
+        )
     else:
         out.index = out.index.map(short_name).rename(out.index.name)
     out.columns.name = None
@@ -136,10 +138,14 @@ def data_summary(datasets):
     for name, d in datasets.items():
         am = answer_matrix(d.answers, options=d.options)
         n_t = am.counts.sum(axis=1)
-        rows[name] = {"tasks": len(am.tasks), "workers": d.n_workers,
-                      "options": len(d.options), "answers/task": n_t.mean(),
-                      "min answers/task": n_t.min(),
-                      "largest class": d.gold.value_counts(normalize=True).max()}
+        rows[name] = {
+            "tasks": len(am.tasks),
+            "workers": d.n_workers,
+            "options": len(d.options),
+            "answers/task": n_t.mean(),
+            "min answers/task": n_t.min(),
+            "largest class": d.gold.value_counts(normalize=True).max(),
+        }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("data set")
 
 
@@ -152,8 +158,9 @@ def _check_columns(df, columns, name):
         raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(f"{name} is missing column(s) {missing}; pass the table made by "
-                         "dmi_lib.practical")
+        raise ValueError(
+            f"{name} is missing column(s) {missing}; pass the table made by dmi_lib.practical"
+        )
     if df.empty:
         raise ValueError(f"{name} is empty: nothing to plot")
 
@@ -161,10 +168,14 @@ def _check_columns(df, columns, name):
 def _grid(n_panels: int, ncols: int, axes, panel_size=(3.5, 2.9), sharey=False):
     if axes is None:
         nrows = -(-n_panels // ncols)
-        fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
-                                 sharey=sharey,
-                                 figsize=(panel_size[0] * ncols,
-                                          panel_size[1] * nrows + 1.0))
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            squeeze=False,
+            layout="constrained",
+            sharey=sharey,
+            figsize=(panel_size[0] * ncols, panel_size[1] * nrows + 1.0),
+        )
         axes = axes.ravel()
         for ax in axes[n_panels:]:
             ax.set_visible(False)
@@ -178,13 +189,18 @@ def _grid(n_panels: int, ncols: int, axes, panel_size=(3.5, 2.9), sharey=False):
 def _shared_legend(fig, axes, ncols: int = 2):
     """One legend for all panels, below them (the first panel's lines)."""
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=10,
-               frameon=False)
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=10, frameon=False)
 
 
-def plot_accuracy_vs_plurality(held, *, methods=None,
-                               baseline: str = "plurality (random ties)",
-                               tolerance: float = 0.02, ax=None, title=None):
+def plot_accuracy_vs_plurality(
+    held,
+    *,
+    methods=None,
+    baseline: str = "plurality (random ties)",
+    tolerance: float = 0.02,
+    ax=None,
+    title=None,
+):
     """Accuracy of each method minus plurality's, per data set (a dot plot).
 
     Parameters
@@ -201,35 +217,48 @@ def plot_accuracy_vs_plurality(held, *, methods=None,
         this".
     """
     _check_columns(held, ["dataset", "method", "accuracy"], "held")
-    table = held.pivot_table(index="dataset", columns="method", values="accuracy",
-                             sort=False)
+    table = held.pivot_table(index="dataset", columns="method", values="accuracy", sort=False)
     if baseline not in table.columns:
-        raise ValueError(f"baseline {baseline!r} is not a method of the table "
-                         f"({list(table.columns)})")
-    methods = [m for m in table.columns if m != baseline] if methods is None else \
-        list(methods)
+        raise ValueError(
+            f"baseline {baseline!r} is not a method of the table ({list(table.columns)})"
+        )
+    methods = [m for m in table.columns if m != baseline] if methods is None else list(methods)
     unknown = [m for m in methods if m not in table.columns]
     if unknown:
-        raise ValueError(f"unknown method(s) {unknown}; the table has "
-                         f"{list(table.columns)}")
+        raise ValueError(f"unknown method(s) {unknown}; the table has {list(table.columns)}")
     if ax is None:
         fig, ax = plt.subplots(figsize=(5.4, 0.36 * len(table) + 2.8), layout="constrained")
     else:
         fig = ax.figure
     y = np.arange(len(table))[::-1]
-    ax.axvspan(-100 * tolerance, 0, color="0.92", zorder=0,
-               label=f"within {100 * tolerance:g} points")
+    ax.axvspan(
+        -100 * tolerance, 0, color="0.92", zorder=0, label=f"within {100 * tolerance:g} points"
+    )
     ax.axvline(0, color="0.3", lw=1)
     offsets = np.linspace(-0.25, 0.25, len(methods)) if len(methods) > 1 else [0.0]
     for j, (m, dy) in enumerate(zip(methods, offsets)):
         diff = 100 * (table[m] - table[baseline]).to_numpy()
-        ax.scatter(diff, y + dy, color=_color(m), marker=_MARKERS[j % len(_MARKERS)],
-                   s=30, label=m, zorder=3, edgecolors="white", linewidths=0.4)
+        ax.scatter(
+            diff,
+            y + dy,
+            color=_color(m),
+            marker=_MARKERS[j % len(_MARKERS)],
+            s=30,
+            label=m,
+            zorder=3,
+            edgecolors="white",
+            linewidths=0.4,
+        )
     ax.set_yticks(y, [short_name(n) for n in table.index])
     ax.set_xlabel(f"accuracy − {baseline} (points)")
     ax.set_title(title or f"Accuracy relative to {baseline}")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2,
-               fontsize=10, frameon=False)
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=2,
+        fontsize=10,
+        frameon=False,
+    )
     ax.grid(axis="x", color="0.9", lw=0.6)
     return fig
 
@@ -254,8 +283,15 @@ def plot_gold_curve(curve, datasets=None, *, ncols: int = 4, axes=None, title=No
         for j, (m, part) in enumerate(sub.groupby("method", sort=False)):
             part = part.sort_values("gold_size")
             style = dict(ls="--", lw=1) if m.startswith("plurality") else dict(lw=1.6)
-            ax.plot(part["gold_size"], part["accuracy"], marker=_MARKERS[j % 9], ms=3.5,
-                    color=_color(m), label=m, **style)
+            ax.plot(
+                part["gold_size"],
+                part["accuracy"],
+                marker=_MARKERS[j % 9],
+                ms=3.5,
+                color=_color(m),
+                label=m,
+                **style,
+            )
         ax.set_xscale("symlog", linthresh=1)
         ax.set_title(short_name(name), fontsize=11)
         ax.set_xlabel("gold tasks")
@@ -266,8 +302,7 @@ def plot_gold_curve(curve, datasets=None, *, ncols: int = 4, axes=None, title=No
     return fig
 
 
-def plot_strategic(table, *, attack=None, datasets=None, ncols: int = 4, axes=None,
-                   title=None):
+def plot_strategic(table, *, attack=None, datasets=None, ncols: int = 4, axes=None, title=None):
     """Accuracy as the share of strategic workers grows, one panel per data set.
 
     Parameters
@@ -296,8 +331,15 @@ def plot_strategic(table, *, attack=None, datasets=None, ncols: int = 4, axes=No
         for j, (m, part) in enumerate(mean.loc[name].groupby(level=0, sort=False)):
             s = part.droplevel(0).sort_index()
             style = dict(ls="--", lw=1.2) if m.startswith("plurality") else dict(lw=1.6)
-            ax.plot(s.index, s.to_numpy(), marker=_MARKERS[j % 9], ms=3.5,
-                    color=_color(m), label=m, **style)
+            ax.plot(
+                s.index,
+                s.to_numpy(),
+                marker=_MARKERS[j % 9],
+                ms=3.5,
+                color=_color(m),
+                label=m,
+                **style,
+            )
         ax.set_title(short_name(name), fontsize=11)
         ax.set_xlabel("share of strategic workers")
         ax.set_ylim(0, 1)
@@ -320,7 +362,8 @@ def plot_single_task(table, *, ax=None, title=None):
     # "prelec2017_sp" -> "Prelec", "hosseini2021_spvoting" -> "Hosseini"
     short = table["data"].astype(str).str.split("20").str[0].str.capitalize()
     wide = table.assign(label=short + " " + table["study"].astype(str)).pivot_table(
-        index="label", columns="method", values="accuracy", sort=False)
+        index="label", columns="method", values="accuracy", sort=False
+    )
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.0, 4.6), layout="constrained")
     else:
@@ -328,20 +371,31 @@ def plot_single_task(table, *, ax=None, title=None):
     x = np.arange(len(wide))
     width = 0.8 / wide.shape[1]
     for j, m in enumerate(wide.columns):
-        ax.bar(x + (j - (wide.shape[1] - 1) / 2) * width, wide[m].to_numpy(), width,
-               color=_color(m), label=m, edgecolor="white", linewidth=0.4)
+        ax.bar(
+            x + (j - (wide.shape[1] - 1) / 2) * width,
+            wide[m].to_numpy(),
+            width,
+            color=_color(m),
+            label=m,
+            edgecolor="white",
+            linewidth=0.4,
+        )
     ax.set_xticks(x, wide.index, rotation=45, ha="right", fontsize=10)
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2,
-               fontsize=10, frameon=False)
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=2,
+        fontsize=10,
+        frameon=False,
+    )
     ax.set_title(title or "Single-task data: plurality vs Algorithms 5 and 6")
     ax.grid(axis="y", color="0.92", lw=0.6)
     return fig
 
 
-def plot_payments(workers, datasets, *, summary=None, ncols: int = 4, axes=None,
-                  title=None):
+def plot_payments(workers, datasets, *, summary=None, ncols: int = 4, axes=None, title=None):
     """Normalised K-DMI payment against each worker's accuracy, one panel per data set.
 
     Parameters
@@ -354,26 +408,32 @@ def plot_payments(workers, datasets, *, summary=None, ncols: int = 4, axes=None,
         The first table of :func:`~dmi_lib.practical.payment_study`; its Spearman
         correlation is printed in each panel's title.
     """
-    _check_columns(workers, ["dataset", "accuracy", "kdmi_paid", "kdmi_normalised"],
-                   "workers")
+    _check_columns(workers, ["dataset", "accuracy", "kdmi_paid", "kdmi_normalised"], "workers")
     datasets = list(datasets)
     fig, axes = _grid(len(datasets), min(ncols, len(datasets)), axes)
-    rho = {} if summary is None else dict(zip(summary["dataset"],
-                                              summary["kdmi_spearman"]))
+    rho = {} if summary is None else dict(zip(summary["dataset"], summary["kdmi_spearman"]))
     for ax, name in zip(axes, datasets):
         sub = workers[(workers["dataset"] == name) & workers["kdmi_paid"]]
         if sub.empty:
             raise ValueError(f"no paid worker of data set {name!r} in the table")
         y = sub["kdmi_normalised"].to_numpy()
-        ax.scatter(sub["accuracy"], y, s=14, color=CLUSTER_COLORS[2], alpha=0.8,
-                   edgecolors="white", linewidths=0.3)
+        ax.scatter(
+            sub["accuracy"],
+            y,
+            s=14,
+            color=CLUSTER_COLORS[2],
+            alpha=0.8,
+            edgecolors="white",
+            linewidths=0.3,
+        )
         ax.axhline(0, color="0.5", lw=0.8)
         ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 3))
-        label = short_name(name) + (f"  (ρ = {rho[name]:.2f})" if name in rho
-                                    and np.isfinite(rho[name]) else "")
+        label = short_name(name) + (
+            f"  (ρ = {rho[name]:.2f})" if name in rho and np.isfinite(rho[name]) else ""
+        )
         ax.set_title(label, fontsize=11)
         ax.set_xlabel("worker accuracy")
-    for ax in axes[::min(ncols, len(datasets))]:
+    for ax in axes[:: min(ncols, len(datasets))]:
         ax.set_ylabel("normalised payment")
     fig.suptitle(title or "K-DMI payments and worker accuracy", fontsize=12)
     return fig

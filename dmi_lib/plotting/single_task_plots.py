@@ -50,10 +50,17 @@ _B1 = np.array([-1.0, 1.0, 0.0]) / np.sqrt(2.0)
 _B2 = np.array([-1.0, -1.0, 2.0]) / np.sqrt(6.0)
 
 
-def two_world_points(separation: float, *, n_points: int = 150, spread: float = 0.05,
-                     anisotropy: float = 1.0, angle: float = 90.0,
-                     center=(1 / 3, 1 / 3, 1 / 3), margin: float = 0.03,
-                     random_state=0) -> dict:
+def two_world_points(
+    separation: float,
+    *,
+    n_points: int = 150,
+    spread: float = 0.05,
+    anisotropy: float = 1.0,
+    angle: float = 90.0,
+    center=(1 / 3, 1 / 3, 1 / 3),
+    margin: float = 0.03,
+    random_state=0,
+) -> dict:
     """Draw instances of a single question from two worlds (Gaussians on the simplex).
 
     Each instance picks world 0 or 1 with probability 1/2; its answer distribution is
@@ -95,8 +102,7 @@ def two_world_points(separation: float, *, n_points: int = 150, spread: float = 
     center = np.asarray(center, dtype=float)
     if center.shape != (3,) or not np.isclose(center.sum(), 1.0):
         raise ValueError(f"center must be a distribution over 3 options, got {center}")
-    for name, val in (("separation", separation), ("spread", spread),
-                      ("anisotropy", anisotropy)):
+    for name, val in (("separation", separation), ("spread", spread), ("anisotropy", anisotropy)):
         if not (np.isscalar(val) and np.isfinite(val) and val >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
     th = np.deg2rad(angle)
@@ -104,26 +110,32 @@ def two_world_points(separation: float, *, n_points: int = 150, spread: float = 
     w = -np.sin(th) * _B1 + np.cos(th) * _B2
     means = np.stack([center - separation / 2 * u, center + separation / 2 * u])
     if means.min() < margin:
-        raise ValueError(f"the world means {means.round(3).tolist()} leave the simplex "
-                         f"(margin {margin}): lower the separation")
+        raise ValueError(
+            f"the world means {means.round(3).tolist()} leave the simplex "
+            f"(margin {margin}): lower the separation"
+        )
     pts, worlds, tries = [], [], 0
     while len(pts) < n_points:
         tries += 1
         if tries > 200 * n_points:
-            raise ValueError("too many instances fall outside the simplex: lower the "
-                             "spread or the anisotropy")
+            raise ValueError(
+                "too many instances fall outside the simplex: lower the spread or the anisotropy"
+            )
         z = int(rng.integers(2))
-        p = means[z] + spread * rng.standard_normal() * u \
+        p = (
+            means[z]
+            + spread * rng.standard_normal() * u
             + anisotropy * spread * rng.standard_normal() * w
+        )
         if p.min() >= margin:
             pts.append(p)
             worlds.append(z)
-    return dict(points=np.array(pts), world=np.array(worlds, dtype=np.intp),
-                means=means)
+    return dict(points=np.array(pts), world=np.array(worlds, dtype=np.intp), means=means)
 
 
-def single_task_decisions(points, world, means, *, n_respondents: int = 500,
-                          random_state=0) -> dict:
+def single_task_decisions(
+    points, world, means, *, n_respondents: int = 500, random_state=0
+) -> dict:
     """Run Algorithms 5 and 6 on every instance of the question and score them.
 
     Instance ``j`` is a survey of ``n_respondents`` respondents whose signals follow
@@ -146,8 +158,10 @@ def single_task_decisions(points, world, means, *, n_respondents: int = 500,
     world = np.asarray(world, dtype=np.intp)
     means = check_matrix(means, "means")
     if world.shape != (P.shape[0],) or means.shape != (2, P.shape[1]):
-        raise ValueError(f"need one world per point and 2 means, got world "
-                         f"{world.shape}, means {means.shape}, points {P.shape}")
+        raise ValueError(
+            f"need one world per point and 2 means, got world "
+            f"{world.shape}, means {means.shape}, points {P.shape}"
+        )
     rng = check_random_state(random_state)
     n, C = P.shape
     prior = np.full(n, 1.0 / n)
@@ -157,8 +171,7 @@ def single_task_decisions(points, world, means, *, n_respondents: int = 500,
     sts_sign = np.empty(n, dtype=np.intp)
     first = None
     for j in range(n):
-        ans, pred = simulate_single_task(P, prior, n_respondents, true_world=j,
-                                         random_state=rng)
+        ans, pred = simulate_single_task(P, prior, n_respondents, true_world=j, random_state=rng)
         sp = surprisingly_popular_single(ans, pred, n_options=C)
         st = spectral_truth_serum(ans, pred, n_options=C)
         if first is None:
@@ -172,11 +185,22 @@ def single_task_decisions(points, world, means, *, n_respondents: int = 500,
     sts_world = np.where(sts_sign > 0, plus_world, 1 - plus_world)
     sts_world[sts_sign == 0] = -1  # undecided
     sp_ok, sts_ok = sp_world == world, sts_world == world
-    return dict(a=a, sp_answer=sp_answer, sts_sign=sts_sign, sp_world=sp_world,
-                sts_world=sts_world, sp_correct=sp_ok, sts_correct=sts_ok,
-                sp_accuracy=float(sp_ok.mean()), sts_accuracy=float(sts_ok.mean()),
-                prior=first.prior, e=e, lead=first.lead, option_world=option_world,
-                plus_world=plus_world)
+    return dict(
+        a=a,
+        sp_answer=sp_answer,
+        sts_sign=sts_sign,
+        sp_world=sp_world,
+        sts_world=sts_world,
+        sp_correct=sp_ok,
+        sts_correct=sts_ok,
+        sp_accuracy=float(sp_ok.mean()),
+        sts_accuracy=float(sts_ok.mean()),
+        prior=first.prior,
+        e=e,
+        lead=first.lead,
+        option_world=option_world,
+        plus_world=plus_world,
+    )
 
 
 def _line_segments(center, direction):
@@ -190,10 +214,19 @@ def _draw(ax, segs, **kw):
         ax.plot([x0, x1], [y0, y1], **kw)
 
 
-def plot_single_task_partition(points, world, means, *, method: str = "sp",
-                               decisions=None, ax=None, option_names=("A", "B", "C"),
-                               title: str | None = None, n_respondents: int = 500,
-                               random_state=0):
+def plot_single_task_partition(
+    points,
+    world,
+    means,
+    *,
+    method: str = "sp",
+    decisions=None,
+    ax=None,
+    option_names=("A", "B", "C"),
+    title: str | None = None,
+    n_respondents: int = 500,
+    random_state=0,
+):
     """One panel of Figure 9: the instances and one method's partition of the simplex.
 
     Points are the answer shares of each survey, coloured by their true world (stars:
@@ -226,9 +259,9 @@ def plot_single_task_partition(points, world, means, *, method: str = "sp",
     if method not in ("sp", "sts", "both"):
         raise ValueError(f"method must be 'sp', 'sts' or 'both', got {method!r}")
     if decisions is None:
-        decisions = single_task_decisions(points, world, means,
-                                          n_respondents=n_respondents,
-                                          random_state=random_state)
+        decisions = single_task_decisions(
+            points, world, means, n_respondents=n_respondents, random_state=random_state
+        )
     world = np.asarray(world, dtype=np.intp)
     fig, ax = new_axes(ax)
     draw_simplex(ax, option_names)
@@ -236,45 +269,82 @@ def plot_single_task_partition(points, world, means, *, method: str = "sp",
     e = decisions["e"]
     xy = simplex_xy(decisions["a"])
     if method in ("sp", "both"):
-        _draw(ax, simplex_ray_segments(v, v - np.eye(3)), color="black", ls="--",
-              lw=1.3, zorder=2)
+        _draw(ax, simplex_ray_segments(v, v - np.eye(3)), color="black", ls="--", lw=1.3, zorder=2)
     if method in ("sts", "both"):
         _draw(ax, _line_segments(v, e), color="0.55", ls="--", lw=1.5, zorder=2)
         boundary = np.cross(e, np.ones(3))
-        _draw(ax, _line_segments(v, boundary),
-              color="black" if method == "sts" else "#882E72",
-              ls="--" if method == "sts" else "-", lw=1.5, zorder=2)
-    ax.scatter(xy[:, 0], xy[:, 1], s=20, c=[WORLD_COLORS[w] for w in world],
-               edgecolors="white", linewidths=0.4, zorder=3)
+        _draw(
+            ax,
+            _line_segments(v, boundary),
+            color="black" if method == "sts" else "#882E72",
+            ls="--" if method == "sts" else "-",
+            lw=1.5,
+            zorder=2,
+        )
+    ax.scatter(
+        xy[:, 0],
+        xy[:, 1],
+        s=20,
+        c=[WORLD_COLORS[w] for w in world],
+        edgecolors="white",
+        linewidths=0.4,
+        zorder=3,
+    )
     mxy = simplex_xy(means)
-    ax.scatter(mxy[:, 0], mxy[:, 1], marker="*", s=230, c=list(WORLD_COLORS),
-               edgecolors="black", linewidths=0.9, zorder=6)
+    ax.scatter(
+        mxy[:, 0],
+        mxy[:, 1],
+        marker="*",
+        s=230,
+        c=list(WORLD_COLORS),
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=6,
+    )
     cxy = simplex_xy(v[None, :])[0]
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white",
-               zorder=6)
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
     if method != "both":
         wrong = ~decisions[f"{method}_correct"]
         if wrong.any():
-            ax.scatter(xy[wrong, 0], xy[wrong, 1], s=80, facecolors="none",
-                       edgecolors=MARK_COLOR, linewidths=1.2, zorder=5)
+            ax.scatter(
+                xy[wrong, 0],
+                xy[wrong, 1],
+                s=80,
+                facecolors="none",
+                edgecolors=MARK_COLOR,
+                linewidths=1.2,
+                zorder=5,
+            )
     if title is None:
         if method == "sp":
-            title = (f"surprisingly popular (1st moment): "
-                     f"{decisions['sp_accuracy']:.0%} correct")
+            title = f"surprisingly popular (1st moment): {decisions['sp_accuracy']:.0%} correct"
         elif method == "sts":
-            title = (f"spectral truth serum (2nd moment): "
-                     f"{decisions['sts_accuracy']:.0%} correct\n"
-                     "grey dashed: $\\mathbf{e}^*$")
+            title = (
+                f"spectral truth serum (2nd moment): "
+                f"{decisions['sts_accuracy']:.0%} correct\n"
+                "grey dashed: $\\mathbf{e}^*$"
+            )
         else:
-            title = (f"SP (black dashed) {decisions['sp_accuracy']:.0%} correct, "
-                     f"STS (purple) {decisions['sts_accuracy']:.0%}")
+            title = (
+                f"SP (black dashed) {decisions['sp_accuracy']:.0%} correct, "
+                f"STS (purple) {decisions['sts_accuracy']:.0%}"
+            )
     ax.set_title(title, fontsize=10)
     return fig
 
 
-def plot_sp_vs_sts(points, world, means, *, decisions=None, n_respondents: int = 500,
-                   random_state=0, option_names=("A", "B", "C"), suptitle=None,
-                   figsize=(7, 4.2)):
+def plot_sp_vs_sts(
+    points,
+    world,
+    means,
+    *,
+    decisions=None,
+    n_respondents: int = 500,
+    random_state=0,
+    option_names=("A", "B", "C"),
+    suptitle=None,
+    figsize=(7, 4.2),
+):
     """Figure 9: surprisingly popular vs the spectral truth serum on two-world data.
 
     Left: surprisingly popular's partition (three rays from the prior ``v``, black
@@ -291,26 +361,37 @@ def plot_sp_vs_sts(points, world, means, *, decisions=None, n_respondents: int =
     import matplotlib.pyplot as plt
 
     if decisions is None:
-        decisions = single_task_decisions(points, world, means,
-                                          n_respondents=n_respondents,
-                                          random_state=random_state)
+        decisions = single_task_decisions(
+            points, world, means, n_respondents=n_respondents, random_state=random_state
+        )
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    plot_single_task_partition(points, world, means, method="sp", decisions=decisions,
-                               ax=ax1, option_names=option_names)
-    plot_single_task_partition(points, world, means, method="sts", decisions=decisions,
-                               ax=ax2, option_names=option_names)
+    plot_single_task_partition(
+        points, world, means, method="sp", decisions=decisions, ax=ax1, option_names=option_names
+    )
+    plot_single_task_partition(
+        points, world, means, method="sts", decisions=decisions, ax=ax2, option_names=option_names
+    )
     sep = float(np.linalg.norm(np.asarray(means)[1] - np.asarray(means)[0]))
     if suptitle is None:
-        suptitle = (f"Figure 9: surprisingly popular vs spectral truth serum\ntwo "
-                    f"worlds (separation {sep:.2f}), {len(world)} instances")
+        suptitle = (
+            f"Figure 9: surprisingly popular vs spectral truth serum\ntwo "
+            f"worlds (separation {sep:.2f}), {len(world)} instances"
+        )
     fig.suptitle(suptitle, fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.92))
     return fig
 
 
-def separation_sweep(separations, *, anisotropies=(1.0, 3.0), n_points: int = 120,
-                     spread: float = 0.05, angle: float = 90.0,
-                     n_respondents: int = 500, random_state=0) -> dict:
+def separation_sweep(
+    separations,
+    *,
+    anisotropies=(1.0, 3.0),
+    n_points: int = 120,
+    spread: float = 0.05,
+    angle: float = 90.0,
+    n_respondents: int = 500,
+    random_state=0,
+) -> dict:
     """Accuracy of surprisingly popular and the spectral truth serum vs the separation.
 
     For each anisotropy (1 = spherical worlds) and each separation of the world means,
@@ -330,13 +411,16 @@ def separation_sweep(separations, *, anisotropies=(1.0, 3.0), n_points: int = 12
     sts = np.empty_like(sp)
     for i, an in enumerate(anis):
         for j, s in enumerate(seps):
-            d = two_world_points(s, n_points=n_points, spread=spread, anisotropy=an,
-                                 angle=angle, random_state=rng)
-            dec = single_task_decisions(d["points"], d["world"], d["means"],
-                                        n_respondents=n_respondents, random_state=rng)
+            d = two_world_points(
+                s, n_points=n_points, spread=spread, anisotropy=an, angle=angle, random_state=rng
+            )
+            dec = single_task_decisions(
+                d["points"], d["world"], d["means"], n_respondents=n_respondents, random_state=rng
+            )
             sp[i, j], sts[i, j] = dec["sp_accuracy"], dec["sts_accuracy"]
-    return dict(separations=seps, anisotropies=anis, sp=sp, sts=sts,
-                n_points=n_points, spread=spread)
+    return dict(
+        separations=seps, anisotropies=anis, sp=sp, sts=sts, n_points=n_points, spread=spread
+    )
 
 
 def plot_separation_sweep(sweep: dict, *, figsize=None):
@@ -359,8 +443,10 @@ def plot_separation_sweep(sweep: dict, *, figsize=None):
     fig, axes = plt.subplots(1, anis.size, figsize=figsize, squeeze=False)
     for i, an in enumerate(anis):
         ax = axes[0, i]
-        for key, color, label in (("sp", "#D55E00", "surprisingly popular (Alg. 5)"),
-                                  ("sts", "#0072B2", "spectral truth serum (Alg. 6)")):
+        for key, color, label in (
+            ("sp", "#D55E00", "surprisingly popular (Alg. 5)"),
+            ("sts", "#0072B2", "spectral truth serum (Alg. 6)"),
+        ):
             p = sweep[key][i]
             se = np.sqrt(p * (1 - p) / n)
             ax.plot(seps, p, marker="o", color=color, label=label)

@@ -53,14 +53,20 @@ def binder_settings(theme_options: dict) -> dict | None:
     head, sep, tail = url.rstrip("/").removesuffix(".git").partition("github.com/")
     parts = tail.split("/")
     if not sep or len(parts) != 2 or not all(parts):
-        raise ExtensionError(f"live_code: repository.url must look like "
-                             f"https://github.com/OWNER/REPO for Binder, got {url!r}")
+        raise ExtensionError(
+            f"live_code: repository.url must look like "
+            f"https://github.com/OWNER/REPO for Binder, got {url!r}"
+        )
     launch = theme_options.get("launch_buttons") or {}
     binderhub = (launch.get("binderhub_url") or "").rstrip("/")
     if not binderhub:
         return None
-    return {"repo": "/".join(parts), "ref": theme_options.get("repository_branch") or "main",
-            "binderUrl": binderhub, "repoProvider": "github"}
+    return {
+        "repo": "/".join(parts),
+        "ref": theme_options.get("repository_branch") or "main",
+        "binderUrl": binderhub,
+        "repoProvider": "github",
+    }
 
 
 def page_config(notebook: str, kernel_name: str, binder: dict | None) -> dict:
@@ -71,8 +77,11 @@ def page_config(notebook: str, kernel_name: str, binder: dict | None) -> dict:
 def switch_html(config: dict) -> str:
     """HTML of the switch plus its page configuration (JSON in a script element)."""
     data = json.dumps(config, sort_keys=True).replace("</", "<\\/")
-    where = "Binder or a local Jupyter server" if config["binder"] else \
-        "a local Jupyter server (python3 dev.py live)"
+    where = (
+        "Binder or a local Jupyter server"
+        if config["binder"]
+        else "a local Jupyter server (python3 dev.py live)"
+    )
     title = html.escape(f"Run this page's code cells on {where}")
     return (
         '<div class="dmi-live" data-dmi-live-state="off">'
@@ -122,8 +131,10 @@ def _local_thebe_url(app: Sphinx, pagename, templatename, context, doctree) -> N
             return ""
         done.append(True)
         _, _, rest = body.partition(";")
-        body = ("const THEBE_JS_URL = (document.documentElement.dataset.content_root"
-                f' || "") + "_static/{THEBE_JS}";{rest}')
+        body = (
+            "const THEBE_JS_URL = (document.documentElement.dataset.content_root"
+            f' || "") + "_static/{THEBE_JS}";{rest}'
+        )
         return js_tag(type(js)(js.filename, priority=js.priority, **{**attrs, "body": body}))
 
     context["js_tag"] = local_js_tag
