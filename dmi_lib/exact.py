@@ -66,7 +66,7 @@ import numbers
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .core import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
+from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 # The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
 from .linear_partitions import linear_partition_optimum  # noqa: E402

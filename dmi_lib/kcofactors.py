@@ -54,7 +54,7 @@ import numpy as np
 
 from . import _compiled
 from ._validation import check_labels, check_matrix, check_random_state
-from .core import DMIResult, Problem, _result, argmax_rows, cluster_sums, prepare
+from .problem import DMIResult, Problem, _result, argmax_rows, cluster_sums, prepare
 
 __all__ = [
     "KCofactorsStep",
@@ -1138,7 +1138,7 @@ def k_cofactors(
     """
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
     if problem.weights is not None and not np.all(problem.weights > 0):
-        from .core import _without_zero_weights
+        from .problem import _without_zero_weights
 
         init = _check_init(init, problem.n, problem.k)
         if not isinstance(init, str):

@@ -42,7 +42,7 @@ from math import comb, factorial
 import numpy as np
 from scipy.optimize import linprog
 
-from .core import _result, cluster_sums, prepare
+from .problem import _result, cluster_sums, prepare
 
 __all__ = [
     "linear_partitions",

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import dmi_lib
 from dmi_lib import core, exact
+from dmi_lib import problem as dmi_problem
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 
@@ -92,7 +93,7 @@ def best_local_search(A, restarts, rng):
     best = -np.inf
     for _ in range(restarts):
         labels = rng.integers(0, problem.k, problem.n)
-        if core._score_and_D(problem, labels)[2] is None:
+        if dmi_problem._score_and_D(problem, labels)[2] is None:
             continue
         best = max(best, core.log_dmi_score(A, hill_climb(problem, labels)))
     return best

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import core
+from dmi_lib import problem as dmi_problem
 from dmi_lib import kcofactors as kc
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import (
@@ -192,12 +193,12 @@ def test_exact_ties_matter():
     footnote keeps row 4 where it is."""
     p = core.prepare(CYCLE_A)
     state1 = np.array([2, 0, 2, 1, 2])
-    _, _, D = core._score_and_D(p, state1)
+    _, _, D = dmi_problem._score_and_D(p, state1)
     G = p.A_tilde @ D
     assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)  # a genuine tie
     tol = kc._tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
     assert 0 < tol < 1e-10
-    assert core.argmax_rows(G, current=state1, tol=tol)[4] == 2
+    assert dmi_problem.argmax_rows(G, current=state1, tol=tol)[4] == 2
 
 
 # --------------------------------------------------------------------------- #
@@ -682,7 +683,7 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         D, tol = st.D, eng.tie_tol(st.D)
         X = eng.rows(np.arange(n))
         G = X @ D
-        expected = core.argmax_rows(G, current=labels, tol=tol)
+        expected = dmi_problem.argmax_rows(G, current=labels, tol=tol)
         out = np.empty_like(labels)
         eng.label_hash(labels)
         sw = eng.sweep(D, labels, tol, collect=True, hashes=True, out=out)
@@ -799,7 +800,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     labels = labels.astype(np.int32)  # the compiled pass works on int32 labels
     D, tol = st.D, eng.tie_tol(st.D)
     X = eng.rows(np.arange(n))
-    expected = core.argmax_rows(X @ D, current=labels, tol=tol)
+    expected = dmi_problem.argmax_rows(X @ D, current=labels, tol=tol)
     out = np.empty_like(labels)
     sw = eng.sweep(D, labels, tol, hashes=True, out=out)
     assert len(compiled) == 1  # it ran, not the numpy pass

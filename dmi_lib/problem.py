@@ -1,0 +1,756 @@
+"""The DMI-clustering problem: what every solver of Algorithm 1 shares.
+
+Forming ``[A 1]``, detecting its rank ``k`` at the data's precision, choosing ``k``
+independent columns ``L`` (the matrix ``Ã``), the DMI-score ``|det(CᵀÃ)|``,
+``D = (CᵀÃ)⁻¹``, the paper's ``idxmax`` and the *linearly-partitioned* test of
+Theorem 2.2.  This is the bottom layer of :mod:`dmi_lib`: the solvers
+(:mod:`dmi_lib.exact`, :mod:`dmi_lib.kcofactors`) build on it, and the front door
+:func:`dmi_lib.core.dmi_cluster` dispatches to them.
+
+See ``book/04_dmi_clustering.ipynb`` (Algorithm 1, the DMI-score and its geometry) and
+``book/05_theorem_2_2.ipynb`` (Theorem 2.2: legal, affine-invariant, linearly
+partitioned).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
+
+__all__ = [
+    "DEFAULT_RANK_TOL",
+    "DMIResult",
+    "Problem",
+    "augment",
+    "assign",
+    "cluster_sums",
+    "dmi_rank",
+    "dmi_score",
+    "distinct_rows",
+    "idxmax",
+    "in_idxmax",
+    "is_linearly_partitioned",
+    "is_local_maximum",
+    "log_dmi_score",
+    "move_factors",
+    "prepare",
+    "same_partition",
+]
+
+#: Default relative rank tolerance: a direction of the centred data whose singular
+#: value is below ``DEFAULT_RANK_TOL * σ_max`` is treated as rounding noise.  Data
+#: printed to 8 decimals (the paper's appendix) carries noise near 1e-8 relative,
+#: well below this; genuine structure weaker than one part in a million is lost.
+DEFAULT_RANK_TOL = 1e-6
+
+#: Spread below this fraction of the rows' magnitude (root mean square of the rows of
+#: ``A``, uncentred) is rounding noise: rows that differ only at this level are
+#: identical.  It is far above float64 rounding (``A + 1e9`` keeps the spread of an
+#: integer matrix: 1e-8 relative) and below the noise that computations leave in
+#: equal rows (shares ``1/3`` computed two ways differ by 1e-16 relative).
+IDENTICAL_RTOL = 1e-10
+
+#: Largest number of labelings (``k ** (n - 1)``) that ``method="auto"`` will
+#: enumerate by brute force when no other exact solver applies.
+AUTO_BRUTE_FORCE_LIMIT = 500_000
+
+
+# --------------------------------------------------------------------------- #
+# Ã: rank and column choice
+# --------------------------------------------------------------------------- #
+def augment(A) -> np.ndarray:
+    """Return ``[A 1]``, the data with a column of ones appended (Algorithm 1, line 1).
+
+    Examples
+    --------
+    >>> augment([[2.0], [3.0]])
+    array([[2., 1.],
+           [3., 1.]])
+    """
+    A = check_matrix(A)
+    return np.hstack([A, np.ones((A.shape[0], 1))])
+
+
+def dmi_rank(A, rank_tol: float | None = None):
+    """Rank ``k`` of ``[A 1]`` at the data's precision (Algorithm 1, line 2).
+
+    ``rank([A 1]) = 1 + rank(A - ā)``; the rank of the centred data is read off its
+    singular values, counting those above ``rank_tol * σ_max``.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+    rank_tol : float, optional
+        Relative tolerance; default :data:`DEFAULT_RANK_TOL`.  ``0`` counts every
+        non-zero singular value above numpy's machine-precision threshold.
+
+    Returns
+    -------
+    k : int
+    singular_values : ndarray
+        Singular values of ``A - ā`` (descending).
+    rank_tol : float
+        The tolerance used.
+
+    Examples
+    --------
+    >>> dmi_rank([[0, 0], [1, 0], [0, 1], [1, 1]])[0]
+    3
+    >>> dmi_rank([[0.1], [0.2], [0.3]])[0]
+    2
+    """
+    problem = prepare(A, rank_tol, min_k=1)
+    return problem.k, problem.singular_values, problem.rank_tol
+
+
+def _rank_tol(rank_tol):
+    if rank_tol is None:
+        return DEFAULT_RANK_TOL
+    if isinstance(rank_tol, (bool, np.bool_)) or not isinstance(rank_tol, numbers.Real):
+        raise TypeError(f"rank_tol must be a real number in [0, 1), got {rank_tol!r}")
+    if not np.isfinite(rank_tol) or not 0 <= rank_tol < 1:
+        raise ValueError(
+            f"rank_tol must be in [0, 1) (relative to the largest singular value), got {rank_tol!r}"
+        )
+    return float(rank_tol)
+
+
+def _count_rank(sv, tol, shape, magnitude: float = 0.0) -> int:
+    """Singular values above ``tol·σ_max``, numpy's rounding threshold, and
+    ``IDENTICAL_RTOL·magnitude`` (``magnitude``: the norm of the uncentred data)."""
+    if sv.size == 0 or sv[0] == 0.0:
+        return 0
+    floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
+    return int(np.sum(sv > max(tol * sv[0], floor, IDENTICAL_RTOL * magnitude)))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A prepared DMI-clustering instance (Algorithm 1, lines 1-4).
+
+    Attributes
+    ----------
+    A : ndarray (n, d)
+        The data.
+    k : int
+        ``rank([A 1])``, the number of clusters.
+    columns : tuple of int
+        ``L``: indices into the columns of ``[A 1]`` (index ``d`` is the ones column).
+    A_tilde : ndarray (n, k)
+        ``Ã = [A 1][:, L]``.
+    Y : ndarray (n, k-1)
+        Well-conditioned coordinates of the centred data in its own (k-1)-dim affine
+        hull (principal axes), divided by :attr:`scale`.  ``[Y 1]`` is an invertible
+        affine image of ``Ã``, so solvers may work in ``Y`` (the Theorem's affine
+        invariance); every solver does, so translating or scaling ``A`` cannot
+        change its answer.
+    singular_values : ndarray
+        Singular values of ``A - ā`` (rows weighted by ``√wᵢ`` when weighted).
+    rank_tol : float
+    weights : ndarray (n,) or None
+        ``sample_weight``: row ``i`` counts as ``wᵢ`` identical rows.  None: all 1.
+    scale : float
+        The power of two the data were divided by (``max|A| <= scale``) before the
+        decomposition: exact in floating point, and no square over- or underflows.
+    """
+
+    A: np.ndarray
+    k: int
+    columns: tuple
+    A_tilde: np.ndarray
+    Y: np.ndarray
+    singular_values: np.ndarray
+    rank_tol: float
+    weights: np.ndarray | None = None
+    scale: float = 1.0
+
+    @property
+    def n(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def total_weight(self) -> float:
+        """``Σ wᵢ`` (``n`` when unweighted): the number of rows the data stand for."""
+        return float(self.n) if self.weights is None else float(self.weights.sum())
+
+
+def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``X @ M`` for a tall ``X`` with few columns: column updates (a BLAS product
+    of an n × 3 by a 3 × 2 matrix was measured at 0.4 s for 10⁶ rows on a loaded
+    2-core machine, the column updates at a few ms)."""
+    if X.shape[1] > 16 or M.shape[1] > 16:
+        return X @ M
+    out = np.zeros((X.shape[0], M.shape[1]))
+    for i in range(X.shape[1]):
+        for j in range(M.shape[1]):
+            out[:, j] += X[:, i] * M[i, j]
+    return out
+
+
+#: Rows per block of the blocked QR (:func:`_tall_r`).
+_QR_BLOCK = 1 << 16
+
+
+def _tall_r(Z: np.ndarray, root_w=None) -> np.ndarray:
+    """The triangular factor ``R`` of ``diag(root_w) Z = QR`` (``n >> d``), by blocks
+    of rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same
+    singular values and right vectors as ``Z``'s, with O(block · d) extra memory
+    instead of LAPACK's copy of ``Z``."""
+    n, d = Z.shape
+    R = np.zeros((0, d))
+    for s0 in range(0, n, _QR_BLOCK):
+        block = Z[s0 : s0 + _QR_BLOCK]
+        if root_w is not None:
+            block = block * root_w[s0 : s0 + _QR_BLOCK, None]
+        R = np.linalg.qr(np.vstack([R, block]), mode="r")
+    return R
+
+
+def _pow2_scale(A: np.ndarray) -> float:
+    """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
+    exact (no rounding), so it changes no answer."""
+    amax = float(np.abs(A).max()) if A.size else 0.0
+    if amax == 0.0:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
+
+
+def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=None) -> Problem:
+    """Form ``[A 1]``, find its rank ``k`` and pick ``k`` independent columns.
+
+    The columns ``L`` are the first ``k`` columns of ``[A 1]``, in order, that are
+    linearly independent at the rank tolerance.  Any choice gives the same optimum
+    (the proof of the Theorem); this one reproduces the paper's: ``Ã = [A 1]`` for
+    2-D points and ``Ã = A`` for answer distributions whose rows sum to one.
+
+    The data are divided by a power of two (exact) and centred at their (weighted)
+    mean before any decomposition, so that magnitudes from 1e-300 to 1e300 and
+    large offsets work alike.  Rows with weight 0 do not count for ``k``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is empty, not 2-D, not finite, or its rows are all identical
+        (``k = 1``: there is only one cluster, so nothing to cluster; rows that
+        differ by less than ``IDENTICAL_RTOL`` of their magnitude count as
+        identical); bad ``sample_weight`` (see :func:`dmi_cluster`).
+    """
+    A = check_matrix(A, min_rows=1, min_cols=1)
+    n, d = A.shape
+    tol = _rank_tol(rank_tol)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    s = _pow2_scale(A)
+    centred = A / s  # exact; centred in place below (one n × d copy in all)
+    if w is None:
+        magnitude = float(np.sqrt(np.einsum("ij,ij->", centred, centred)))
+        mean = centred.mean(axis=0)
+        centred -= mean
+        Z = centred
+        total = float(n)
+    else:
+        wn = w / w.max()  # the weights' own scale drops out of k and Y
+        total = float(wn.sum())
+        magnitude = float(np.sqrt(wn @ np.einsum("ij,ij->i", centred, centred)))
+        mean = (wn @ centred) / total
+        centred -= mean
+        Z = None  # √w-weighted rows, made block by block in _tall_r
+    if n > 2 * d:
+        # Tall data: the SVD of the small triangular factor R has the same singular
+        # values and right vectors, at a fraction of the cost of a thin SVD of n rows.
+        _, sv, Vt = np.linalg.svd(
+            _tall_r(centred, None if w is None else np.sqrt(wn)), full_matrices=False
+        )
+    else:
+        if Z is None:
+            Z = centred * np.sqrt(wn)[:, None]
+        _, sv, Vt = np.linalg.svd(Z, full_matrices=False)
+    r = _count_rank(sv, tol, centred.shape, magnitude)
+    k = r + 1
+    if k < min_k:
+        rows = n if w is None else int(np.count_nonzero(w))
+        raise ValueError(
+            f"all {rows} rows of A{' with positive sample_weight' if w is not None else ''}"
+            f" are identical (rank([A 1]) = 1 at rank_tol={tol:g}; rows that differ by "
+            f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
+            "DMI-clustering needs at least two distinct points"
+        )
+    Y = _times(centred, Vt[:r].T)  # = U_r Σ_r (unweighted: on the principal axes)
+    columns = _choose_columns(Vt[:r], sv[:r], mean, total, tol)
+    A_tilde = np.empty((n, k))
+    for j, col in enumerate(columns):  # k column copies; no n × (d+1) temporary
+        A_tilde[:, j] = A[:, col] if col < d else 1.0
+    if w is not None:
+        sv = sv * np.sqrt(w.max())
+    with np.errstate(over="ignore"):
+        sv = sv * s
+    return Problem(
+        A=A,
+        k=k,
+        columns=columns,
+        A_tilde=A_tilde,
+        Y=Y,
+        singular_values=sv,
+        rank_tol=tol,
+        weights=w,
+        scale=s,
+    )
+
+
+def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
+    """First ``k`` columns of ``[A 1]``, in order, that are independent at ``tol``.
+
+    ``[A 1] = [U, 1/√n] P`` up to the discarded noise, with ``[U, 1/√n]``
+    orthonormal (``U`` is centred) and ``P = [[Σ Vᵀ, 0], [√n ā, √n]]`` (k × (d+1)).
+    A set of columns of ``[A 1]`` is independent, and as well conditioned, as the same
+    columns of ``P`` — so the choice is made on ``P``, where the rank tolerance
+    applies directly (a column that is pure rounding noise is never picked).
+    """
+    k = sv_r.size + 1
+    d = mean.size
+    P = np.zeros((k, d + 1))
+    P[:-1, :d] = sv_r[:, None] * Vt_r
+    P[-1, :d] = np.sqrt(n) * mean
+    P[-1, d] = np.sqrt(n)
+    scale = np.linalg.norm(P, axis=0).max()
+    threshold = max(tol, 1e-12) * scale
+    chosen: list[int] = []
+    basis = np.zeros((k, 0))
+    for j in range(d + 1):
+        c = P[:, j]
+        resid = c - basis @ (basis.T @ c)
+        resid -= basis @ (basis.T @ resid)  # re-orthogonalise once (Gram-Schmidt twice)
+        rn = np.linalg.norm(resid)
+        if rn > threshold:
+            basis = np.column_stack([basis, resid / rn])
+            chosen.append(j)
+            if len(chosen) == k:
+                return tuple(chosen)
+    # Unreachable in exact arithmetic (P has rank k); pivoted QR is the safe fallback.
+    from scipy.linalg import qr
+
+    _, _, piv = qr(P, mode="economic", pivoting=True)
+    return tuple(sorted(int(p) for p in piv[:k]))
+
+
+# --------------------------------------------------------------------------- #
+# Scores, D, idxmax
+# --------------------------------------------------------------------------- #
+def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int, weights=None) -> np.ndarray:
+    """``CᵀÃ``: row ``c`` is the sum of the rows of ``Ã`` in cluster ``c``.
+
+    With ``weights``, row ``i`` counts ``weights[i]`` times (``CᵀWÃ``).  Computed
+    with one ``bincount`` per column (O(nk), no one-hot matrix).
+    """
+    if weights is None:
+        return np.stack(
+            [
+                np.bincount(labels, weights=A_tilde[:, j], minlength=k)
+                for j in range(A_tilde.shape[1])
+            ],
+            axis=1,
+        )
+    return np.stack(
+        [
+            np.bincount(labels, weights=A_tilde[:, j] * weights, minlength=k)
+            for j in range(A_tilde.shape[1])
+        ],
+        axis=1,
+    )
+
+
+def _slogdet(M):
+    sign, logabs = np.linalg.slogdet(M)
+    return float(sign), float(logabs)
+
+
+def _score_and_D(problem: Problem, labels: np.ndarray):
+    """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular."""
+    M = cluster_sums(problem.A_tilde, labels, problem.k, problem.weights)
+    sign, logabs = _slogdet(M)
+    if sign == 0.0 or not np.isfinite(logabs):
+        return 0.0, -np.inf, None
+    return sign, logabs, np.linalg.inv(M)
+
+
+def log_dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
+    """``log DMI-S(C, A) = log|det(CᵀÃ)|``; ``-inf`` when ``CᵀÃ`` is singular.
+
+    Use this rather than :func:`dmi_score` when ``n`` is large: the score grows like
+    ``n**k`` and can exceed the float range.  ``sample_weight``: see
+    :func:`dmi_cluster` (``CᵀWÃ``: row ``i`` counts ``wᵢ`` times).
+    """
+    problem = prepare(A, rank_tol, sample_weight=sample_weight)
+    labels = check_labels(labels, problem.n, problem.k)
+    return _score_and_D(problem, labels)[1]
+
+
+def dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
+    """DMI-score ``|det(CᵀÃ)|`` of a clustering (Algorithm 1).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, d)
+    labels : array_like of int, shape (n,)
+        Cluster of each row, values in ``0..k-1`` with ``k = rank([A 1])``.
+    rank_tol : float, optional
+        See :func:`dmi_rank`.
+    sample_weight : array_like, shape (n,), optional
+        Row ``i`` counts as ``sample_weight[i]`` identical rows (see
+        :func:`dmi_cluster`).
+
+    Returns
+    -------
+    float
+        ``0.0`` when a cluster is empty or the cluster means are affinely dependent.
+
+    Examples
+    --------
+    Three points, each its own cluster: ``|det [A 1]|``.
+
+    >>> round(dmi_score([[0, 0], [1, 0], [0, 1]], [0, 1, 2]), 12)
+    1.0
+    >>> round(dmi_score([[0, 0], [2, 0], [0, 2], [0, 2]], [0, 1, 2, 2]), 12)
+    8.0
+    """
+    with np.errstate(over="ignore"):  # a score beyond 1e308 is inf; see log_dmi_score
+        return float(
+            np.exp(log_dmi_score(A, labels, rank_tol=rank_tol, sample_weight=sample_weight))
+        )
+
+
+def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
+    """Index of each row's maximum, as in the paper's Definition (Index of row's max).
+
+    Parameters
+    ----------
+    M : array_like, shape (n, k)
+    ties : {"first", "all"}
+        ``"first"``: a one-hot matrix marking the first maximal entry of each row.
+        ``"all"``: a boolean matrix marking *every* maximal entry — the paper's
+        set-valued ``idxmax`` (``C ∈ idxmax(M)`` iff ``C``'s ones lie in the mask;
+        see :func:`in_idxmax`).
+    current : array_like of int, optional
+        Labels to keep where they are among the maxima (the footnote of
+        Algorithm 2: a row changes only if it does not already point at a maximum).
+    tol : float
+        Entries within ``tol`` of the row maximum count as maximal.
+
+    Returns
+    -------
+    ndarray, shape (n, k)
+        ``int`` one-hot matrix (``ties="first"``) or ``bool`` mask (``ties="all"``).
+
+    Examples
+    --------
+    The paper's example:
+
+    >>> idxmax([[.3, .4, .1], [0, -1, .1]])
+    array([[0, 1, 0],
+           [0, 0, 1]])
+    >>> idxmax([[1, 1, 0]], ties="all")
+    array([[ True,  True, False]])
+    >>> idxmax([[1, 1, 0]], current=[1])
+    array([[0, 1, 0]])
+    """
+    M = check_matrix(M, "M")
+    tol = check_tol(tol)
+    if not isinstance(ties, str) or ties not in ("first", "all"):
+        raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
+    if ties == "all":
+        if current is not None:
+            raise ValueError(
+                "current= only applies to ties='first' (ties='all' returns every maximal entry)"
+            )
+        return M >= M.max(axis=1, keepdims=True) - tol
+    labels = argmax_rows(M, current=current, tol=tol)
+    out = np.zeros(M.shape, dtype=int)
+    out[np.arange(M.shape[0]), labels] = 1
+    return out
+
+
+def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
+    """Labels form of :func:`idxmax` (first maximum, or ``current`` if still maximal)."""
+    labels = np.argmax(M, axis=1)
+    if current is not None:
+        current = check_labels(current, M.shape[0], M.shape[1], "current")
+        rows = np.arange(M.shape[0])
+        keep = M[rows, current] >= M[rows, labels] - tol
+        labels = np.where(keep, current, labels)
+    return labels
+
+
+def same_partition(labels_a, labels_b) -> bool:
+    """Whether two labelings define the same partition (equal up to renaming clusters).
+
+    Examples
+    --------
+    >>> same_partition([0, 0, 1, 2], [2, 2, 0, 1])
+    True
+    >>> same_partition([0, 0, 1], [0, 1, 1])
+    False
+    """
+    a = np.asarray(labels_a).ravel()
+    b = np.asarray(labels_b).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"labelings have different lengths: {a.size} and {b.size}")
+    # Same partition iff the pairs (a_i, b_i) define a bijection between labels.
+    pairs = np.unique(np.stack([a, b]), axis=1)
+    return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
+
+
+def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:
+    """Whether the clustering ``labels`` belongs to the set ``idxmax(M)``."""
+    M = check_matrix(M, "M")
+    tol = check_tol(tol)
+    labels = check_labels(labels, M.shape[0], M.shape[1])
+    rows = np.arange(M.shape[0])
+    return bool(np.all(M[rows, labels] >= M.max(axis=1) - tol))
+
+
+def _G(problem: Problem, labels: np.ndarray):
+    sign, logabs, D = _score_and_D(problem, labels)
+    if D is None:
+        raise ValueError(
+            "CᵀÃ is singular for these labels (an empty cluster, or cluster means that "
+            "are affinely dependent): D = (CᵀÃ)⁻¹ does not exist"
+        )
+    return problem.A_tilde @ D, D
+
+
+def _partition_tol(G: np.ndarray, tol: float) -> float:
+    return tol * max(1.0, float(np.abs(G).max()))
+
+
+def is_linearly_partitioned(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
+    """Theorem (linearly-partitioned): is ``C ∈ idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``?
+
+    ``tol`` is relative to the largest entry of ``ÃD``.  Raises ``ValueError`` if
+    ``CᵀÃ`` is singular.
+
+    Examples
+    --------
+    The 1-D mean split (Corollary, 1d points) is linearly partitioned:
+
+    >>> is_linearly_partitioned([[0.], [1.], [5.]], [0, 0, 1])
+    True
+    >>> is_linearly_partitioned([[0.], [1.], [5.]], [0, 1, 1])
+    False
+    """
+    tol = check_tol(tol)
+    problem = prepare(A, rank_tol)
+    labels = check_labels(labels, problem.n, problem.k)
+    G, _ = _G(problem, labels)
+    return in_idxmax(labels, G, tol=_partition_tol(G, tol))
+
+
+def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = None):
+    """Matrix determinant lemma for single-row moves.
+
+    Moving row ``i`` from its cluster ``c`` to ``c'`` multiplies ``det(CᵀÃ)`` by
+    ``F[i, c'] = 1 + ãᵢ·(d_c' - d_c)``.  ``F[i, c] = 1``.
+    """
+    if D is None:
+        _, D = _G(problem, labels)
+    G = problem.A_tilde @ D
+    rows = np.arange(problem.n)
+    return 1.0 + G - G[rows, labels][:, None]
+
+
+def is_local_maximum(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
+    """No single-row move increases ``|det(CᵀÃ)|`` (by more than a factor ``1+tol``)."""
+    tol = check_tol(tol)
+    problem = prepare(A, rank_tol)
+    labels = check_labels(labels, problem.n, problem.k)
+    _, D = _G(problem, labels)
+    F = move_factors(problem, labels, D)
+    return bool(np.all(np.abs(F) <= 1.0 + tol))
+
+
+def assign(A, D, columns) -> np.ndarray:
+    """Labels of the rows of ``A`` under a partition ``D``: ``idxmax([A 1]_L D)``.
+
+    This is how a learned partition labels new points (K-DMI, Algorithm 4:
+    ``C*_i ← idxmax(A_{T_i, L} D*_{-i})``).
+    """
+    A = check_matrix(A)
+    D = check_matrix(D, "D")
+    k = D.shape[0]
+    if D.shape != (k, k):
+        raise ValueError(f"D must be square, got shape {D.shape}")
+    columns = list(columns)
+    if len(columns) != k or min(columns) < 0 or max(columns) > A.shape[1]:
+        raise ValueError(
+            f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
+            f"got {columns}"
+        )
+    A_aug = np.hstack([A, np.ones((A.shape[0], 1))])
+    return np.argmax(A_aug[:, columns] @ D, axis=1)
+
+
+# --------------------------------------------------------------------------- #
+# Result and dispatcher
+# --------------------------------------------------------------------------- #
+@dataclass
+class DMIResult:
+    """Outcome of DMI-clustering.
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (n,)
+        Cluster of each row, in ``0..k-1``.
+    k : int
+        Number of clusters, ``rank([A 1])``.
+    log_score : float
+        ``log|det(CᵀÃ)|``.
+    D : ndarray, shape (k, k)
+        ``(CᵀÃ)⁻¹``; its columns define the linear partition.
+    columns : tuple of int
+        ``L``, the columns of ``[A 1]`` that form ``Ã``.
+    method : str
+        The solver that produced the labels.
+    exact : bool
+        True when the solver guarantees a global maximum.
+    n_iter : int
+        Iterations (k-cofactors: batch plus single-move sweeps of the best run).
+    converged : bool
+        True when the solver ended at a local maximum (always, unless ``max_iter``
+        was hit).
+    cycled : bool
+        k-cofactors: whether the paper's batch iteration cycled in the best run.
+    rank_tol : float
+    singular_values : ndarray
+    sign : float
+        Sign of ``det(CᵀÃ)`` (the DMI-score is its absolute value).
+    info : dict
+        Solver-specific extras.
+    """
+
+    labels: np.ndarray
+    k: int
+    log_score: float
+    D: np.ndarray
+    columns: tuple
+    method: str
+    exact: bool
+    n_iter: int = 0
+    converged: bool = True
+    cycled: bool = False
+    rank_tol: float = DEFAULT_RANK_TOL
+    singular_values: np.ndarray = field(default=None, repr=False)
+    sign: float = 1.0
+    info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def score(self) -> float:
+        """DMI-score ``|det(CᵀÃ)|`` (``inf`` if it exceeds the float range; see
+        :attr:`log_score`)."""
+        with np.errstate(over="ignore"):
+            return float(np.exp(self.log_score))
+
+    @property
+    def C(self) -> np.ndarray:
+        """One-hot cluster matrix ``C`` (n × k)."""
+        out = np.zeros((self.labels.size, self.k), dtype=int)
+        out[np.arange(self.labels.size), self.labels] = 1
+        return out
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of rows in each cluster."""
+        return np.bincount(self.labels, minlength=self.k)
+
+
+def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool, **extra) -> DMIResult:
+    sign, logabs, D = _score_and_D(problem, labels)
+    if D is None:  # solvers never return a singular clustering; guard anyway
+        raise RuntimeError(f"solver {method!r} returned a clustering with singular CᵀÃ")
+    return DMIResult(
+        labels=labels.astype(np.intp),
+        k=problem.k,
+        log_score=logabs,
+        D=D,
+        columns=problem.columns,
+        method=method,
+        exact=exact,
+        rank_tol=problem.rank_tol,
+        singular_values=problem.singular_values,
+        sign=sign,
+        **extra,
+    )
+
+
+def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
+    """The rows ``keep`` of a prepared problem (same ``k``, columns and axes)."""
+    return Problem(
+        A=problem.A[keep],
+        k=problem.k,
+        columns=problem.columns,
+        A_tilde=problem.A_tilde[keep],
+        Y=problem.Y[keep],
+        singular_values=problem.singular_values,
+        rank_tol=problem.rank_tol,
+        weights=None if problem.weights is None else problem.weights[keep],
+        scale=problem.scale,
+    )
+
+
+def _without_zero_weights(problem: Problem, solver) -> DMIResult:
+    """``solver`` on the rows of positive weight; the rows of weight 0 (which do not
+    count) are then labelled by the partition found, ``idxmax(ÃD)``."""
+    keep = problem.weights > 0
+    res = solver(_subproblem(problem, keep))
+    labels = np.empty(problem.n, dtype=np.intp)
+    labels[keep] = res.labels
+    labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
+    out = _result(
+        problem,
+        labels,
+        res.method,
+        res.exact,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        cycled=res.cycled,
+    )
+    out.info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
+    return out
+
+
+def distinct_rows(A):
+    """The distinct rows of ``A`` and where each row went: ``(index, inverse, counts)``.
+
+    ``A[index]`` are the distinct rows (in order of first appearance), ``A[i] ==
+    A[index][inverse[i]]`` and ``counts[j]`` is how many rows equal distinct row
+    ``j``.  Exact equality of the stored values.  Hash-based, O(nd): each column is
+    factorised, then the codes are combined column by column (re-factorising the
+    combined code whenever it could overflow int64).
+
+    Examples
+    --------
+    >>> index, inverse, counts = distinct_rows([[1, 2], [3, 4], [1, 2]])
+    >>> index.tolist(), inverse.tolist(), counts.tolist()
+    ([0, 1], [0, 1, 0], [2, 1])
+    """
+    import pandas as pd
+
+    A = check_matrix(A)
+    n, d = A.shape
+    code, size = pd.factorize(A[:, 0])[0].astype(np.int64), None
+    size = int(code.max()) + 1 if n else 0
+    for j in range(1, d):
+        c, u = pd.factorize(A[:, j])
+        if size * len(u) >= 2**62:  # keep the combined code in int64
+            code, uniq = pd.factorize(code)
+            size = len(uniq)
+        code = code * len(u) + c
+        size *= len(u)
+    inverse, uniq = pd.factorize(code)  # order of first appearance
+    inverse = inverse.astype(np.intp)
+    m = len(uniq)
+    index = np.empty(m, dtype=np.intp)
+    index[inverse[::-1]] = np.arange(n - 1, -1, -1)  # first row of each group
+    counts = np.bincount(inverse, minlength=m)
+    return index, inverse, counts
