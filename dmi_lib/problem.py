@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .labels import same_partition  # re-exported: its home is dmi_lib.labels
 from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
 
 __all__ = [
@@ -481,25 +482,6 @@ def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
         keep = M[rows, current] >= M[rows, labels] - tol
         labels = np.where(keep, current, labels)
     return labels
-
-
-def same_partition(labels_a, labels_b) -> bool:
-    """Whether two labelings define the same partition (equal up to renaming clusters).
-
-    Examples
-    --------
-    >>> same_partition([0, 0, 1, 2], [2, 2, 0, 1])
-    True
-    >>> same_partition([0, 0, 1], [0, 1, 1])
-    False
-    """
-    a = np.asarray(labels_a).ravel()
-    b = np.asarray(labels_b).ravel()
-    if a.shape != b.shape:
-        raise ValueError(f"labelings have different lengths: {a.size} and {b.size}")
-    # Same partition iff the pairs (a_i, b_i) define a bijection between labels.
-    pairs = np.unique(np.stack([a, b]), axis=1)
-    return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
 
 
 def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:

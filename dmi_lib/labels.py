@@ -1,0 +1,156 @@
+"""Labelings up to renaming: the one home of "the same clusters under other names".
+
+A clustering names its clusters arbitrarily (the paper's permutation problem:
+DMI-clustering finds which tasks belong together, not which option each group *is*).
+Comparing two labelings therefore means comparing partitions, or first renaming one
+labeling's clusters to agree as much as possible with the other.  Everything in
+:mod:`dmi_lib`, the book and the tests that does so uses these functions.
+
+Examples
+--------
+>>> same_partition([0, 0, 1, 2], [2, 2, 0, 1])
+True
+>>> align_labels([1, 1, 0, 2], [0, 0, 2, 1]).tolist()
+[0, 0, 2, 1]
+>>> agreement([0, 0, 1, 1], [0, 1, 1, 1])
+0.75
+>>> canonical_labels([2, 2, 0, 1, 0]).tolist()
+[0, 0, 1, 2, 1]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+__all__ = ["agreement", "align_labels", "canonical_labels", "contingency", "same_partition"]
+
+
+def _labeling(x, name: str) -> np.ndarray:
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D labeling, got shape {a.shape}")
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        if not (np.issubdtype(a.dtype, np.floating) and np.all(a == np.round(a))):
+            raise ValueError(f"{name} must hold integer cluster ids, got dtype {a.dtype}")
+    a = a.astype(np.intp)
+    if a.size and a.min() < 0:
+        raise ValueError(f"{name} must hold cluster ids >= 0, got {int(a.min())}")
+    return a
+
+
+def _pair(a, b, names=("labels_a", "labels_b")) -> tuple[np.ndarray, np.ndarray]:
+    a, b = _labeling(a, names[0]), _labeling(b, names[1])
+    if a.shape != b.shape:
+        raise ValueError(f"{names[0]} and {names[1]} have different lengths: {a.size} and {b.size}")
+    return a, b
+
+
+def contingency(labels_a, labels_b) -> np.ndarray:
+    """Table ``T[i, j]``: the number of items in cluster ``i`` of ``a`` and ``j`` of ``b``.
+
+    Examples
+    --------
+    >>> contingency([0, 0, 1], [1, 1, 1]).tolist()
+    [[0, 2], [0, 1]]
+    """
+    a, b = _pair(labels_a, labels_b)
+    ka = int(a.max()) + 1 if a.size else 0
+    kb = int(b.max()) + 1 if b.size else 0
+    return np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb)
+
+
+def same_partition(labels_a, labels_b) -> bool:
+    """Whether two labelings define the same partition (equal up to renaming clusters).
+
+    Examples
+    --------
+    >>> same_partition([0, 0, 1, 2], [2, 2, 0, 1])
+    True
+    >>> same_partition([0, 0, 1], [0, 1, 1])
+    False
+    """
+    a = np.asarray(labels_a).ravel()
+    b = np.asarray(labels_b).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"labelings have different lengths: {a.size} and {b.size}")
+    # Same partition iff the pairs (a_i, b_i) define a bijection between labels;
+    # this works for labels of any type, not only integer ids.
+    pairs = np.unique(np.stack([a, b]), axis=1)
+    return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
+
+
+def _matching(labels, reference) -> tuple[np.ndarray, np.ndarray]:
+    """Optimal one-to-one renaming of ``labels``' clusters onto ``reference``'s names."""
+    T = contingency(labels, reference)
+    k = max(T.shape)
+    square = np.zeros((k, k), dtype=T.dtype)
+    square[: T.shape[0], : T.shape[1]] = T
+    rows, cols = linear_sum_assignment(square, maximize=True)
+    return square, cols[np.argsort(rows)]
+
+
+def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
+    """Rename the clusters of ``labels`` to agree as much as possible with ``reference``.
+
+    Distinct clusters get distinct names (an optimal assignment, so any number of
+    clusters is fine); the partition itself is unchanged.  Use it to keep colours in
+    place when a figure redraws a clustering of changed data.
+
+    Parameters
+    ----------
+    labels, reference : array_like of int, shape (n,)
+        Cluster ids ``>= 0``.
+    k : int, optional
+        Number of names to choose from (default: enough for both labelings).
+
+    Examples
+    --------
+    >>> align_labels([1, 1, 0, 2], [0, 0, 2, 1]).tolist()
+    [0, 0, 2, 1]
+    """
+    a, ref = _pair(labels, reference, ("labels", "reference"))
+    if a.size == 0:
+        return a.copy()
+    _, rename = _matching(a, ref)
+    if k is not None and rename.size > k:
+        needed = int(rename[np.unique(a)].max()) + 1
+        if needed > k:
+            raise ValueError(f"k = {k} names are too few for these labelings (need {needed})")
+    return rename[a]
+
+
+def agreement(labels, reference) -> float:
+    """Largest share of items on which two labelings agree after renaming clusters.
+
+    It is 1 exactly when the two labelings are the same partition; against a true
+    state per item it is the accuracy of the clustering named in the way most
+    favourable to it (distinct clusters, distinct names).
+
+    Examples
+    --------
+    >>> agreement([0, 0, 1, 2], [2, 2, 0, 1])
+    1.0
+    >>> agreement([0, 0, 1, 1], [0, 1, 1, 1])
+    0.75
+    """
+    a, ref = _pair(labels, reference, ("labels", "reference"))
+    if a.size == 0:
+        raise ValueError("labels is empty: no items to compare")
+    square, rename = _matching(a, ref)
+    return float(square[np.arange(rename.size), rename].sum() / a.size)
+
+
+def canonical_labels(labels) -> np.ndarray:
+    """Rename clusters in order of first appearance: equal partitions give equal arrays.
+
+    Examples
+    --------
+    >>> canonical_labels([2, 2, 0, 1, 0]).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    a = np.asarray(labels).ravel()
+    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
+    order = np.empty(first.size, dtype=np.intp)
+    order[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return order[inverse.ravel()]
