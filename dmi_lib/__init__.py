@@ -5,6 +5,8 @@ DMI-clustering (Algorithm 1) and its exact solvers and k-cofactors heuristic
 the DMI and K-DMI mechanisms (Algorithm 4), crowd simulation, and the paper's data.
 """
 
+import importlib
+
 from .core import (
     DEFAULT_RANK_TOL,
     DMIClustering,
@@ -89,8 +91,6 @@ def __getattr__(name):
     module = _LAZY_NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'dmi_lib' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

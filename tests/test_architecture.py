@@ -1,0 +1,217 @@
+"""The layering of dmi_lib, read from the source: no import cycles, no hidden imports.
+
+The layers (README, "Architecture"), each importing only from layers below it:
+
+0. numerical core: ``_validation``, ``labels``, ``problem``
+1. solvers: ``exact``, ``linear_partitions``, ``kcofactors`` and its kernels
+2. front door: ``core`` (``dmi_cluster``, ``DMIClustering``)
+3. elicitation: aggregation of answer matrices and tables, the mechanisms
+4. simulation and data
+5. on top, never imported by the library: ``plotting``, ``studies``
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "dmi_lib"
+TOP = ("dmi_lib.plotting", "dmi_lib.studies")
+
+#: Optional dependencies a module may import inside a function (they are loaded only
+#: when the feature that needs them is used).
+LAZY_OK = ("dask", "distributed", "pyarrow", "numba", "matplotlib_inline", "IPython", "crowdkit")
+
+#: Modules still being reworked, per check: their checks are expected to fail
+#: (strictly: one that starts passing must leave this list).
+PENDING = {
+    "cycles": True,
+    "hidden imports": {
+        "dmi_lib._compiled",
+        "dmi_lib._numba_kernels",
+        "dmi_lib.aggregation",
+        "dmi_lib.beyond",
+        "dmi_lib.kcofactors",
+        "dmi_lib.mechanisms",
+        "dmi_lib.plotting._base",
+        "dmi_lib.plotting.beyond_plots",
+        "dmi_lib.plotting.elicitation",
+        "dmi_lib.plotting.geometry",
+        "dmi_lib.plotting.kcofactors_plots",
+        "dmi_lib.plotting.mechanism_plots",
+        "dmi_lib.plotting.real_crowds_plots",
+        "dmi_lib.plotting.single_task_plots",
+        "dmi_lib.practical",
+        "dmi_lib.problem",
+        "dmi_lib.tabular",
+    },
+    "size": {
+        "dmi_lib._numba_kernels",
+        "dmi_lib.beyond",
+        "dmi_lib.core",
+        "dmi_lib.kcofactors",
+        "dmi_lib.mechanisms",
+        "dmi_lib.plotting.elicitation",
+        "dmi_lib.plotting.geometry",
+        "dmi_lib.plotting.kcofactors_plots",
+        "dmi_lib.plotting.mechanism_plots",
+        "dmi_lib.plotting.single_task_plots",
+        "dmi_lib.practical",
+        "dmi_lib.scale_out",
+        "dmi_lib.tabular",
+    },
+}
+
+MAX_MODULE_LINES = 800
+MAX_FUNCTION_LINES = 60
+#: A function longer than MAX_FUNCTION_LINES must say why in a comment right above it.
+LONG_MARK = "# long function:"
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "__pycache__" not in p.parts}
+
+
+def resolve(mod: str, node: ast.ImportFrom | ast.Import, is_package: bool) -> list[str]:
+    """The dmi_lib modules an import statement loads (a package import counts too)."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        base = mod.split(".") if is_package else mod.split(".")[:-1]
+        if node.level:
+            base = base[: len(base) - (node.level - 1)]
+            prefix = ".".join(base + ([node.module] if node.module else []))
+        else:
+            prefix = node.module or ""
+        names = [prefix] + [f"{prefix}.{a.name}" for a in node.names]
+    return [n for n in names if n in MODULES]
+
+
+def imports(mod: str) -> list[tuple[str, ast.AST, bool]]:
+    """(target, node, inside_function) for every import in ``mod``."""
+    path = MODULES[mod]
+    tree = ast.parse(path.read_text())
+    out = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                out.append((child, in_function))
+            visit(child, inner)
+
+    visit(tree, False)
+    return [(t, n, f) for n, f in out for t in resolve(mod, n, path.name == "__init__.py")] + [
+        (None, n, f) for n, f in out
+    ]
+
+
+def graph() -> dict[str, set[str]]:
+    g = {}
+    for mod in MODULES:
+        # A package's own __init__ re-exports its children; only the children's
+        # imports among themselves and of other modules form the layering.
+        g[mod] = {t for t, _, _ in imports(mod) if t is not None and t != mod}
+        g[mod] -= {m for m in g[mod] if m.startswith(mod + ".")}
+    return g
+
+
+def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
+    state, stack = {}, []
+
+    def dfs(u):
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(g[u]):
+            if state.get(v) == 1:
+                return stack[stack.index(v) :] + [v]
+            if v not in state and (c := dfs(v)):
+                return c
+        state[u] = 2
+        stack.pop()
+        return None
+
+    for u in sorted(g):
+        if u not in state and (c := dfs(u)):
+            return c
+    return None
+
+
+@pytest.mark.xfail(PENDING["cycles"], strict=True, reason="being reworked")
+def test_no_import_cycles():
+    assert find_cycle(graph()) is None, f"import cycle: {' -> '.join(find_cycle(graph()))}"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("mod", [m for m in MODULES if not m.startswith(TOP)])
+def test_the_library_never_imports_plotting_or_studies(mod):
+    bad = sorted({t for t, _, _ in imports(mod) if t and t.startswith(TOP)})
+    assert not bad, f"{mod} imports {bad}"
+
+
+def pending(check):
+    mark = pytest.mark.xfail(strict=True, reason="being reworked")
+    return [pytest.param(m, marks=mark) if m in PENDING[check] else m for m in MODULES]
+
+
+@pytest.mark.parametrize("mod", pending("hidden imports"))
+def test_imports_inside_functions_are_optional_dependencies_only(mod):
+    hidden = []
+    for target, node, in_function in imports(mod):
+        if not in_function or target is not None:
+            continue
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [("." * node.level) + (node.module or "")]
+        )
+        hidden += [f"line {node.lineno}: {n}" for n in names if not n.split(".")[0] in LAZY_OK]
+    assert not hidden, f"{mod} imports inside functions: {hidden}"
+
+
+def code_lines(lines: list[str], node: ast.AST) -> int:
+    doc = set()
+    body = getattr(node, "body", [])
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        doc = set(range(body[0].lineno, body[0].end_lineno + 1))
+    return sum(
+        1
+        for i in range(node.lineno, node.end_lineno + 1)
+        if i not in doc and lines[i - 1].strip() and not lines[i - 1].strip().startswith("#")
+    )
+
+
+def long_functions(path: Path) -> list[str]:
+    lines = path.read_text().splitlines()
+    out = []
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            said = lines[first - 2].strip().lower().startswith(LONG_MARK) if first > 1 else False
+            n = code_lines(lines, node)
+            if n > MAX_FUNCTION_LINES and not said:
+                out.append(f"{node.name} ({n} lines)")
+    return out
+
+
+@pytest.mark.parametrize("mod", pending("size"))
+def test_modules_and_functions_stay_small(mod):
+    path = MODULES[mod]
+    n = len(path.read_text().splitlines())
+    assert n <= MAX_MODULE_LINES, f"{mod} has {n} lines (limit {MAX_MODULE_LINES})"
+    assert not long_functions(path), (
+        f"{mod}: functions over {MAX_FUNCTION_LINES} lines of code with no "
+        f"'{LONG_MARK} why' comment above them: {long_functions(path)}"
+    )
