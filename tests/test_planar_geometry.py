@@ -1,0 +1,72 @@
+"""triangle_area against independent formulas: Heron's, the determinant, the DMI-score."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dmi_lib.core import dmi_score
+from dmi_lib.planar_geometry import triangle_area
+
+coords = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+point = st.tuples(coords, coords)
+
+
+def heron(p, q, r):
+    a, b, c = (np.linalg.norm(np.subtract(x, y)) for x, y in [(p, q), (q, r), (r, p)])
+    s = (a + b + c) / 2
+    return np.sqrt(max(s * (s - a) * (s - b) * (s - c), 0.0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(point, point, point)
+def test_matches_the_determinant_and_is_symmetric(p, q, r):
+    det = abs(np.linalg.det(np.c_[np.array([p, q, r]), np.ones(3)])) / 2
+    area = triangle_area(p, q, r)
+    scale = max(1.0, max(map(abs, p + q + r))) ** 2
+    assert np.isclose(area, det, rtol=1e-9, atol=1e-9 * scale)
+    for order in [(q, r, p), (r, q, p), (p, r, q)]:
+        assert np.isclose(triangle_area(*order), area, rtol=1e-9, atol=1e-9 * scale)
+
+
+def test_matches_heron_on_a_fixed_triangle():
+    p, q, r = [0.0, 0.0], [4.0, 0.0], [1.0, 3.0]
+    assert triangle_area(p, q, r) == 6.0
+    assert np.isclose(heron(p, q, r), 6.0)
+
+
+def test_collinear_points_have_no_area():
+    assert triangle_area([0, 0], [1, 1], [3, 3]) == 0.0
+
+
+def test_broadcasts_over_leading_axes():
+    rng = np.random.default_rng(0)
+    P, Q, R = rng.normal(size=(3, 5, 4, 2))
+    areas = triangle_area(P, Q, R)
+    assert areas.shape == (5, 4)
+    assert triangle_area([0, 0], [1, 0], [[0, 1], [0, 2], [0, 3]]).tolist() == [0.5, 1.0, 1.5]
+    assert np.allclose(areas, [[heron(*t) for t in zip(*row)] for row in zip(P, Q, R)])
+
+
+def test_corollary_2_4_score_is_twice_the_area_of_the_means_times_the_sizes():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 2))
+    labels = np.r_[0, 1, 2, rng.integers(0, 3, size=17)]
+    means = np.stack([X[labels == c].mean(axis=0) for c in range(3)])
+    sizes = np.bincount(labels)
+    assert np.isclose(dmi_score(X, labels), 2 * triangle_area(*means) * sizes.prod())
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (([0, 0, 0], [1, 0], [0, 1]), "p must hold points of the plane"),
+        (([0, 0], 5.0, [0, 1]), "q must hold points of the plane"),
+        (([[0, 0]] * 2, [[1, 0]] * 3, [0, 1]), "must broadcast together"),
+    ],
+)
+def test_bad_input_names_the_argument(args, message):
+    with pytest.raises(ValueError, match=message):
+        triangle_area(*args)
