@@ -9,14 +9,19 @@
                                    # Jupyter server behind each page's "Live code" switch
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
     python3 dev.py lint [--fix]    # ruff check and ruff format --check (--fix: format)
+    python3 dev.py lock            # write .venv's exact versions to requirements-lock.txt,
+                                   # then environment.yml from pyproject.toml and the lock
 
-The virtual environment lives in ``.venv/`` and is reinstalled only when a
-requirements file changes (a hash of them is stamped into the venv).
+The virtual environment lives in ``.venv/``: dmi_lib (editable) with the extras of
+pyproject.toml that development needs (``dev``), every package at its exact version in
+requirements-lock.txt, the one lock file.  It is reinstalled only when pyproject.toml's
+[project] table or the lock changes (a hash of them is stamped into the venv).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -26,15 +31,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
-REQS = [
-    "requirements.txt",
-    "requirements-dev.txt",
-    "requirements-lock.txt",
-    "requirements-study.txt",
-    "pyproject.toml",
-]
+LOCK = "requirements-lock.txt"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
+#: The conda environment of environment.yml (Binder) uses this Python.
+CONDA_PYTHON = "3.11"
 
 
 def run(*cmd, **kw) -> None:
@@ -42,9 +43,50 @@ def run(*cmd, **kw) -> None:
     subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT, **kw)
 
 
+def project() -> dict:
+    """The [project] table of pyproject.toml: dependencies and extras as ranges."""
+    import tomllib  # here, so that Python < 3.11 gets main()'s message, not an ImportError
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def study_packages() -> list[str]:
+    """The ``study`` extra (crowd-kit and what its aggregators import), as requirements."""
+    return list(project()["optional-dependencies"]["study"])
+
+
+def study_command(python) -> list[str]:
+    """Install the ``study`` extra at the lock's pins WITHOUT dependencies: crowd-kit
+    declares transformers (with its own dependencies about 780 MB), which its
+    aggregators never import (see the extra's comment in pyproject.toml)."""
+    return [
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        *study_packages(),
+        "-c",
+        LOCK,
+    ]
+
+
+def install_commands(python) -> list[list[str]]:
+    """The pip commands that install the environment; every one is constrained by the lock."""
+    pip = [str(python), "-m", "pip", "install", "--quiet"]
+    return [[*pip, "-e", ".[dev]", "-c", LOCK], study_command(python)]
+
+
+def env_digest() -> str:
+    """What the environment is built from: pyproject.toml's [project] table and the lock."""
+    spec = json.dumps(project(), sort_keys=True).encode()
+    return hashlib.sha256(spec + (ROOT / LOCK).read_bytes()).hexdigest()
+
+
 def ensure_env() -> None:
-    """Create .venv and install the pinned requirements plus dmi_lib (editable)."""
-    digest = hashlib.sha256(b"".join((ROOT / r).read_bytes() for r in REQS)).hexdigest()
+    """Create .venv and install dmi_lib (editable) with its dev extras, at the lock's pins."""
+    digest = env_digest()
     stamp = VENV / ".dmi-book-stamp"
     if PY.exists() and stamp.exists() and stamp.read_text() == digest:
         return
@@ -52,33 +94,75 @@ def ensure_env() -> None:
         print(f"creating virtual environment in {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(
-        PY,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "-r",
-        "requirements-dev.txt",
-        "-c",
-        "requirements-lock.txt",
-    )
-    # crowd-kit (the real-crowds chapter's reference aggregators) without its heavy
-    # optional stack (transformers, pyarrow): see requirements-study.txt.
-    run(
-        PY,
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--no-deps",
-        "-r",
-        "requirements-study.txt",
-        "-c",
-        "requirements-lock.txt",
-    )
-    run(PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ".")
+    for cmd in install_commands(PY):
+        run(*cmd)
     stamp.write_text(digest)
+
+
+def _name(requirement: str) -> str:
+    """The normalised project name of a requirement or pin (PEP 503)."""
+    name = requirement.split(";")[0]
+    for sep in "[<>=!~ @":
+        name = name.split(sep)[0]
+    return name.strip().lower().replace("_", "-").replace(".", "-")
+
+
+def lock_pins() -> list[str]:
+    """The lock's ``name==version`` lines, in file order."""
+    lines = (ROOT / LOCK).read_text().splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+LOCK_HEADER = """\
+# Every exact pin: what dev.py, environment.yml and postBuild install (one file; the ranges
+# are in pyproject.toml).  Written by `python3 dev.py lock` from `pip freeze` of .venv.
+"""
+
+
+def environment_yml() -> str:
+    """environment.yml (conda, Binder): Python, then every pin of the lock but the ``study``
+    extra's, which postBuild installs without their dependencies."""
+    study = {_name(r) for r in study_packages()}
+    pins = [p for p in lock_pins() if _name(p) not in study]
+    lines = [
+        "# Conda / Binder environment, written by `python3 dev.py lock` from pyproject.toml and",
+        f"# {LOCK} (do not edit by hand; tests/test_repo.py checks it is up to date).",
+        "# Binder then runs ./postBuild: the `study` extra (crowd-kit), without its dependencies.",
+        "name: dmi-book",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        f"  - python={CONDA_PYTHON}",
+        "  - pip",
+        "  - pip:",
+        *(f"      - {p}" for p in pins),
+        "      - -e .[dev]",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_lock(args) -> int:
+    """Write .venv's exact versions to the lock, then environment.yml from it."""
+    if not PY.exists():
+        print("no .venv yet: run `python3 dev.py setup` first")
+        return 2
+    frozen = subprocess.run(
+        [str(PY), "-m", "pip", "freeze", "--exclude-editable"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    pins = sorted((ln for ln in frozen if "==" in ln), key=str.lower)
+    (ROOT / LOCK).write_text(LOCK_HEADER + "\n".join(pins) + "\n")
+    (ROOT / "environment.yml").write_text(environment_yml())
+    print(f"wrote {LOCK} ({len(pins)} pins) and environment.yml")
+    return 0
+
+
+def install_study(args) -> int:
+    """Install the ``study`` extra into this Python, without dependencies (Binder's postBuild)."""
+    return subprocess.run(study_command(sys.executable), cwd=ROOT).returncode
 
 
 def env_vars() -> dict:
@@ -246,6 +330,8 @@ COMMANDS = {
     "bench": cmd_bench,
     "live": cmd_live,
     "setup": lambda args: ensure_env() or 0,
+    "lock": cmd_lock,
+    "_install-study": install_study,
     "_write-config": lambda args: effective_config(args[0] if args else None) and 0,
 }
 

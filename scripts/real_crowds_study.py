@@ -7,9 +7,10 @@ the same tables live with the same functions (:mod:`dmi_lib.practical`), some wi
 fewer random draws; ``tests/test_real_crowds_study.py`` regenerates the deterministic
 tables and compares them with the committed files.
 
-Needs crowd-kit for the peers (MajorityVote, DawidSkene)::
+Needs crowd-kit for the peers (MajorityVote, DawidSkene), which ``python3 dev.py setup``
+installs (the ``study`` extra of pyproject.toml, without its dependencies)::
 
-    pip install --no-deps -r requirements-study.txt -c requirements-lock.txt
+    python3 dev.py setup
 
 Usage::
 
@@ -64,8 +65,8 @@ def crowdkit_peers() -> dict:
         from crowdkit.aggregation import DawidSkene, MajorityVote
     except ImportError as exc:  # the study needs the peers: say how to get them
         raise SystemExit(
-            "crowd-kit is not installed: pip install --no-deps -r requirements-study.txt "
-            "-c requirements-lock.txt"
+            "crowd-kit is not installed: python3 dev.py setup installs it (the 'study' "
+            "extra of pyproject.toml, without its dependencies)"
         ) from exc
 
     def run(make):

@@ -725,7 +725,7 @@ def compiled(monkeypatch):
 
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
         pytest.skip("DMI_LIB_NO_NUMBA is set")
-    assert _compiled.available(), "numba is missing: install requirements-dev.txt"
+    assert _compiled.available(), "numba is missing: python3 dev.py setup installs it"
     kernels = _compiled.kernels
     monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", 0)
     calls = []

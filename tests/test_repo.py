@@ -1,51 +1,110 @@
-"""Repository hygiene: pins agree, every chapter is in the TOC, no committed outputs."""
+"""Repository hygiene: one lock file for every pin, every chapter in the TOC, no outputs."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import tomllib
+from itertools import chain
 from pathlib import Path
 
 import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _pins(path: Path) -> dict[str, str]:
+def _dev():
+    """dev.py as a module (it is a script at the repository root, not a package)."""
+    spec = importlib.util.spec_from_file_location("dev", ROOT / "dev.py")
+    dev = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev)
+    return dev
+
+
+def _lock() -> dict[str, Version]:
     pins = {}
-    for line in path.read_text().splitlines():
-        line = line.strip().lstrip("- ").strip()
-        m = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([^\s;#]+)", line)
-        if m:
-            pins[m.group(1).lower()] = m.group(2)
+    for line in _dev().lock_pins():
+        m = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line)
+        assert m, f"requirements-lock.txt: not an exact pin: {line!r}"
+        name = canonicalize_name(m.group(1))
+        assert name not in pins, f"requirements-lock.txt pins {name} twice"
+        pins[name] = Version(m.group(2))
     return pins
 
 
-def test_environment_yml_matches_requirements():
-    req = {**_pins(ROOT / "requirements.txt"), **_pins(ROOT / "requirements-dev.txt")}
-    env = _pins(ROOT / "environment.yml")
-    assert req, "no pins found in requirements files"
-    assert env == req
+def _requirements() -> list[Requirement]:
+    """Every requirement of pyproject.toml: dependencies and all extras, but dmi_lib itself."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = [*project["dependencies"], *chain(*project["optional-dependencies"].values())]
+    return [r for r in map(Requirement, reqs) if canonicalize_name(r.name) != "dmi-lib"]
 
 
-def test_lock_agrees_with_top_level_pins():
-    req = {**_pins(ROOT / "requirements.txt"), **_pins(ROOT / "requirements-dev.txt")}
-    lock = _pins(ROOT / "requirements-lock.txt")
-    mismatched = {k: (v, lock.get(k)) for k, v in req.items() if lock.get(k) != v}
-    assert not mismatched
+def test_the_lock_pins_every_requirement_inside_its_range():
+    lock = _lock()
+    missing = [str(r) for r in _requirements() if canonicalize_name(r.name) not in lock]
+    outside = [
+        (str(r), str(lock[canonicalize_name(r.name)]))
+        for r in _requirements()
+        if canonicalize_name(r.name) in lock
+        and not r.specifier.contains(lock[canonicalize_name(r.name)], prereleases=True)
+    ]
+    assert not missing, f"requirements without a pin in requirements-lock.txt: {missing}"
+    assert not outside, f"pins outside pyproject.toml's ranges: {outside}"
 
 
-def test_pyproject_ranges_admit_pins():
-    from packaging.requirements import Requirement
+def test_the_lock_is_the_only_file_of_pins():
+    assert sorted(p.name for p in ROOT.glob("requirements*.txt")) == ["requirements-lock.txt"]
+    exact = [str(r) for r in _requirements() if any(s.operator == "==" for s in r.specifier)]
+    assert not exact, f"pyproject.toml names ranges, the lock the versions: {exact}"
 
-    import tomllib
 
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    pins = _pins(ROOT / "requirements.txt")
-    assert {Requirement(d).name.lower() for d in deps} == set(pins)
-    for d in deps:
-        r = Requirement(d)
-        assert r.specifier.contains(pins[r.name.lower()]), (d, pins[r.name.lower()])
+def test_environment_yml_is_written_from_pyproject_and_the_lock():
+    assert (ROOT / "environment.yml").read_text() == _dev().environment_yml(), (
+        "environment.yml is out of date: run `python3 dev.py lock`"
+    )
+
+
+def test_environment_yml_installs_the_lock_but_the_study_extra():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    pinned = {canonicalize_name(p.split("==")[0]): Version(p.split("==")[1]) for p in pip[:-1]}
+    study = {canonicalize_name(Requirement(r).name) for r in _dev().study_packages()}
+    lock = _lock()
+    assert study and study <= set(lock) and not study & set(pinned)
+    assert pinned == {k: v for k, v in lock.items() if k not in study}
+    assert pip[-1] == "-e .[dev]"
+
+
+def test_every_install_is_constrained_by_the_lock():
+    dev = _dev()
+    commands = dev.install_commands("python")
+    assert all(cmd[-2:] == ["-c", "requirements-lock.txt"] for cmd in commands)
+    assert commands[0][-4:-2] == ["-e", ".[dev]"]
+    # crowd-kit without its dependencies, from the one list of the `study` extra, also
+    # on Binder (postBuild)
+    assert dev.study_command("python") in commands
+    assert "--no-deps" in dev.study_command("python")
+    assert set(dev.study_packages()) <= set(dev.study_command("python"))
+    assert "python dev.py _install-study" in (ROOT / "postBuild").read_text()
+
+
+def test_the_environment_stamp_follows_the_project_table_and_the_lock(tmp_path, monkeypatch):
+    dev = _dev()
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    (tmp_path / "requirements-lock.txt").write_text((ROOT / "requirements-lock.txt").read_text())
+    monkeypatch.setattr(dev, "ROOT", tmp_path)
+    before = dev.env_digest()
+    with open(tmp_path / "pyproject.toml", "a") as f:
+        f.write("\n[tool.example]\nsetting = 1\n")  # tool settings: no reinstall
+    assert dev.env_digest() == before
+    with open(tmp_path / "requirements-lock.txt", "a") as f:
+        f.write("example==1.0\n")
+    assert dev.env_digest() != before
 
 
 def _notebooks():

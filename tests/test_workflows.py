@@ -18,7 +18,7 @@ ACTIONLINT = shutil.which("actionlint") or str(
 
 def _actionlint(*paths) -> subprocess.CompletedProcess:
     if not Path(ACTIONLINT).exists():
-        pytest.fail("actionlint is not installed (requirements-dev.txt pins it)")
+        pytest.fail("actionlint is not installed (the test extra of pyproject.toml has it)")
     return subprocess.run(
         [ACTIONLINT, "-no-color", "-shellcheck=", "-pyflakes=", *map(str, paths)],
         capture_output=True,

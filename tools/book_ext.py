@@ -38,7 +38,7 @@ def mathjax_source() -> Path:
         raise ExtensionError(
             "MathJax is served with the book from the pinned "
             "'django-static-mathjax' package, which is not installed "
-            "(pip install -r requirements-dev.txt)"
+            "(python3 dev.py setup installs it)"
         ) from err
     src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
     if not (src / "tex-mml-chtml.js").is_file():
