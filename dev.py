@@ -146,6 +146,8 @@ def cmd_lock(args) -> int:
     if not PY.exists():
         print("no .venv yet: run `python3 dev.py setup` first")
         return 2
+    stamp = VENV / ".dmi-book-stamp"
+    fresh = stamp.exists() and stamp.read_text() == env_digest()
     frozen = subprocess.run(
         [str(PY), "-m", "pip", "freeze", "--exclude-editable"],
         cwd=ROOT,
@@ -156,6 +158,8 @@ def cmd_lock(args) -> int:
     pins = sorted((ln for ln in frozen if "==" in ln), key=str.lower)
     (ROOT / LOCK).write_text(LOCK_HEADER + "\n".join(pins) + "\n")
     (ROOT / "environment.yml").write_text(environment_yml())
+    if fresh:  # .venv is what the new lock says: no reinstall on the next command
+        stamp.write_text(env_digest())
     print(f"wrote {LOCK} ({len(pins)} pins) and environment.yml")
     return 0
 
