@@ -175,17 +175,15 @@ def test_gold_task_ids_of_another_type_are_refused(method):
         aggregate(df.assign(task=df["task"].astype(str)), method, gold=pd.Series({1: 1, 2: 0}))
 
 
-def test_label_space_too_large_for_a_dense_matrix_is_refused(monkeypatch):
-    from dmi_lib import tabular
-
-    monkeypatch.setattr(tabular, "MAX_DENSE_CELLS", 100)
+def test_label_space_too_large_for_a_dense_matrix_is_refused():
     df = _table(list(range(20)), [1] * 20, [f"free text {i}" for i in range(20)])
     with pytest.raises(
         ValueError,
         match=r"20 tasks and 20 distinct labels: the answer "
-        r"matrix would have 400 cells",
+        r"matrix would have 400 cells \(about 0.0 GiB\), more than max_cells = 100",
     ):
-        aggregate(df, "plurality")
+        answer_matrix(df, max_cells=100)
+    assert answer_matrix(df, max_cells=400).counts.shape == (20, 20)
 
 
 # --------------------------------------------------------------------------- #
