@@ -35,10 +35,8 @@ PENDING = {
     "hidden imports": {
         "dmi_lib._compiled",
         "dmi_lib._numba_kernels",
-        "dmi_lib.aggregation",
         "dmi_lib.beyond",
         "dmi_lib.kcofactors",
-        "dmi_lib.mechanisms",
         "dmi_lib.plotting._base",
         "dmi_lib.plotting.beyond_plots",
         "dmi_lib.plotting.elicitation",
@@ -54,7 +52,6 @@ PENDING = {
         "dmi_lib.beyond",
         "dmi_lib.core",
         "dmi_lib.kcofactors",
-        "dmi_lib.mechanisms",
         "dmi_lib.plotting.elicitation",
         "dmi_lib.plotting.geometry",
         "dmi_lib.plotting.kcofactors_plots",
