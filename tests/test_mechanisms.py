@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from dmi_lib import mechanisms
 from dmi_lib.core import assign, dmi_cluster, is_local_maximum, log_dmi_score
-from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism, kdmi_mechanism
+from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism
 from dmi_lib.simulation import (
     Reports,
     always,
@@ -167,19 +168,28 @@ def test_dmi_mechanism_against_brute_force(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_dmi_mechanism_enumerations_agree(seed, monkeypatch):
-    """Walking i's tasks (dense table or binary search) or joining by task: same."""
+def test_dmi_mechanism_enumerations_agree(seed):
+    """Walking i's tasks (dense table or binary search) or joining by task, in one
+    chunk or many: the same shared answers, in the same order, and the same payments."""
     rep = _random_reports(seed, n=20, m=12, C=3)
     walk = dmi_mechanism(rep, random_state=1, _enumeration="walk")
     join = dmi_mechanism(rep, random_state=1, _enumeration="join")
-    monkeypatch.setattr(mechanisms, "_DENSE_TABLE_LIMIT", 0)
-    monkeypatch.setattr(mechanisms, "_CHUNK_ITEMS", 7)
-    searched = dmi_mechanism(rep, random_state=1, _enumeration="walk")
-    chunked = dmi_mechanism(rep, random_state=1, _enumeration="join")
     assert len(walk.pairs) > 3
-    for other in (join, searched, chunked):
-        np.testing.assert_array_equal(walk.payments, other.payments)
-        np.testing.assert_array_equal(walk.pair_payments, other.pair_payments)
+    np.testing.assert_array_equal(walk.payments, join.payments)
+    np.testing.assert_array_equal(walk.pair_payments, join.pair_payments)
+    I, J = walk.pairs[:, 0], walk.pairs[:, 1]
+    keys, labels = mechanisms._report_lookup(rep)
+    ref = mechanisms._shared_answers(rep, I, J, keys, labels, "walk")
+    assert ref[0].size > 3 * len(I)
+    for how, kw in [
+        ("join", {}),
+        ("walk", {"dense_limit": 0}),  # binary search instead of the dense table
+        ("walk", {"dense_limit": 0, "chunk_items": 7}),
+        ("join", {"chunk_items": 7}),
+    ]:
+        got = mechanisms._shared_answers(rep, I, J, keys, labels, how, **kw)
+        for a, b in zip(ref, got):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_dmi_mechanism_invariant_to_permuting_own_answers():
@@ -551,7 +561,7 @@ def test_clustering_becomes_strategy_invariant_in_large_crowds():
 
 
 def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
-    from dmi_lib.mechanisms import kdmi_mechanism
+    from dmi_lib.kdmi import kdmi_mechanism
     from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
     rng = np.random.default_rng(11)

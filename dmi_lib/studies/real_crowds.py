@@ -33,7 +33,8 @@ from ..aggregation import name_clusters, surprisingly_popular
 from ..answers import _check_answers, _check_options, _codes, answer_matrix
 from ..core import dmi_cluster
 from ..crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
-from ..mechanisms import dmi_mechanism, kdmi_mechanism
+from ..kdmi import kdmi_mechanism
+from ..mechanisms import dmi_mechanism
 from ..practical import name_clusters_bayes, validated_dmi_aggregate
 from ..simulation import Reports
 from ..tabular import aggregate
