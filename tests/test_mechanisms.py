@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from dmi_lib import mechanisms
 from dmi_lib.core import assign, dmi_cluster, is_local_maximum, log_dmi_score
 from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.labels import agreement
 from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism
 from dmi_lib.simulation import (
     Reports,
@@ -43,11 +44,6 @@ def _leibniz(M) -> int:
             term *= int(M[r][p[r]])
         total += term
     return total
-
-
-def _agreement(a, b, C):
-    """Fraction of equal labels, maximised over relabellings."""
-    return max(np.mean(np.array(p)[a] == b) for p in itertools.permutations(range(C)))
 
 
 def _permuted(rep: Reports, agent: int, perm_) -> Reports:
@@ -517,7 +513,7 @@ def test_legal_case_recovers_the_worlds():
     )
     rep = simulate_crowd(states, [truthful(3)] * 1000, tasks_per_agent=30, random_state=4)
     res = kdmi_mechanism(rep, agents=[])
-    assert _agreement(world, res.labels, 3) == 1.0
+    assert agreement(world, res.labels) == 1.0
 
 
 @pytest.mark.parametrize(
@@ -532,7 +528,7 @@ def test_v_shrinks_by_det_S_when_everyone_uses_S(S):
     states = random_states(60, 3, kind="mixture", accuracy=0.7, noise=0.2, random_state=0)
     ref, lim = dmi_cluster(states), dmi_cluster(states @ S)  # the exact limit
     assert np.exp(lim.log_score - ref.log_score) == pytest.approx(abs(np.linalg.det(S)))
-    assert _agreement(ref.labels, lim.labels, 3) == 1.0
+    assert agreement(ref.labels, lim.labels) == 1.0
     m = 2000
     v = {}
     for name, SS in (("truth", np.eye(3)), ("S", S)):
@@ -555,7 +551,7 @@ def test_clustering_becomes_strategy_invariant_in_large_crowds():
     for m in (30, 300, 3000):
         crowd = np.stack([S] * (m // 2) + [np.eye(C)] * (m - m // 2))
         rep = simulate_crowd(states, crowd, tasks_per_agent=100, random_state=3)
-        agree.append(_agreement(limit, kdmi_mechanism(rep, agents=[]).labels, C))
+        agree.append(agreement(limit, kdmi_mechanism(rep, agents=[]).labels))
     assert agree[0] < agree[1] < agree[2]
     assert agree[2] >= 0.95
 
@@ -829,3 +825,11 @@ def test_kdmi_former_rounding_tie_case():
     moved = kdmi_mechanism(_permuted(rep, 0, [1, 0]), random_state=30)
     assert base.payments[0] == moved.payments[0] == exact.payments[0] == -12.0
     np.testing.assert_array_equal(base.payments, exact.payments)
+
+
+def test_kdmi_names_moved_from_mechanisms_still_work_with_a_warning():
+    from dmi_lib import kdmi
+
+    for name in ("kdmi_mechanism", "KDMIResult"):
+        with pytest.warns(DeprecationWarning, match=f"moved to dmi_lib.kdmi.{name}"):
+            assert getattr(mechanisms, name) is getattr(kdmi, name)

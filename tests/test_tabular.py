@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from dmi_lib import aggregation
 from dmi_lib.crowd_data import load_dataset
+from dmi_lib.labels import same_partition
 from dmi_lib.tabular import (
     METHODS,
     DMIAggregator,
@@ -30,11 +31,6 @@ def _load(name, study=None, treatment=None):
 
 def _acc(labels, gold):
     return float((labels == gold.reindex(labels.index)).mean())
-
-
-def _same_partition(a, b) -> bool:
-    a, b = np.asarray(a), np.asarray(b)
-    return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
 
 
 def _table(tasks, workers, labels, **extra):
@@ -370,7 +366,7 @@ def test_permutation_strategy_leaves_dmi_partition_unchanged(name):
         inv = {v: k for k, v in perm.items()}
         moved = d.answers.assign(label=d.answers["label"].map(perm))
         agg = DMIAggregator(random_state=0).fit(moved, gold=d.gold)
-        assert _same_partition(base.clusters_, agg.clusters_)
+        assert same_partition(base.clusters_, agg.clusters_)
         assert _acc(agg.labels_, d.gold) == _acc(base.labels_, d.gold)
         free = DMIAggregator(random_state=0).fit(moved)
         assert (free.labels_.map(inv) == base_free.labels_).all()
