@@ -33,6 +33,7 @@ from scipy import sparse
 
 from ._deprecation import moved
 from ._validation import check_distribution, check_random_state
+from .exact import _det
 from .simulation import Reports
 
 __all__ = [
@@ -91,21 +92,15 @@ def dmi(U) -> float:
 def _count_det(M: np.ndarray) -> np.ndarray:
     """Determinants of a stack of count matrices (non-negative integers), exactly.
 
-    ``C <= 3`` use the integer cofactor formula.  Larger ``C`` round LU's float
-    determinant to the integer it must be whenever the Hadamard bound (at most the
-    product of the row sums) keeps LU's rounding error far below 1/2.
+    ``C <= 3`` use the cofactor formula of :func:`dmi_lib.exact._det` in integers.
+    Larger ``C`` round LU's float determinant to the integer it must be whenever the
+    Hadamard bound (at most the product of the row sums) keeps LU's rounding error far
+    below 1/2.
     """
     M = np.asarray(M, dtype=np.int64)
     C = M.shape[-1]
-    if C == 1:
-        return M[..., 0, 0].astype(float)
-    if C == 2:
-        return (M[..., 0, 0] * M[..., 1, 1] - M[..., 0, 1] * M[..., 1, 0]).astype(float)
-    if C == 3:
-        a, b, c = M[..., 0, 0], M[..., 0, 1], M[..., 0, 2]
-        d, e, f = M[..., 1, 0], M[..., 1, 1], M[..., 1, 2]
-        g, h, i = M[..., 2, 0], M[..., 2, 1], M[..., 2, 2]
-        return (a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)).astype(float)
+    if C <= 3:
+        return np.asarray(_det(M)).astype(float)
     F = M.astype(float)
     d = np.linalg.det(F) if F.size else np.zeros(F.shape[:-2])
     bound = np.prod(F.sum(axis=-1), axis=-1)
