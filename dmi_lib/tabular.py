@@ -2,12 +2,14 @@
 
 A practitioner's crowd data is a long table, one row per answer, with columns
 ``task``, ``worker``, ``label`` (and, where respondents also predicted the others'
-answers, ``prediction``) — the input format of crowd-kit.  This module turns such a
-table into the paper's answer matrix ``A`` (row ``t``: the distribution of task
-``t``'s answers, Algorithm 4, lines 1-2) and calls the aggregation algorithms of
-:mod:`dmi_lib.aggregation`, which it never re-implements:
+answers, ``prediction``) — the input format of crowd-kit.  :mod:`dmi_lib.answers` turns
+such a table into the paper's answer matrix ``A`` (row ``t``: the distribution of task
+``t``'s answers, Algorithm 4, lines 1-2); this module calls the aggregation algorithms
+of :mod:`dmi_lib.aggregation` and :mod:`dmi_lib.practical` on it, which it never
+re-implements, and hands a Dask table to :mod:`dmi_lib.scale_out`:
 
-* :func:`answer_matrix` — the table → ``A`` (shares), counts, task and option indexes.
+* :func:`~dmi_lib.answers.answer_matrix` (also importable from here) — the table →
+  ``A`` (shares), counts, task and option indexes.
 * :func:`aggregate` — one label per task, a :class:`pandas.Series` named
   ``"agg_label"`` like crowd-kit's ``fit_predict``; methods ``"plurality"``,
   ``"surprisingly-popular"`` (the multi-task Definition), ``"dmi"`` (DMI-clustering,
