@@ -58,7 +58,7 @@ _CHUNK_ITEMS = 4_000_000
 
 
 # --------------------------------------------------------------------------- #
-# Helpers
+# DMI and the helpers both mechanisms share
 # --------------------------------------------------------------------------- #
 def dmi(U) -> float:
     """Determinant based Mutual Information ``DMI(X; Y) = |det U_{X,Y}|`` (Definition 3.1).
