@@ -50,7 +50,7 @@ from .datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 __version__ = "0.1.0"
 
-# The tabular interface, the real datasets and the practical variant need pandas, which costs about a second
+# The long-table interface, the real datasets and the practical variant need pandas, which costs about a second
 # to import: load them on first use (PEP 562) so that `import dmi_lib` stays light.
 _LAZY = {
     "crowd_data": (
@@ -67,14 +67,13 @@ _LAZY = {
         "practical_dmi_aggregate",
         "validated_dmi_aggregate",
     ),
+    "answers": ("AnswerMatrix", "answer_matrix"),
     "tabular": (
         "METHODS",
-        "AnswerMatrix",
         "DMIAggregator",
         "MajorityVote",
         "SurprisinglyPopular",
         "aggregate",
-        "answer_matrix",
     ),
     # Beyond the paper (chapter 14): its future directions.
     "beyond": (

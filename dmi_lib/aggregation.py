@@ -31,6 +31,7 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
 from .core import DMIResult, _cluster_distinct, cluster_sums
@@ -341,8 +342,6 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     span = finite.max() - finite.min()
     level3 = (finite - finite.min()) / ((span + 1.0) * (k + 1))
     W = agree * (k + 1) - zero + level3
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy.optimize is slow to import
-
     rows, cols = linear_sum_assignment(W, maximize=True)
     names = np.empty(k, dtype=np.intp)
     names[rows] = cols

@@ -16,7 +16,8 @@ steps:
 :func:`read_answers` opens partitioned Parquet or CSV files by glob;
 :func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` calls it for a
 ``dask.dataframe.DataFrame``).  Dask is an optional dependency (the ``dask``
-extra), imported only here and only when used.
+extra): this module imports it, and the rest of the library imports this module only
+when it is handed a Dask table.
 
 Examples
 --------
@@ -31,11 +32,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import dask
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
 from ._validation import check_random_state
-from .tabular import _check_keywords, _check_options, _gold_labels, decide_groups
+from .answers import _check_keywords, _check_options, _gold_labels, decide_groups
 
 __all__ = [
     "DASK_METHODS",
@@ -54,16 +57,8 @@ DASK_METHODS = ("plurality", "surprisingly-popular", "dmi")
 _COLUMNS = ("task", "worker", "label")
 
 
-def _dask():
-    try:
-        import dask.dataframe as dd
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("dmi_lib.scale_out needs dask: pip install 'dmi_lib[dask]'") from exc
-    return dd
-
-
 def is_dask_frame(obj) -> bool:
-    """True for a ``dask.dataframe.DataFrame``, without importing dask."""
+    """True for a Dask DataFrame (a type from a ``dask`` package with partitions and columns)."""
     return (
         type(obj).__module__.startswith("dask")
         and hasattr(obj, "npartitions")
@@ -90,7 +85,6 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     -------
     dask.dataframe.DataFrame
     """
-    dd = _dask()
     first = path[0] if isinstance(path, (list, tuple)) and path else path
     if not isinstance(first, str) or not first:
         raise TypeError(f"path must be a glob, a directory or a list of paths, got {path!r}")
@@ -106,8 +100,6 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
 def _scan(answers, options) -> pd.Index:
     """One pass over the answers: refuse missing values, and return the label values in
     column order by the pandas path's rule (given, or the labels seen, sorted)."""
-    import dask
-
     na, seen = dask.compute(
         answers[list(_COLUMNS)].isna().sum(), answers["label"].drop_duplicates()
     )
@@ -171,7 +163,6 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
         ``c0 … c{C-1}``: the number of answers of each option.
     options : pandas.Index
     """
-    _dask()  # a clear ImportError without the optional dependency
     if not is_dask_frame(answers):
         raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
     missing = [c for c in _COLUMNS if c not in answers.columns]
@@ -268,6 +259,53 @@ def _map_back(part: pd.DataFrame, rows, values, gold_values) -> pd.Series:
     return out
 
 
+def _check_dask_call(method: str, ties: str, kw: dict) -> None:
+    if method not in DASK_METHODS:
+        raise ValueError(
+            f"method {method!r} is not available for a dask table; use one "
+            f"of {list(DASK_METHODS)} (the other methods work task by "
+            "task: run them with pandas)"
+        )
+    if ties not in ("first", "random"):
+        raise ValueError(f"ties must be one of ['first', 'random'], got {ties!r}")
+    if ties == "random" and method != "dmi":
+        raise ValueError(
+            "ties='random' is not available for a dask table: random "
+            "tie-breaking draws in the global task order; use ties='first'"
+        )
+    _check_keywords(method, kw)
+
+
+def _group_table(counts, gold, opts: pd.Index) -> pd.DataFrame:
+    """The groups of interchangeable tasks (:func:`dmi_lib.answers.task_groups`), in the
+    pandas path's order: count columns, ``n`` tasks, ``first`` task and ``gold`` option
+    (``-1``: none; a gold task is a group of its own)."""
+    cols = list(counts.columns)
+    if gold is not None:
+        gold_counts, gold_codes = _gold_tasks(counts, gold, opts)
+    else:
+        gold_counts, gold_codes = counts.head(0), np.empty(0, dtype=np.intp)
+    gold_index = gold_counts.index
+    groups = _count_groups(counts, gold_index)
+    table = pd.concat(
+        [
+            groups,
+            pd.DataFrame(
+                {
+                    **{c: gold_counts[c].to_numpy() for c in cols},
+                    "n": 1,
+                    "first": gold_index.to_numpy(),
+                    "gold": gold_codes,
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
+    table["gold"] = table["gold"].fillna(-1).astype(np.intp)
+    # The pandas path's order: groups by their first task, tasks in sorted order.
+    return table.sort_values("first", kind="stable").reset_index(drop=True)
+
+
 def aggregate_dask(
     answers,
     method: str = "dmi",
@@ -283,9 +321,9 @@ def aggregate_dask(
     """:func:`dmi_lib.aggregate` for a Dask DataFrame (data larger than one machine).
 
     ``"plurality"``, ``"surprisingly-popular"`` and ``"dmi"`` give every task with the
-    same answer counts the same label (:func:`dmi_lib.tabular.task_groups`), so the
+    same answer counts the same label (:func:`dmi_lib.answers.task_groups`), so the
     groups are formed where the data lives, decided on one machine by the same
-    function as the pandas path (:func:`dmi_lib.tabular.decide_groups`, in the same
+    function as the pandas path (:func:`dmi_lib.answers.decide_groups`, in the same
     order) and the labels mapped back: the answer equals the pandas path's exactly.
 
     Parameters
@@ -319,59 +357,25 @@ def aggregate_dask(
         run those on the pandas table of the tasks concerned; ``ties="random"``
         with plurality or surprisingly popular; everything the pandas path rejects.
     """
-    if method not in DASK_METHODS:
-        raise ValueError(
-            f"method {method!r} is not available for a dask table; use one "
-            f"of {list(DASK_METHODS)} (the other methods work task by "
-            "task: run them with pandas)"
-        )
-    if ties not in ("first", "random"):
-        raise ValueError(f"ties must be one of ['first', 'random'], got {ties!r}")
-    if ties == "random" and method != "dmi":
-        raise ValueError(
-            "ties='random' is not available for a dask table: random "
-            "tie-breaking draws in the global task order; use ties='first'"
-        )
-    _check_keywords(method, kw)
+    _check_dask_call(method, ties, kw)
     rng = check_random_state(random_state)
     counts, opts = task_counts(answers, options=options, duplicates=duplicates)
     counts = counts.persist()  # read twice: the groups, then the map back
     cols = list(counts.columns)
-    if gold is not None and method == "dmi":
-        gold_counts, gold_codes = _gold_tasks(counts, gold, opts)
-    else:
-        gold_counts, gold_codes = counts.head(0), np.empty(0, dtype=np.intp)
-    gold_index = gold_counts.index
-    groups = _count_groups(counts, gold_index)
-    table = pd.concat(
-        [
-            groups,
-            pd.DataFrame(
-                {
-                    **{c: gold_counts[c].to_numpy() for c in cols},
-                    "n": 1,
-                    "first": gold_index.to_numpy(),
-                    "gold": gold_codes,
-                }
-            ),
-        ],
-        ignore_index=True,
-    )
-    table["gold"] = table["gold"].fillna(-1).astype(np.intp)
-    # The pandas path's order: groups by their first task, tasks in sorted order.
-    table = table.sort_values("first", kind="stable").reset_index(drop=True)
+    table = _group_table(counts, gold if method == "dmi" else None, opts)
     rows = table[cols].to_numpy(dtype=np.int64)
+    row_gold = table["gold"].to_numpy()
+    plain = row_gold < 0
     codes, _ = decide_groups(
         rows,
         table["n"].to_numpy(),
         opts,
         method,
-        row_gold=table["gold"].to_numpy() if len(gold_index) else None,
+        row_gold=None if plain.all() else row_gold,
         random_state=rng,
         kw=kw,
     )
     values = opts[codes].to_numpy()
-    plain = table["gold"].to_numpy() < 0
     gold_values = pd.Series(values[~plain], index=table["first"][~plain].to_numpy())
     meta = pd.Series(
         dtype=values.dtype,

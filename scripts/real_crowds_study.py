@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dmi_lib.practical import (
+from dmi_lib.studies.real_crowds import (
     DMI_PRACTICAL,
     DMI_VALIDATED,
     PLURALITY_FIRST,

@@ -28,19 +28,13 @@ from dmi_lib.aggregation import (
     surprisingly_popular_single,
 )
 from dmi_lib.core import dmi_cluster, in_idxmax
+from dmi_lib.labels import same_partition
 
 GOOD, SOSO, BAD = 0, 1, 2
 #: Example 1: row s = the crowd's answer distribution when the true state is s.
 EXAMPLE1 = np.array([[0.56, 0.40, 0.04], [0.56, 0.34, 0.10], [0.46, 0.44, 0.10]])
 #: Example 2: the strategy S (row = private answer, columns = report distribution).
 STRATEGY_S = EXAMPLE1.copy()
-
-
-def same_partition(x, y) -> bool:
-    """Whether two label vectors induce the same partition (labels up to renaming)."""
-    x, y = np.asarray(x), np.asarray(y)
-    pairs = set(zip(x.tolist(), y.tolist()))
-    return len(pairs) == len(set(x.tolist())) == len(set(y.tolist()))
 
 
 def crowd(rng, truth, confusion, m):

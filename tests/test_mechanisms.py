@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 
 from dmi_lib import mechanisms
 from dmi_lib.core import assign, dmi_cluster, is_local_maximum, log_dmi_score
-from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism, kdmi_mechanism
+from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.labels import agreement
+from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism
 from dmi_lib.simulation import (
     Reports,
     always,
@@ -42,11 +44,6 @@ def _leibniz(M) -> int:
             term *= int(M[r][p[r]])
         total += term
     return total
-
-
-def _agreement(a, b, C):
-    """Fraction of equal labels, maximised over relabellings."""
-    return max(np.mean(np.array(p)[a] == b) for p in itertools.permutations(range(C)))
 
 
 def _permuted(rep: Reports, agent: int, perm_) -> Reports:
@@ -167,19 +164,28 @@ def test_dmi_mechanism_against_brute_force(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_dmi_mechanism_enumerations_agree(seed, monkeypatch):
-    """Walking i's tasks (dense table or binary search) or joining by task: same."""
+def test_dmi_mechanism_enumerations_agree(seed):
+    """Walking i's tasks (dense table or binary search) or joining by task, in one
+    chunk or many: the same shared answers, in the same order, and the same payments."""
     rep = _random_reports(seed, n=20, m=12, C=3)
     walk = dmi_mechanism(rep, random_state=1, _enumeration="walk")
     join = dmi_mechanism(rep, random_state=1, _enumeration="join")
-    monkeypatch.setattr(mechanisms, "_DENSE_TABLE_LIMIT", 0)
-    monkeypatch.setattr(mechanisms, "_CHUNK_ITEMS", 7)
-    searched = dmi_mechanism(rep, random_state=1, _enumeration="walk")
-    chunked = dmi_mechanism(rep, random_state=1, _enumeration="join")
     assert len(walk.pairs) > 3
-    for other in (join, searched, chunked):
-        np.testing.assert_array_equal(walk.payments, other.payments)
-        np.testing.assert_array_equal(walk.pair_payments, other.pair_payments)
+    np.testing.assert_array_equal(walk.payments, join.payments)
+    np.testing.assert_array_equal(walk.pair_payments, join.pair_payments)
+    I, J = walk.pairs[:, 0], walk.pairs[:, 1]
+    keys, labels = mechanisms._report_lookup(rep)
+    ref = mechanisms._shared_answers(rep, I, J, keys, labels, "walk")
+    assert ref[0].size > 3 * len(I)
+    for how, kw in [
+        ("join", {}),
+        ("walk", {"dense_limit": 0}),  # binary search instead of the dense table
+        ("walk", {"dense_limit": 0, "chunk_items": 7}),
+        ("join", {"chunk_items": 7}),
+    ]:
+        got = mechanisms._shared_answers(rep, I, J, keys, labels, how, **kw)
+        for a, b in zip(ref, got):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_dmi_mechanism_invariant_to_permuting_own_answers():
@@ -507,7 +513,7 @@ def test_legal_case_recovers_the_worlds():
     )
     rep = simulate_crowd(states, [truthful(3)] * 1000, tasks_per_agent=30, random_state=4)
     res = kdmi_mechanism(rep, agents=[])
-    assert _agreement(world, res.labels, 3) == 1.0
+    assert agreement(world, res.labels) == 1.0
 
 
 @pytest.mark.parametrize(
@@ -522,7 +528,7 @@ def test_v_shrinks_by_det_S_when_everyone_uses_S(S):
     states = random_states(60, 3, kind="mixture", accuracy=0.7, noise=0.2, random_state=0)
     ref, lim = dmi_cluster(states), dmi_cluster(states @ S)  # the exact limit
     assert np.exp(lim.log_score - ref.log_score) == pytest.approx(abs(np.linalg.det(S)))
-    assert _agreement(ref.labels, lim.labels, 3) == 1.0
+    assert agreement(ref.labels, lim.labels) == 1.0
     m = 2000
     v = {}
     for name, SS in (("truth", np.eye(3)), ("S", S)):
@@ -545,13 +551,13 @@ def test_clustering_becomes_strategy_invariant_in_large_crowds():
     for m in (30, 300, 3000):
         crowd = np.stack([S] * (m // 2) + [np.eye(C)] * (m - m // 2))
         rep = simulate_crowd(states, crowd, tasks_per_agent=100, random_state=3)
-        agree.append(_agreement(limit, kdmi_mechanism(rep, agents=[]).labels, C))
+        agree.append(agreement(limit, kdmi_mechanism(rep, agents=[]).labels))
     assert agree[0] < agree[1] < agree[2]
     assert agree[2] >= 0.95
 
 
 def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
-    from dmi_lib.mechanisms import kdmi_mechanism
+    from dmi_lib.kdmi import kdmi_mechanism
     from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
     rng = np.random.default_rng(11)
@@ -819,3 +825,11 @@ def test_kdmi_former_rounding_tie_case():
     moved = kdmi_mechanism(_permuted(rep, 0, [1, 0]), random_state=30)
     assert base.payments[0] == moved.payments[0] == exact.payments[0] == -12.0
     np.testing.assert_array_equal(base.payments, exact.payments)
+
+
+def test_kdmi_names_moved_from_mechanisms_still_work_with_a_warning():
+    from dmi_lib import kdmi
+
+    for name in ("kdmi_mechanism", "KDMIResult"):
+        with pytest.warns(DeprecationWarning, match=f"moved to dmi_lib.kdmi.{name}"):
+            assert getattr(mechanisms, name) is getattr(kdmi, name)

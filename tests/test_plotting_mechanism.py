@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dmi_lib.datasets import load_paper_data
-from dmi_lib.mechanisms import kdmi_mechanism
+from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.plotting.mechanism_plots import (
     payment_matrices,
     plot_knowledge_extraction,

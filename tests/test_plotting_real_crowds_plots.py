@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dmi_lib.practical import (
+from dmi_lib.studies.real_crowds import (
     accuracy_study,
     load_study_datasets,
     payment_study,

@@ -19,21 +19,21 @@ from scipy.integrate import quad
 from dmi_lib.aggregation import name_clusters, surprisingly_popular
 from dmi_lib.core import dmi_cluster
 from dmi_lib.practical import (
-    ValidatedDMIResult,
-    validated_dmi_aggregate,
-    latent_class_mle,
     PracticalDMIResult,
+    ValidatedDMIResult,
     _log_gold_evidence,
-    plurality_random_ties_correct,
-    cyclic_strategy,
-    gold_masks,
-    held_out_accuracy,
-    inject_low_effort,
-    inject_strategy,
-    load_study_datasets,
+    latent_class_mle,
     name_clusters_bayes,
     practical_dmi_aggregate,
     refine_multinomial,
+    validated_dmi_aggregate,
+)
+from dmi_lib.studies.attacks import cyclic_strategy, inject_low_effort, inject_strategy
+from dmi_lib.studies.real_crowds import (
+    gold_masks,
+    held_out_accuracy,
+    load_study_datasets,
+    plurality_random_ties_correct,
     to_reports,
     worker_accuracy,
 )
@@ -452,7 +452,7 @@ def test_injection_errors():
         inject_low_effort(df.to_numpy(), 0.5, 0)
     with pytest.raises(ValueError, match="must be 3 x 3"):
         inject_strategy(df, np.eye(2), 0.5)
-    with pytest.raises(ValueError, match=r"labels \[10, 20\] are not among options"):
+    with pytest.raises(ValueError, match=r"not among options \[0, 1\]: \[10, 20\]"):
         inject_strategy(df, np.eye(2), 0.5, options=[0, 1])
     with pytest.raises(ValueError, match="lam must be in"):
         cyclic_strategy(3, 1.5)
@@ -566,3 +566,27 @@ def test_aggregate_works_on_every_dataset(method):
         assert (out == d.gold.reindex(out.index)).mean() > 0.25, name
         ran += 1
     assert ran >= (11 if method in ("sp-single", "spectral") else 14)
+
+
+# --------------------------------------------------------------------------- #
+# Names that moved to the studies package
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize(
+    "name, home",
+    [
+        ("accuracy_study", "dmi_lib.studies.real_crowds"),
+        ("STUDY_DATASETS", "dmi_lib.studies.real_crowds"),
+        ("to_reports", "dmi_lib.studies.real_crowds"),
+        ("inject_strategy", "dmi_lib.studies.attacks"),
+    ],
+)
+def test_moved_study_names_still_work_with_a_warning(name, home):
+    import importlib
+
+    from dmi_lib import practical
+
+    with pytest.warns(DeprecationWarning, match=f"moved to {home}.{name}"):
+        old = getattr(practical, name)
+    assert old is getattr(importlib.import_module(home), name)
+    with pytest.raises(AttributeError):
+        practical.no_such_name

@@ -144,7 +144,8 @@ def test_write_answer_log(tmp_path):
 
 def test_mechanism_payments_on_the_cluster_equal_the_serial_path(client):
     """K-DMI and the DMI-Mechanism pay every agent through the cluster's executor."""
-    from dmi_lib.mechanisms import dmi_mechanism, kdmi_mechanism
+    from dmi_lib.kdmi import kdmi_mechanism
+    from dmi_lib.mechanisms import dmi_mechanism
     from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
     rng = np.random.default_rng(6)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from dmi_lib import aggregation
 from dmi_lib.crowd_data import load_dataset
+from dmi_lib.labels import same_partition
 from dmi_lib.tabular import (
     METHODS,
     DMIAggregator,
@@ -30,11 +31,6 @@ def _load(name, study=None, treatment=None):
 
 def _acc(labels, gold):
     return float((labels == gold.reindex(labels.index)).mean())
-
-
-def _same_partition(a, b) -> bool:
-    a, b = np.asarray(a), np.asarray(b)
-    return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
 
 
 def _table(tasks, workers, labels, **extra):
@@ -175,17 +171,15 @@ def test_gold_task_ids_of_another_type_are_refused(method):
         aggregate(df.assign(task=df["task"].astype(str)), method, gold=pd.Series({1: 1, 2: 0}))
 
 
-def test_label_space_too_large_for_a_dense_matrix_is_refused(monkeypatch):
-    from dmi_lib import tabular
-
-    monkeypatch.setattr(tabular, "MAX_DENSE_CELLS", 100)
+def test_label_space_too_large_for_a_dense_matrix_is_refused():
     df = _table(list(range(20)), [1] * 20, [f"free text {i}" for i in range(20)])
     with pytest.raises(
         ValueError,
         match=r"20 tasks and 20 distinct labels: the answer "
-        r"matrix would have 400 cells",
+        r"matrix would have 400 cells \(about 0.0 GiB\), more than max_cells = 100",
     ):
-        aggregate(df, "plurality")
+        answer_matrix(df, max_cells=100)
+    assert answer_matrix(df, max_cells=400).counts.shape == (20, 20)
 
 
 # --------------------------------------------------------------------------- #
@@ -372,7 +366,7 @@ def test_permutation_strategy_leaves_dmi_partition_unchanged(name):
         inv = {v: k for k, v in perm.items()}
         moved = d.answers.assign(label=d.answers["label"].map(perm))
         agg = DMIAggregator(random_state=0).fit(moved, gold=d.gold)
-        assert _same_partition(base.clusters_, agg.clusters_)
+        assert same_partition(base.clusters_, agg.clusters_)
         assert _acc(agg.labels_, d.gold) == _acc(base.labels_, d.gold)
         free = DMIAggregator(random_state=0).fit(moved)
         assert (free.labels_.map(inv) == base_free.labels_).all()

@@ -24,7 +24,7 @@ import numpy as np
 from .._validation import check_matrix, check_random_state
 from ..aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
 from ..core import assign, dmi_cluster
-from ..mechanisms import KDMIResult, kdmi_mechanism
+from ..kdmi import KDMIResult, kdmi_mechanism
 from ..simulation import (
     Reports,
     always,

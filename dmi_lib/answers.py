@@ -1,0 +1,573 @@
+"""A long table of crowd answers as the paper's arrays: the layer under :mod:`dmi_lib.tabular`.
+
+A practitioner's crowd data is a long table, one row per answer, with columns
+``task``, ``worker``, ``label`` (and, where respondents also predicted the others'
+answers, ``prediction``).  This module reads such a table and nothing more:
+
+* :func:`answer_matrix` — the table → the paper's answer matrix ``A`` (row ``t``: the
+  distribution of task ``t``'s answers, Algorithm 4, lines 1-2), its counts, and the
+  task and option indexes (integer codes: sorted values, order of first appearance
+  when the values cannot be sorted — the one rule of the package).
+* gold labels as option codes, each prediction as a probability vector over the
+  options (the single-task methods, Algorithms 5 and 6);
+* :func:`task_groups` and :func:`decide_groups` — tasks with the same answer counts
+  are interchangeable for plurality, surprisingly popular and DMI-clustering, so
+  those are decided once per group; the pandas path (:func:`dmi_lib.tabular.aggregate`)
+  and the Dask path (:mod:`dmi_lib.scale_out`) share them.
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"task": ["t2", "t1", "t1"], "worker": ["a", "a", "b"],
+...                    "label": ["no", "yes", "no"]})
+>>> am = answer_matrix(df)
+>>> am.counts.tolist(), am.tasks.tolist(), am.options.tolist()
+([[1, 1], [1, 0]], ['t1', 't2'], ['no', 'yes'])
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as pdt
+
+from . import aggregation as _agg
+from ._validation import check_random_state
+from .problem import distinct_rows
+
+__all__ = [
+    "AnswerMatrix",
+    "MAX_DENSE_CELLS",
+    "answer_matrix",
+    "decide_groups",
+    "task_groups",
+]
+
+_REQUIRED = ("task", "worker", "label")
+_DUPLICATES = ("error", "keep", "first")
+_PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
+
+
+class AnswerMatrix(NamedTuple):
+    """The answer matrix of a long table (see :func:`answer_matrix`).
+
+    Attributes
+    ----------
+    A : ndarray, shape (n_tasks, C)
+        ``A[t, c]``: share of task ``t``'s answers that chose option ``c``.
+    counts : ndarray of int, shape (n_tasks, C)
+        The number of those answers.
+    tasks : pandas.Index
+        Task of each row (name ``"task"``).
+    options : pandas.Index
+        Label of each column (name ``"label"``).
+    """
+
+    A: np.ndarray
+    counts: np.ndarray
+    tasks: pd.Index
+    options: pd.Index
+
+
+# --------------------------------------------------------------------------- #
+# Validation
+# --------------------------------------------------------------------------- #
+def _py(value):
+    """A numpy scalar as the Python scalar it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
+    if not isinstance(answers, pd.DataFrame):
+        raise TypeError(
+            f"answers must be a pandas DataFrame with columns "
+            f"{list(_REQUIRED)}, got {type(answers).__name__}"
+        )
+    missing = [c for c in required if c not in answers.columns]
+    if missing:
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs "
+            f"the columns {list(required)} (one row per answer)"
+        )
+    if len(answers) == 0:
+        raise ValueError("answers is empty: there is nothing to aggregate")
+    for col in required:
+        na = answers[col].isna().to_numpy()
+        if na.any():
+            raise ValueError(
+                f"answers has {int(na.sum())} missing value(s) in column {col!r} "
+                f"(first at row index {_py(answers.index[int(np.argmax(na))])!r})"
+            )
+    return answers
+
+
+def _check_choice(value, name, allowed):
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
+def _codes(values, *, sort: bool = True):
+    """``pd.factorize`` that sorts when the values are comparable (mixed types are
+    numbered in order of first appearance instead)."""
+    try:
+        return pd.factorize(values, sort=sort)
+    except TypeError:  # e.g. a column holding both ints and strings: not sortable
+        return pd.factorize(values, sort=False)
+
+
+#: Largest answer matrix (tasks × options) built densely: two such matrices
+#: (counts and shares) take 16 bytes per cell, 1 GiB at this size.
+MAX_DENSE_CELLS = 2**26
+
+
+def _check_dense(n_tasks: int, n_options: int, max_cells: int) -> None:
+    cells = n_tasks * n_options
+    if cells > max_cells:
+        raise ValueError(
+            f"answers has {n_tasks} tasks and {n_options} distinct labels: the answer "
+            f"matrix would have {cells} cells (about {16 * cells / 2**30:.1f} GiB), "
+            f"more than max_cells = {max_cells}.  Is 'label' a free-text or "
+            "id column?  Pass options=[...] with the real label set, or use a "
+            "per-task method ('sp-single', 'spectral')"
+        )
+
+
+def _int_codes(values):
+    """``(codes, size)`` with ``codes`` equal iff ``values`` are: integer values are
+    offset by their minimum when the range is small (no hashing pass), anything
+    else is factorised."""
+    if values.dtype.kind in "iu" and values.size:
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < 2**31:
+            return values.astype(np.int64) - lo, hi - lo + 1
+    codes, uniques = pd.factorize(values)
+    return codes, len(uniques)
+
+
+def _check_options(options, labels) -> tuple:
+    """Return ``(codes, options Index)``; ``codes[i]`` is row ``i``'s column."""
+    if options is None:
+        codes, uniques = _codes(labels)
+        return codes, pd.Index(uniques, name="label")
+    opts = pd.Index(options if not np.isscalar(options) else [options], name="label")
+    if opts.size == 0:
+        raise ValueError("options is empty")
+    if opts.hasnans:
+        raise ValueError(f"options must not contain missing values, got {list(opts)}")
+    if not opts.is_unique:
+        dup = opts[opts.duplicated()].unique().tolist()
+        raise ValueError(f"options must be distinct, got duplicate(s) {dup}")
+    codes = opts.get_indexer(labels)
+    unknown = codes < 0
+    if unknown.any():
+        bad = pd.unique(np.asarray(labels)[unknown])
+        shown = sorted(bad.tolist(), key=repr)[:10]
+        raise ValueError(
+            f"answers has {int(unknown.sum())} label(s) not among options "
+            f"{list(opts)}: {shown}{' ...' if bad.size > 10 else ''}"
+        )
+    return codes, opts
+
+
+def answer_matrix(
+    answers, *, options=None, duplicates: str = "error", max_cells: int = MAX_DENSE_CELLS
+) -> AnswerMatrix:
+    """Answer matrix of a long table: per task, the shares of each option.
+
+    This is the paper's normalised ``A`` (Algorithm 4, lines 1-2: ``A = Σᵢ Rᵢ``,
+    then each row divided by its sum), built in one pass with categorical codes
+    and :func:`numpy.bincount` (O(N) for N answers).
+
+    Parameters
+    ----------
+    answers : pandas.DataFrame
+        Long table with columns ``task``, ``worker``, ``label`` (others ignored).
+    options : sequence, optional
+        The label values, in column order.  Default: the distinct labels, sorted
+        (order of first appearance if they are not comparable).  Options nobody
+        chose give all-zero columns.
+    duplicates : {"error", "keep", "first"}
+        What to do with several rows for one ``(task, worker)`` pair: raise
+        (default), count every row as a vote, or keep only the first row.
+    max_cells : int
+        Largest ``tasks × options`` built (default :data:`MAX_DENSE_CELLS`, about
+        1 GiB for the counts and the shares): a free-text or id column read as
+        ``label`` is refused before it fills the memory.
+
+    Returns
+    -------
+    AnswerMatrix
+        ``(A, counts, tasks, options)``.  Tasks are sorted (order of first
+        appearance if not comparable).  A task appears iff it has an answer: tasks
+        known only from a gold list are not rows of ``A``.
+
+    Raises
+    ------
+    TypeError
+        ``answers`` is not a DataFrame.
+    ValueError
+        A missing column, an empty table, missing values in ``task``, ``worker`` or
+        ``label``, a duplicated ``(task, worker)`` pair (``duplicates="error"``), a
+        label not among ``options``, invalid ``options``, or a matrix of more than
+        ``max_cells`` cells.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [2, 2, 1, 1, 1], "worker": list("abcde"),
+    ...                    "label": [1, 2, 2, 2, 1]})
+    >>> am = answer_matrix(df)
+    >>> am.A
+    array([[0.33333333, 0.66666667],
+           [0.5       , 0.5       ]])
+    >>> am.counts.tolist(), am.tasks.tolist(), am.options.tolist()
+    ([[1, 2], [1, 1]], [1, 2], [1, 2])
+    >>> answer_matrix(df, options=[0, 1, 2]).counts.tolist()
+    [[0, 1, 2], [0, 1, 1]]
+    """
+    return _build(answers, options, duplicates, max_cells)[0]
+
+
+def _repeated_pairs(answers: pd.DataFrame, task_codes: np.ndarray) -> np.ndarray:
+    """Mask of the rows whose ``(task, worker)`` pair occurred on an earlier row."""
+    worker_codes, n_workers = _int_codes(answers["worker"].to_numpy())
+    # One int64 key per (task, worker) pair; hashing it is far faster than
+    # DataFrame.duplicated on two object columns.
+    key = task_codes.astype(np.int64) * max(n_workers, 1) + worker_codes
+    # Any duplicate at all?  A stable sort (timsort) is near-linear on the usual
+    # task-grouped tables and far faster than hashing every pair; the hash runs
+    # only when there is a duplicate to locate.
+    srt = np.sort(key, kind="stable")
+    if np.any(srt[1:] == srt[:-1]):
+        return pd.Series(key).duplicated().to_numpy()
+    return np.zeros(key.size, dtype=bool)
+
+
+def _build(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
+    """:func:`answer_matrix` and the rows of ``answers`` it counted."""
+    answers = _check_answers(answers)
+    _check_choice(duplicates, "duplicates", _DUPLICATES)
+    task_codes, tasks = _codes(answers["task"].to_numpy())
+    dup = _repeated_pairs(answers, task_codes) if duplicates != "keep" else None
+    if dup is not None and dup.any():
+        if duplicates == "error":
+            i = int(np.argmax(dup))
+            t, w = answers["task"].iloc[i], answers["worker"].iloc[i]
+            raise ValueError(
+                f"answers has {int(dup.sum())} duplicate (task, worker) pair(s), e.g. "
+                f"task={_py(t)!r}, worker={_py(w)!r}; pass duplicates='keep' to count "
+                "every row as a vote, or duplicates='first' to keep each pair's first "
+                "answer"
+            )
+        answers = answers.loc[~dup]  # "first"
+        task_codes = task_codes[~dup]
+    n = len(tasks)
+    if options is None:  # before factorising a label column that may be free text
+        _check_dense(n, int(answers["label"].nunique()), max_cells)
+    label_codes, opts = _check_options(options, answers["label"].to_numpy())
+    C = len(opts)
+    _check_dense(n, C, max_cells)
+    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes, minlength=n * C).reshape(
+        n, C
+    )
+    A = counts / counts.sum(axis=1, keepdims=True)
+    am = AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"), options=opts)
+    return am, answers, task_codes, label_codes
+
+
+# --------------------------------------------------------------------------- #
+# Ties
+# --------------------------------------------------------------------------- #
+def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
+    """One column per row among the ``True`` entries of ``mask``: the first, or a
+    uniformly random one (seeded)."""
+    if ties == "first":
+        return np.argmax(mask, axis=1).astype(np.intp)
+    keys = rng.random(mask.shape)
+    keys[~mask] = -1.0
+    return np.argmax(keys, axis=1).astype(np.intp)
+
+
+# --------------------------------------------------------------------------- #
+# Predictions (single-task methods)
+# --------------------------------------------------------------------------- #
+def _prediction_kind(pred: pd.Series, kind: str) -> str:
+    """``prediction_type="auto"`` read from the column: float → fraction, integer →
+    label, sequences → distribution."""
+    if kind != "auto":
+        return kind
+    if pdt.is_bool_dtype(pred):
+        raise TypeError("column 'prediction' is boolean; pass prediction_type")
+    if pdt.is_float_dtype(pred):
+        return "fraction"
+    if not pdt.is_integer_dtype(pred) and pdt.is_list_like(pred.iloc[0]):
+        return "distribution"
+    return "label"
+
+
+def _fraction_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
+    """A predicted share of the larger of two options → ``(1 - p, p)`` in column order."""
+    C = len(opts)
+    if C != 2:
+        raise ValueError(
+            f"prediction_type 'fraction' (a predicted share of one of two options) "
+            f"needs exactly 2 options, got {C}: {list(opts)}"
+        )
+    # The share is of the larger label (0/1 votes: the share voting 1), whatever
+    # the column order of ``options``.
+    hi = opts.get_loc(max(opts))
+    try:
+        p = pred.to_numpy(dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"column 'prediction' must hold numbers for prediction_type 'fraction': {exc}"
+        ) from exc
+    bad = ~((p >= 0.0) & (p <= 1.0))
+    if bad.any():
+        raise ValueError(
+            f"prediction must be a fraction in [0, 1] (the predicted share of "
+            f"option {_py(opts[hi])!r}), found {_py(p[bad][0])!r}; if the "
+            "predictions are labels pass prediction_type='label'"
+        )
+    return np.column_stack([1.0 - p, p] if hi == 1 else [p, 1.0 - p])
+
+
+def _label_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
+    """A predicted answer of the others → its one-hot vector over ``opts``."""
+    idx = opts.get_indexer(pred.to_numpy())
+    if (idx < 0).any():
+        bad = pd.unique(pred.to_numpy()[idx < 0])[:10].tolist()
+        raise ValueError(f"predicted label(s) {bad} are not among options {list(opts)}")
+    P = np.zeros((len(pred), len(opts)))
+    P[np.arange(len(pred)), idx] = 1.0
+    return P
+
+
+def _distribution_predictions(pred: pd.Series, opts: pd.Index, index: pd.Index) -> np.ndarray:
+    """A probability vector over ``opts`` per row, checked."""
+    C = len(opts)
+    try:
+        P = np.array(pred.tolist(), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"column 'prediction' must hold equal-length numeric "
+            f"vectors for prediction_type 'distribution': {exc}"
+        ) from exc
+    if P.ndim != 2 or P.shape[1] != C:
+        raise ValueError(
+            f"each prediction must have one entry per option ({C}: "
+            f"{list(opts)}), got shape {P.shape}"
+        )
+    bad = ~np.isfinite(P).all(axis=1) | (P < 0).any(axis=1) | (np.abs(P.sum(axis=1) - 1.0) > 1e-6)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"prediction of row {_py(index[i])!r} is not a probability vector: {P[i].tolist()}"
+        )
+    return P
+
+
+def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.ndarray:
+    """Each row's prediction as a probability vector over ``opts`` (N × C)."""
+    pred = answers["prediction"]
+    na = pred.isna().to_numpy()
+    if na.any():
+        i = int(np.argmax(na))
+        raise ValueError(
+            f"column 'prediction' has {int(na.sum())} missing value(s), e.g. "
+            f"task={_py(answers['task'].iloc[i])!r}, "
+            f"worker={_py(answers['worker'].iloc[i])!r}: the single-task methods need "
+            "every respondent's prediction; drop those rows (hosseini2021_spvoting: keep the treatments that elicit a prediction)"
+        )
+    kind = _prediction_kind(pred, kind)
+    if kind == "fraction":
+        return _fraction_predictions(pred, opts)
+    if kind == "label":
+        return _label_predictions(pred, opts)
+    if kind == "distribution":
+        return _distribution_predictions(pred, opts, answers.index)
+    raise ValueError(f"prediction_type must be one of {list(_PREDICTION_TYPES)}, got {kind!r}")
+
+
+# --------------------------------------------------------------------------- #
+# Gold labels
+# --------------------------------------------------------------------------- #
+def _gold_labels(gold, options: pd.Index):
+    """Checked gold: ``(Series task → label without missing labels, option codes)``."""
+    if isinstance(gold, dict):
+        gold = pd.Series(gold)
+    if not isinstance(gold, pd.Series):
+        raise TypeError(
+            f"gold must be a pandas Series (index: task, values: label) or "
+            f"a dict, got {type(gold).__name__}"
+        )
+    if not gold.index.is_unique:
+        dup = gold.index[gold.index.duplicated()][0]
+        raise ValueError(f"gold lists task {_py(dup)!r} more than once")
+    g = gold.dropna()
+    idx = options.get_indexer(g.to_numpy())
+    if (idx < 0).any():
+        bad = pd.unique(g.to_numpy()[idx < 0])[:10].tolist()
+        raise ValueError(f"gold label(s) {bad} are not among options {list(options)}")
+    return g, idx
+
+
+def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
+    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
+    unknown.  Tasks are matched by value; a gold task with no answers (often a type
+    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
+    g, idx = _gold_labels(gold, am.options)
+    out = np.full(len(am.tasks), -1, dtype=np.intp)
+    pos = am.tasks.get_indexer(g.index)
+    unknown = pos < 0
+    if unknown.any():
+        bad = [_py(t) for t in g.index[unknown][:5]]
+        gold_types = sorted({type(_py(t)).__name__ for t in g.index})
+        task_types = sorted({type(_py(t)).__name__ for t in am.tasks[:1000]})
+        hint = (
+            f"; gold's task ids are {'/'.join(gold_types)} but the answers' task "
+            f"ids are {'/'.join(task_types)}: convert one to the other"
+            if set(gold_types).isdisjoint(task_types)
+            else ""
+        )
+        raise ValueError(
+            f"gold names {int(unknown.sum())} task(s) that have no answers, e.g. {bad}{hint}"
+        )
+    out[pos] = idx
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# Groups of interchangeable tasks (plurality, surprisingly popular, DMI)
+# --------------------------------------------------------------------------- #
+#: Methods decided once per group of interchangeable tasks (:func:`task_groups`).
+_BY_GROUP = ("plurality", "surprisingly-popular", "dmi")
+
+
+def _prior_array(prior, options: pd.Index):
+    """``prior=`` for surprisingly popular: None, an array over ``options``, or a
+    Series indexed by option."""
+    if isinstance(prior, pd.Series):
+        missing = options.difference(prior.index)
+        if len(missing):
+            raise ValueError(f"prior has no entry for option(s) {list(missing)}")
+        prior = prior.reindex(options).to_numpy(dtype=float)
+    return prior
+
+
+def task_groups(counts, gold_codes=None):
+    """Group interchangeable tasks: the same answer counts and no gold label.
+
+    Plurality, surprisingly popular and DMI-clustering give every task of a group the
+    same answer (DMI: identical rows can stay together at an optimum, see
+    :func:`dmi_lib.core.dmi_cluster`), so they are decided once per group; a gold task
+    is a group of its own (its label names a cluster).  Crowd data with ``m`` answers
+    per task over ``C`` options has at most ``C(m+C−1, C−1)`` groups besides the gold
+    tasks, however many tasks.  The pandas path and the Dask path
+    (:mod:`dmi_lib.scale_out`) both decide on these groups, in this order.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n_tasks, C)
+        Answer counts, tasks in sorted order.
+    gold_codes : ndarray of int, shape (n_tasks,), optional
+        Gold option per task, ``-1`` where unknown.
+
+    Returns
+    -------
+    index : ndarray of int, shape (u,)
+        First task of each group; groups are in order of their first task.
+    inverse : ndarray of int, shape (n_tasks,)
+        Group of each task.
+    weights : ndarray of int, shape (u,)
+        Number of tasks per group.
+    """
+    counts = np.asarray(counts)
+    key = counts
+    if gold_codes is not None:
+        alone = np.where(np.asarray(gold_codes) >= 0, np.arange(len(counts)), -1)
+        key = np.column_stack([counts, alone])
+    return distinct_rows(key)
+
+
+def decide_groups(
+    rows, weights, options: pd.Index, method: str, *, row_gold=None, random_state=None, kw=None
+):
+    """The option code of each group of interchangeable tasks (``method`` in
+    ``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``; ties to the first option).
+
+    Parameters
+    ----------
+    rows : ndarray of int, shape (u, C)
+        Answer counts of each group (:func:`task_groups`).
+    weights : ndarray of int, shape (u,)
+        Tasks per group.
+    options : pandas.Index
+    method : str
+    row_gold : ndarray of int, shape (u,), optional
+        Gold option of each group (``-1``: none); DMI names its clusters with it.
+    random_state : None, int or numpy Generator
+        Seeds k-cofactors (DMI with 4 or more options).
+    kw : dict, optional
+        ``prior`` (surprisingly popular), ``dmi_method`` and ``rank_tol`` (DMI).
+
+    Returns
+    -------
+    codes : ndarray of int, shape (u,)
+    details : DMIAggregation or None
+    """
+    kw = kw or {}
+    rows = np.asarray(rows)
+    if method == "plurality":
+        return _pick(_agg.plurality(rows, ties="all"), "first", None), None
+    shares = rows / rows.sum(axis=1, keepdims=True)
+    if method == "surprisingly-popular":
+        if len(options) == 1:  # one option seen: nothing can be surprising
+            return np.zeros(len(rows), dtype=np.intp), None
+        prior = _prior_array(kw.get("prior"), options)
+        if prior is None:  # the column means of A over all tasks
+            prior = weights @ shares / weights.sum()
+        return _pick(
+            _agg.surprisingly_popular(shares, prior=prior, ties="all"), "first", None
+        ), None
+    if method != "dmi":
+        raise ValueError(
+            f"method {method!r} is not decided per group; use one of {list(_BY_GROUP)}"
+        )
+    gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
+    details = _agg.dmi_aggregate(
+        shares,
+        gold=gold,
+        sample_weight=weights,
+        method=kw.get("dmi_method", "auto"),
+        random_state=check_random_state(random_state),
+        rank_tol=kw.get("rank_tol"),
+        return_details=True,
+    )
+    return details.options, details
+
+
+def _check_keywords(method: str, kw: dict) -> None:
+    """Refuse keywords the method does not take (naming them)."""
+    allowed = {
+        "dmi": {"dmi_method", "rank_tol"},
+        "dmi-practical": {"dmi_method", "rank_tol", "gold_error", "default_confidence", "refine"},
+        "dmi-validated": {
+            "dmi_method",
+            "rank_tol",
+            "gold_error",
+            "default_confidence",
+            "refine",
+            "folds",
+        },
+        "surprisingly-popular": {"prior"},
+    }.get(method, set())
+    unknown = sorted(set(kw) - allowed)
+    if unknown:
+        raise TypeError(
+            f"aggregate(method={method!r}) got unexpected keyword "
+            f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}"
+        )

@@ -1,0 +1,389 @@
+"""The partitions ``D*_{-i}`` of the K-DMI Mechanism (Algorithm 4): for each agent,
+the DMI-clustering of the tasks she did not do.
+
+:func:`dmi_lib.kdmi.kdmi_mechanism` pays agent ``i`` against a virtual peer that labels
+her tasks by ``D*_{-i}``, learned from ``A[T₋ᵢ]`` so that no number deciding it
+involves her reports.  ``method="exact"`` DMI-clusters ``A[T₋ᵢ]`` afresh for every
+agent; ``method="warm"`` runs single-row local searches for all agents at once, each
+from the partition learned without her group of agents, and falls back to the exact
+solver where they fail (``k <= 3``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core import DMIResult, _solve, dmi_cluster, prepare
+from .mechanisms import _map
+from .simulation import Reports
+
+#: label and mask arrays to ~40 MB).
+_BLOCK_ENTRIES = 4_000_000
+
+#: Groups of agents for the warm start of K-DMI: agent ``i`` starts from the
+#: partition learned without the reports of her group (worker id mod this).
+_N_GROUPS = 8
+
+#: Condition number above which a downdated ``Cᵀ Ã`` is treated as singular and
+#: the agent's partition is recomputed from scratch.
+_COND_LIMIT = 1e10
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """The caller's choices of :func:`kdmi_mechanism`, checked."""
+
+    method: str
+    payment: str
+    init: object
+    n_init: int
+    rank_tol: float | None
+    tol: float
+    executor: object
+
+
+@dataclass
+class _Knowledge:
+    """Algorithm 4, lines 1-3: the answer matrix and its DMI-clustering ``C*``."""
+
+    counts: np.ndarray  # answers per task and option (all tasks)
+    n_t: np.ndarray  # answers per task
+    answered: np.ndarray  # tasks somebody answered
+    rows_of: np.ndarray  # task -> row of A (-1: not answered)
+    A: np.ndarray  # row-normalised answers of the answered tasks
+    full: DMIResult  # C* = DMIC(A)
+    log_v: float  # log max_C det[CᵀA]
+
+
+@dataclass
+class _Agents:
+    """The eligible agents, by slot ``0..E-1``, and their reports (all of ``Tᵢ``)."""
+
+    ids: np.ndarray  # worker id of each slot
+    seeds: np.ndarray  # seed of each slot's restarts
+    r_idx: np.ndarray  # their reports, grouped by slot
+    r_slot: np.ndarray  # slot of each of those reports
+    r_row: np.ndarray  # row of A of each (the rows removed for that agent)
+    bounds: np.ndarray  # slot e's reports: r_idx[bounds[e] : bounds[e + 1]]
+
+
+@dataclass
+class _Partitions:
+    """``D*_{-i}`` and its columns ``L`` for every eligible agent (by slot)."""
+
+    D: np.ndarray  # (E, k, k)
+    columns: np.ndarray  # (E, k)
+    ok: np.ndarray  # a partition could be learned
+    reasons: dict  # worker id -> why not
+    n_moves: np.ndarray  # single-row moves of the warm ascent
+    fallback: np.ndarray  # recomputed with the exact solver
+
+
+def _row_margins(A_tilde: np.ndarray, labels: np.ndarray, D: np.ndarray, tol: float):
+    """How far each row is from making a single-row move worth more than ``1 + tol``.
+
+    With ``G = ÃD`` and ``diffₜ = G[t, :] - G[t, ℓₜ]``, row ``t`` is safe while
+    ``-2 - tol <= diffₜ <= tol``.  Replacing ``D`` by ``D + Δ`` changes each entry of
+    ``diffₜ`` by at most ``√2·‖ãₜ‖·‖Δ‖₂``, so row ``t`` stays safe whenever
+    ``‖Δ‖₂·√2 <= rₜ`` with ``rₜ = min(gapₜ - tol, 2 - spanₜ + tol) / ‖ãₜ‖``,
+    ``gapₜ = -max_{c≠ℓₜ} diffₜ`` and ``spanₜ = -min diffₜ``.
+    """
+    G = A_tilde @ D
+    diff = G - G[np.arange(labels.size), labels][:, None]
+    diff[np.arange(labels.size), labels] = -np.inf
+    gap = -diff.max(axis=1)
+    diff[np.arange(labels.size), labels] = np.inf
+    span = -diff.min(axis=1)
+    norm = np.linalg.norm(A_tilde, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.minimum(gap - tol, 2.0 - span + tol) / norm
+    return np.where(norm > 0, r, np.inf)
+
+
+def _batched_ascent(
+    A_tilde: np.ndarray,
+    labels: np.ndarray,
+    M: np.ndarray,
+    gone: np.ndarray,
+    tol: float,
+    D_ref: np.ndarray,
+    order: np.ndarray,
+    r_sorted: np.ndarray,
+):
+    """Best-improvement single-row moves for a batch of agents at once.
+
+    Agent ``b`` clusters the rows of ``Ã`` not marked in ``gone[b]``, starting from
+    ``labels`` (cluster sums ``M[b]``).  Moving row ``t`` from ``c`` to ``c'``
+    multiplies ``det(CᵀÃ)`` by ``F = 1 + (ÃD)[t, c'] - (ÃD)[t, c]`` (matrix
+    determinant lemma, as in :func:`dmi_lib.core.move_factors`).  Each round, every
+    still-active agent makes its best move if ``|F| > 1 + tol``; a move strictly
+    increases ``|det|``, so the ascent ends at a local maximum: no single-row move
+    gains more than a factor ``1 + tol`` (hence linearly partitioned, Theorem 2.2).  The
+    first round is the local-optimality check of the warm start.
+
+    Only rows that can possibly violate the test are evaluated: rows sorted by their
+    margin under ``D_ref`` (``order``, ``r_sorted`` from :func:`_row_margins`) are
+    safe beyond ``√2·‖D - D_ref‖₂``; rows already moved are always evaluated.
+
+    Returns ``(D, moves, labels)``: ``(CᵀÃ)⁻¹`` at the end, the number of moves per
+    agent and the final labels (rows in ``gone`` keep their start label).
+    """
+    b, n = gone.shape
+    labels = np.broadcast_to(labels, (b, n)).copy()
+    moved_b = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
+    moved_r = np.zeros(0, dtype=np.intp)
+    where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
+    M = M.copy()
+    D = np.empty_like(M)
+    moves = np.zeros(b, dtype=np.intp)
+    active = np.arange(b)
+    max_rounds = 50 * n + 100
+    for _ in range(max_rounds):
+        Da = np.linalg.inv(M[active])
+        D[active] = Da
+        na = active.size
+        tau = np.sqrt(2.0) * np.linalg.norm(Da - D_ref, ord=2, axis=(1, 2))
+        q = np.searchsorted(r_sorted, tau * (1.0 + 1e-9), side="right")
+        who = np.repeat(np.arange(na), q)
+        rows = order[np.arange(who.size) - np.repeat(np.cumsum(q) - q, q)]
+        where[active] = np.arange(na)
+        again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
+        who = np.concatenate([who, where[moved_b[again]]])
+        rows = np.concatenate([rows, moved_r[again]])
+        G = _virtual_peer_scores(A_tilde[rows], Da[who])  # position-independent
+        lab = labels[active[who], rows]
+        F = np.abs(1.0 + G - G[np.arange(rows.size), lab][:, None])
+        F[gone[active[who], rows]] = 0.0
+        pmax = F.max(axis=1, initial=0.0)
+        pc = F.argmax(axis=1) if rows.size else np.zeros(0, dtype=np.intp)
+        best = np.zeros(na)
+        np.maximum.at(best, who, pmax)
+        win = np.flatnonzero((pmax == best[who]) & (pmax > 1.0 + tol))
+        if not win.size:
+            return D, moves, labels
+        first = np.unique(who[win], return_index=True)[1]
+        win = win[first]  # one move per agent: its best (first if tied)
+        a, t, c = active[who[win]], rows[win], pc[win]
+        old = labels[a, t]
+        M[a, old] -= A_tilde[t]
+        M[a, c] += A_tilde[t]
+        labels[a, t] = c
+        moves[a] += 1
+        moved_b = np.concatenate([moved_b, a])
+        moved_r = np.concatenate([moved_r, t])
+        where[active] = -1
+        active = a
+    raise RuntimeError(f"local search did not converge in {max_rounds} rounds")
+
+
+def _virtual_peer_scores(X: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """``G[r] = X[r] @ D[r]`` by an explicit sum in a fixed order.
+
+    Elementwise products and sums only, so each row's result depends on that row's
+    inputs alone, never on its position in the batch (no BLAS blocking): identical
+    inputs give bitwise identical labels.
+    """
+    G = X[:, 0, None] * D[:, 0, :]
+    for j in range(1, X.shape[1]):
+        G = G + X[:, j, None] * D[:, j, :]
+    return G
+
+
+def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
+    """Warm partitions of one block of agents (the unit of work of ``executor``).
+
+    Agent ``b`` clusters the rows of ``At`` not in ``gone[b]`` (her ``T₋ᵢ``).  Her
+    cluster sums are built from scratch from the start labels on those rows, the
+    ascent (:func:`_batched_ascent`) runs to a local maximum, and ``D*_{-i} =
+    (Cᵀ Ã[T₋ᵢ])⁻¹`` is recomputed from scratch from the final labels (``bincount``
+    over her rows in increasing order): every number depends on ``A[T₋ᵢ]`` and the
+    start only, never on her own reports, and each agent's arithmetic is done
+    alone (no BLAS call mixes agents), so a tie on a partition boundary is decided
+    the same way whatever she reports.  Returns ``(D, moves, singular)``;
+    ``singular`` marks agents whose ``Cᵀ Ã`` is ill-conditioned (``D`` is NaN).
+    """
+    b, n = gone.shape
+    k = At.shape[1]
+    keep = ~gone
+    who, rows = np.nonzero(keep)  # row-major: each agent's rows in increasing order
+
+    def sums(lab):
+        key = who * k + lab[who, rows]
+        return np.stack(
+            [np.bincount(key, weights=At[rows, j], minlength=b * k) for j in range(k)], axis=1
+        ).reshape(b, k, k)
+
+    def conditioned(M):
+        cond = np.linalg.cond(M)
+        return np.isfinite(cond) & (cond < _COND_LIMIT)
+
+    lab0 = np.broadcast_to(start, (b, n))
+    M0 = sums(lab0)
+    singular = ~conditioned(M0)
+    moves = np.zeros(b, dtype=np.intp)
+    labels = lab0.copy()
+    go = np.flatnonzero(~singular)
+    if go.size:
+        _, moves[go], labels[go] = _batched_ascent(
+            At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
+        )
+    M = sums(labels)
+    singular |= ~conditioned(M)
+    M[singular] = np.eye(k)
+    D = np.linalg.inv(M)
+    D[singular] = np.nan
+    return D, moves, singular
+
+
+def _scratch_partition(sub, rank_tol, C, exact, seed):
+    """DMI-cluster ``A[T₋ᵢ]`` afresh for one agent (the unit of work of ``executor``).
+
+    Returns ``(D, columns, reason)``; ``reason`` is ``None`` when the partition can be
+    used, else why the agent cannot be paid.
+    """
+    if np.all(sub == sub[0]):
+        return (
+            None,
+            None,
+            (
+                "the tasks she did not do all have the same answer "
+                "shares: no partition can be learned from them"
+            ),
+        )
+    res = dmi_cluster(
+        sub,
+        method="exact" if exact else "auto",
+        rank_tol=rank_tol,
+        random_state=np.random.default_rng(seed),
+    )
+    if res.k != C:
+        return (
+            None,
+            None,
+            (
+                f"the tasks she did not do have rank([A 1]) = {res.k} != "
+                f"C = {C}: the learned partition cannot label all C options"
+            ),
+        )
+    return res.D, np.asarray(res.columns, dtype=np.intp), None
+
+
+def _scratch_partitions(A, agents: _Agents, es: list, s: _Settings, exact: bool) -> list:
+    """``(D, columns, reason)`` of :func:`_scratch_partition` for the slots ``es``,
+    through ``executor``."""
+    subs = []
+    for e in es:
+        keep = np.ones(A.shape[0], dtype=bool)
+        keep[agents.r_row[agents.bounds[e] : agents.bounds[e + 1]]] = False
+        subs.append(A[keep])
+    C = A.shape[1]
+    return _map(
+        s.executor,
+        _scratch_partition,
+        subs,
+        [s.rank_tol] * len(es),
+        [C] * len(es),
+        [exact] * len(es),
+        agents.seeds[list(es)].tolist(),
+    )
+
+
+def _group_partition(rep: Reports, know: _Knowledge, g: int, s: _Settings, seed, init):
+    """DMI-clustering of the answers without the reports of agent group ``g`` (worker id
+    mod ``_N_GROUPS``); None when they no longer have rank ``C``."""
+    C, n_rows = rep.n_options, know.A.shape[0]
+    members = rep.worker % _N_GROUPS == g
+    counts_g = know.counts[know.answered] - np.bincount(
+        know.rows_of[rep.task[members]] * C + rep.label[members], minlength=n_rows * C
+    ).reshape(n_rows, C)
+    n_tg = counts_g.sum(axis=1)
+    try:
+        prob_g = prepare(counts_g[n_tg > 0] / n_tg[n_tg > 0, None], s.rank_tol)
+    except ValueError:
+        return None
+    if prob_g.k != C:
+        return None
+    return _solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
+
+
+def _warm_jobs(aug, res_g, in_g, agents: _Agents, tol: float):
+    """The blocks of agents of one group and their :func:`_warm_block` arguments: each
+    starts from the group's partition applied to all rows, ``T₋ᵢ`` only is hers."""
+    n_rows = aug.shape[0]
+    At = aug[:, list(res_g.columns)]
+    D = np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)
+    start = np.argmax(_virtual_peer_scores(At, D), axis=1)
+    margin = _row_margins(At, start, res_g.D, tol)
+    order = np.argsort(margin, kind="stable")
+    B = max(1, _BLOCK_ENTRIES // n_rows)
+    blocks, jobs = [], []
+    for begin in range(0, in_g.size, B):
+        blk = in_g[begin : begin + B]
+        gone = np.zeros((blk.size, n_rows), dtype=bool)  # rows in T_i
+        pos = np.concatenate([np.arange(agents.bounds[e], agents.bounds[e + 1]) for e in blk])
+        rows = agents.r_row[pos]
+        gone[np.repeat(np.arange(blk.size), np.diff(agents.bounds)[blk]), rows] = True
+        blocks.append(blk)
+        jobs.append((At, start, gone, tol, res_g.D, order, margin[order]))
+    return blocks, jobs
+
+
+def _warm_partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settings, group_seeds):
+    """``method="warm"``: ``(D, columns, n_moves, redo)`` per slot; ``redo`` marks the
+    agents whose partition must be recomputed from scratch."""
+    k, n_rows, E = know.full.k, know.A.shape[0], agents.ids.size
+    D = np.zeros((E, k, k))
+    columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
+    n_moves = np.zeros(E, dtype=np.intp)
+    redo = np.zeros(E, dtype=bool)
+    # Start of agent i: the partition learned without her whole group of agents
+    # (group = worker id mod _N_GROUPS), applied to all rows.  It does not involve
+    # her reports, so neither does the local maximum reached from it.
+    aug = np.hstack([know.A, np.ones((n_rows, 1))])
+    # "high-pay" and label arrays see every agent's reports: not for these starts
+    group_init = s.init if isinstance(s.init, str) and s.init != "high-pay" else "paper"
+    group_of = agents.ids % _N_GROUPS
+    blocks, jobs = [], []
+    for g in np.unique(group_of).tolist():
+        in_g = np.flatnonzero(group_of == g)
+        res_g = _group_partition(rep, know, g, s, group_seeds[g], group_init)
+        if res_g is None:
+            redo[in_g] = True
+            continue
+        columns[in_g] = res_g.columns
+        b, j = _warm_jobs(aug, res_g, in_g, agents, s.tol)
+        blocks += b
+        jobs += j
+    out = _map(s.executor, _warm_block, *zip(*jobs)) if jobs else []
+    for blk, (D_blk, moves, singular) in zip(blocks, out):
+        D[blk] = D_blk
+        n_moves[blk] = moves
+        redo[blk] |= singular
+    return D, columns, n_moves, redo
+
+
+def _partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settings, group_seeds):
+    """``D*_{-i}`` for every eligible agent: warm local searches with the exact solver
+    where they fail (``k <= 3``), or the exact solver for all (``method="exact"``)."""
+    k, E = know.full.k, agents.ids.size
+    if s.method == "exact" or E == 0:
+        D = np.zeros((E, k, k))
+        columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
+        n_moves, redo, exact = np.zeros(E, dtype=np.intp), np.ones(E, dtype=bool), True
+        fallback = np.zeros(E, dtype=bool)
+    else:
+        D, columns, n_moves, redo = _warm_partitions(rep, know, agents, s, group_seeds)
+        # no practical exact solver beyond k = 3: keep the warm result where there is one
+        exact = k <= 3
+        fallback = redo if exact else np.zeros(E, dtype=bool)
+    es = np.flatnonzero(redo).tolist()
+    ok, reasons = np.ones(E, dtype=bool), {}
+    for e, (D_e, cols_e, why) in zip(es, _scratch_partitions(know.A, agents, es, s, exact)):
+        if why is not None:
+            ok[e] = False
+            reasons[int(agents.ids[e])] = why
+        else:
+            D[e], columns[e] = D_e, cols_e
+    return _Partitions(D, columns, ok, reasons, n_moves, fallback)
