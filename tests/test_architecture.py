@@ -33,7 +33,6 @@ PENDING = {
         "dmi_lib._compiled",
         "dmi_lib._numba_kernels",
         "dmi_lib.aggregation",
-        "dmi_lib.beyond",
         "dmi_lib.kcofactors",
         "dmi_lib.mechanisms",
         "dmi_lib.plotting._base",
@@ -50,7 +49,6 @@ PENDING = {
     },
     "size": {
         "dmi_lib._numba_kernels",
-        "dmi_lib.beyond",
         "dmi_lib.core",
         "dmi_lib.kcofactors",
         "dmi_lib.mechanisms",
