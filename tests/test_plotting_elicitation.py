@@ -17,14 +17,10 @@ from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d
 from dmi_lib.plotting import simplex_xy
 from dmi_lib.plotting.elicitation import (
-    CrowdScenario,
-    answers_per_task_study,
-    crowd_scenario,
     draw_accuracy_bars,
     plot_answers_per_task,
     plot_bias_sweep,
     plot_sp_low_effort,
-    singular_bias,
     plot_aggregators,
     plot_example_states,
     plot_intro_feedback,
@@ -32,6 +28,12 @@ from dmi_lib.plotting.elicitation import (
     plot_mixed_strategies,
     plot_reduction,
     plot_strategy_effect,
+)
+from dmi_lib.studies.experiments import (
+    CrowdScenario,
+    answers_per_task_study,
+    crowd_scenario,
+    singular_bias,
 )
 
 

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from dmi_lib.datasets import load_paper_data
+from dmi_lib import plotting
 from dmi_lib.mechanisms import kdmi_mechanism
+from dmi_lib.plotting import mechanism_plots
 from dmi_lib.plotting.mechanism_plots import (
     payment_matrices,
     plot_knowledge_extraction,
@@ -20,13 +22,18 @@ from dmi_lib.plotting.mechanism_plots import (
     plot_sp_vs_dmi,
     plot_strategy_invariance,
     plot_strategy_mix,
-    same_partition_fraction,
+    plot_strategy_mix_sweep,
     simplex_ray_segments,
+)
+from dmi_lib.plotting import simplex_xy
+from dmi_lib.studies.experiments import (
     sp_dmi_disagreement,
     strategy_invariance_curve,
     strategy_mix_outcome,
+    strategy_mix_sweep,
 )
-from dmi_lib.plotting import simplex_xy
+from dmi_lib.studies.experiments import crowd_scenario
+from dmi_lib.studies.two_worlds import two_world_points
 from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
 
@@ -58,11 +65,22 @@ def test_simplex_ray_segments_end_on_the_edge():
     assert np.allclose(seg[2, 0], seg[2, 1])  # zero direction: no length
 
 
-def test_same_partition_fraction():
-    assert same_partition_fraction([0, 1, 2, 2], [1, 2, 0, 0]) == 1.0
-    assert same_partition_fraction([0, 0, 0, 1], [0, 0, 1, 1]) == 0.75
-    with pytest.raises(ValueError, match="same length"):
-        same_partition_fraction([0, 1], [0, 1, 1])
+def test_same_partition_fraction_is_labels_agreement_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="dmi_lib.labels.agreement"):
+        assert mechanism_plots.same_partition_fraction([0, 1, 2, 2], [1, 2, 0, 0]) == 1.0
+    with pytest.warns(DeprecationWarning):
+        assert mechanism_plots.same_partition_fraction([0, 0, 0, 1], [0, 0, 1, 1]) == 0.75
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="different lengths"):
+        mechanism_plots.same_partition_fraction([0, 1], [0, 1, 1])
+
+
+def test_moved_experiments_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.experiments.strategy_mix_sweep"):
+        assert mechanism_plots.strategy_mix_sweep is strategy_mix_sweep
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.experiments.crowd_scenario"):
+        assert plotting.crowd_scenario is crowd_scenario
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.two_worlds.two_world_points"):
+        assert plotting.single_task_plots.two_world_points is two_world_points
 
 
 # --------------------------------------------------------------------------- #
@@ -202,8 +220,6 @@ def test_plot_sp_vs_dmi_zoom_and_validation():
 
 
 def test_strategy_mix_sweep_and_plot():
-    from dmi_lib.plotting.mechanism_plots import plot_strategy_mix_sweep, strategy_mix_sweep
-
     kw = dict(n_tasks=30, n_agents=300, tasks_per_agent=15, random_state=0)
     sweep = strategy_mix_sweep([0.0, 0.4], p_perm=0.2, **kw)
     # each share is the single-crowd outcome with the same seed

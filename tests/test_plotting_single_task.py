@@ -15,10 +15,8 @@ from dmi_lib.plotting.single_task_plots import (
     plot_separation_sweep,
     plot_single_task_partition,
     plot_sp_vs_sts,
-    separation_sweep,
-    single_task_decisions,
-    two_world_points,
 )
+from dmi_lib.studies.two_worlds import separation_sweep, single_task_decisions, two_world_points
 
 
 @pytest.fixture(scope="module")

@@ -10,30 +10,31 @@ Figure numbers are the compiled paper's: Figure 6 is the knowledge extraction of
 K-DMI mechanism (Algorithm 4, lines 1-3), Figure 7 its payment calculation, Figure 8
 surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
 
-Besides the figures, a few functions compute what the figures show so that a chapter
-can assert on the same numbers: :func:`payment_matrices` (the two count matrices of
-one agent's payment), :func:`strategy_mix_outcome` (accuracy and payments of a mixed
-crowd), :func:`strategy_invariance_curve` (agreement with the truthful clustering as
-the crowd grows) and :func:`sp_dmi_disagreement`.
+Besides the figures, :func:`payment_matrices` reads the two count matrices of one
+agent's payment off the mechanism's output, so that a chapter can assert on the numbers
+Figure 7 shows.  The crowds of the strategy figures are simulated by
+:mod:`dmi_lib.studies.experiments` (:func:`~dmi_lib.studies.experiments.strategy_mix_outcome`,
+:func:`~dmi_lib.studies.experiments.strategy_mix_sweep`,
+:func:`~dmi_lib.studies.experiments.strategy_invariance_curve`,
+:func:`~dmi_lib.studies.experiments.sp_dmi_disagreement`).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
-from .._validation import check_matrix, check_random_state
-from ..aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
-from ..core import assign, dmi_cluster
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import to_rgb
+from matplotlib.patches import Rectangle
+
+from .._deprecation import moved
+from .._validation import check_matrix
+from ..core import assign
+from ..labels import agreement
 from ..mechanisms import KDMIResult, kdmi_mechanism
-from ..simulation import (
-    Reports,
-    always,
-    check_strategies,
-    permutation_strategy,
-    random_states,
-    simulate_crowd,
-    truthful,
-)
+from ..simulation import Reports
+from ..studies.experiments import sp_dmi_disagreement, strategy_mix_outcome
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
 
 __all__ = [
@@ -44,37 +45,33 @@ __all__ = [
     "plot_strategy_invariance",
     "plot_strategy_mix",
     "plot_strategy_mix_sweep",
-    "same_partition_fraction",
     "simplex_ray_segments",
-    "sp_dmi_disagreement",
-    "strategy_invariance_curve",
-    "strategy_mix_outcome",
-    "strategy_mix_sweep",
 ]
+
+#: Experiments that moved to the studies (they simulate what the figures draw).
+__getattr__ = moved(
+    __name__,
+    {
+        name: "dmi_lib.studies.experiments"
+        for name in (
+            "STRATEGY_TYPES",
+            "sp_dmi_disagreement",
+            "strategy_invariance_curve",
+            "strategy_mix_outcome",
+            "strategy_mix_sweep",
+        )
+    },
+)
 
 #: Colour that marks disagreements / errors (the paper's red circles).
 MARK_COLOR = "#D62728"
 
-#: Names and colours of the strategy types of :func:`strategy_mix_outcome`.
-STRATEGY_TYPES = ("truthful", "always", "permutation")
 _TYPE_COLORS = ("#009E73", "#999999", "#CC79A7")
 
 
 # --------------------------------------------------------------------------- #
 # Helpers
 # --------------------------------------------------------------------------- #
-def _distributions(A, name: str = "A") -> np.ndarray:
-    A = check_matrix(A, name)
-    if A.shape[1] != 3:
-        raise ValueError(
-            f"{name} must hold distributions over 3 options (n x 3) to be "
-            f"drawn on the simplex, got shape {A.shape}"
-        )
-    if np.any(A < -1e-9) or not np.allclose(A.sum(axis=1), 1.0, atol=1e-6):
-        raise ValueError(
-            f"the rows of {name} must be probability vectors (non-negative, summing to 1)"
-        )
-    return A
 
 
 def simplex_ray_segments(center, directions) -> np.ndarray:
@@ -164,30 +161,25 @@ def _check_result(reports, result):
 def same_partition_fraction(a, b) -> float:
     """Largest fraction of items on which two labelings agree after renaming clusters.
 
-    The clusters of ``b`` are matched to those of ``a`` by an optimal assignment
-    (:func:`scipy.optimize.linear_sum_assignment`), so the value is 1 exactly when the
-    two labelings are the same partition.
+    .. deprecated::
+        Use :func:`dmi_lib.labels.agreement`, which this calls; the name will be removed
+        in the next release.
 
     Examples
     --------
-    >>> same_partition_fraction([0, 0, 1, 2], [2, 2, 0, 1])
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     same_partition_fraction([0, 0, 1, 2], [2, 2, 0, 1])
     1.0
-    >>> same_partition_fraction([0, 0, 1, 1], [0, 1, 1, 1])
-    0.75
     """
-    from scipy.optimize import linear_sum_assignment
-
-    a = np.asarray(a, dtype=np.intp)
-    b = np.asarray(b, dtype=np.intp)
-    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
-        raise ValueError(
-            f"a and b must be non-empty 1-D labelings of the same length, "
-            f"got shapes {a.shape} and {b.shape}"
-        )
-    M = np.zeros((a.max() + 1, b.max() + 1))
-    np.add.at(M, (a, b), 1.0)
-    r, c = linear_sum_assignment(M, maximize=True)
-    return float(M[r, c].sum() / a.size)
+    warnings.warn(
+        f"{__name__}.same_partition_fraction moved to dmi_lib.labels.agreement; the old "
+        "name will be removed in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return agreement(a, b)
 
 
 # --------------------------------------------------------------------------- #
@@ -223,9 +215,6 @@ def plot_knowledge_extraction(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import to_rgb
-
     result = _check_result(reports, result)
     shown = [int(a) for a in agents_shown]
     if not 1 <= len(shown) <= 4:
@@ -436,9 +425,6 @@ def plot_payment_calculation(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
-
     result = _check_result(reports, result)
     pm = payment_matrices(reports, result, agent)
     A, answered = reports.answer_matrix()
@@ -554,100 +540,6 @@ def plot_payment_calculation(
 # --------------------------------------------------------------------------- #
 # Crowds with a mix of strategies
 # --------------------------------------------------------------------------- #
-def _mix_strategies(p_always, p_perm, m, rng, always_option, perm):
-    for name, p in (("p_always", p_always), ("p_perm", p_perm)):
-        if not (np.isscalar(p) and 0.0 <= p <= 1.0):
-            raise ValueError(f"{name} must lie in [0, 1], got {p!r}")
-    if p_always + p_perm > 1.0 + 1e-12:
-        raise ValueError(f"p_always + p_perm must be at most 1, got {p_always} + {p_perm}")
-    shares = np.array([max(0.0, 1.0 - p_always - p_perm), p_always, p_perm])
-    counts = np.floor(shares * m).astype(int)
-    counts[0] += m - counts.sum()
-    types = rng.permutation(np.repeat(np.arange(3), counts))
-    bank = np.stack([truthful(3), always(3, always_option), permutation_strategy(perm)])
-    return types, bank[types], bank
-
-
-def strategy_mix_outcome(
-    p_always: float,
-    p_perm: float,
-    *,
-    n_tasks: int = 60,
-    n_agents: int = 1500,
-    tasks_per_agent: int = 30,
-    n_gold: int = 5,
-    accuracy: float = 0.7,
-    noise: float = 0.3,
-    always_option: int = 0,
-    perm=(1, 2, 0),
-    random_state=0,
-) -> dict:
-    """Simulate a mixed crowd and score three aggregators and the K-DMI payments.
-
-    ``n_tasks`` tasks with 3 options; each task's ground-truth world ``w`` puts
-    ``accuracy`` on option ``w`` and is blurred by ``noise``
-    (:func:`dmi_lib.simulation.random_states`, ``kind="mixture"``).  A share
-    ``p_always`` of the ``n_agents`` agents always answer ``always_option`` (low
-    effort), a share ``p_perm`` relabel their signal by ``perm``, the rest are
-    truthful.  Each agent does ``tasks_per_agent`` random tasks.
-
-    The answer matrix is aggregated by plurality, surprisingly popular (column means
-    as the prior) and DMI-clustering with clusters named by the first ``n_gold`` tasks'
-    true options (:func:`dmi_lib.aggregation.dmi_aggregate`); accuracy is measured on
-    the other tasks.  The K-DMI mechanism pays every agent.
-
-    Returns
-    -------
-    dict
-        ``accuracy`` (dict plurality / SP / DMI → fraction correct), ``payments``
-        (dict type → (mean, standard error, number of paid agents); NaN for an absent
-        type), ``types`` (each agent's type, 0 truthful, 1 always, 2 permutation),
-        ``kdmi`` (the :class:`~dmi_lib.mechanisms.KDMIResult`), ``S_bar`` (the crowd's
-        average strategy) and ``det_S_bar``.
-    """
-    rng = check_random_state(random_state)
-    if not 0 <= n_gold < n_tasks:
-        raise ValueError(f"n_gold must lie in 0..{n_tasks - 1}, got {n_gold}")
-    states, world = random_states(
-        n_tasks,
-        3,
-        kind="mixture",
-        accuracy=accuracy,
-        noise=noise,
-        random_state=rng,
-        return_worlds=True,
-    )
-    types, S, _ = _mix_strategies(p_always, p_perm, n_agents, rng, always_option, perm)
-    rep = simulate_crowd(states, S, tasks_per_agent=tasks_per_agent, random_state=rng)
-    A, answered = rep.answer_matrix()
-    if not answered.all():
-        raise ValueError("some tasks got no answer: raise n_agents or tasks_per_agent")
-    gold = {t: int(world[t]) for t in range(n_gold)}
-    test = np.arange(n_gold, n_tasks)
-    acc = {
-        "plurality": float(np.mean(plurality(A)[test] == world[test])),
-        "surprisingly popular": float(np.mean(surprisingly_popular(A)[test] == world[test])),
-        "DMI (named by gold)": float(np.mean(dmi_aggregate(A, gold=gold)[test] == world[test])),
-    }
-    res = kdmi_mechanism(rep, random_state=rng)
-    payments = {}
-    for j, name in enumerate(STRATEGY_TYPES):
-        p = res.payments[(types == j) & res.paid]
-        payments[name] = (
-            (float(p.mean()), float(p.std(ddof=1) / np.sqrt(p.size)), int(p.size))
-            if p.size > 1
-            else (np.nan, np.nan, int(p.size))
-        )
-    S_bar = S.mean(axis=0)
-    return dict(
-        accuracy=acc,
-        payments=payments,
-        types=types,
-        kdmi=res,
-        S_bar=S_bar,
-        det_S_bar=float(np.linalg.det(S_bar)),
-        world=world,
-    )
 
 
 def plot_strategy_mix(
@@ -675,8 +567,6 @@ def plot_strategy_mix(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     if outcome is None:
         outcome = strategy_mix_outcome(p_always, p_perm, **kwargs)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
@@ -711,20 +601,6 @@ def plot_strategy_mix(
     return fig
 
 
-def strategy_mix_sweep(p_always_values, p_perm: float = 0.2, **kwargs) -> dict:
-    """:func:`strategy_mix_outcome` for several shares of low-effort agents.
-
-    Returns ``p_always`` (the shares), ``p_perm``, ``accuracy`` (dict aggregator →
-    array over the shares) and ``payments`` (dict type → array ``(share, 3)`` of
-    mean, standard error, count).  ``kwargs`` go to :func:`strategy_mix_outcome`.
-    """
-    shares = np.asarray(p_always_values, dtype=float)
-    outs = [strategy_mix_outcome(float(p), p_perm, **kwargs) for p in shares]
-    acc = {k: np.array([o["accuracy"][k] for o in outs]) for k in outs[0]["accuracy"]}
-    pay = {t: np.array([o["payments"][t] for o in outs], dtype=float) for t in STRATEGY_TYPES}
-    return dict(p_always=shares, p_perm=float(p_perm), accuracy=acc, payments=pay)
-
-
 def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
     """Small multiples of :func:`plot_strategy_mix` along the share of low-effort agents.
 
@@ -732,8 +608,6 @@ def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
     Right: mean K-DMI payment (± 1 s.e.) of truthful, low-effort and permutation
     agents.  The x-axis is the share of "always one option" agents.
     """
-    import matplotlib.pyplot as plt
-
     x = 100 * sweep["p_always"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
     for (name, acc), color, marker in zip(
@@ -755,92 +629,6 @@ def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
     return fig
 
 
-def strategy_invariance_curve(
-    crowd_sizes,
-    *,
-    shares=(0.4, 0.3, 0.2, 0.1),
-    n_tasks: int = 60,
-    tasks_per_agent: int = 10,
-    n_seeds: int = 5,
-    accuracy: float = 0.7,
-    noise: float = 0.3,
-    random_state=0,
-) -> dict:
-    """Agreement of the K-DMI clustering with the truthful clustering as ``m`` grows.
-
-    One set of ``n_tasks`` task states ``aᵗ`` (3 options, mixture model).  The
-    *truthful clustering* is DMI-clustering of the states themselves — what an
-    infinite truthful crowd reports.  For each crowd size ``m`` and seed, two crowds
-    answer: a strategic one (strategy shares ``shares`` of truthful, always option 0,
-    permutation ``(1, 2, 0)`` and "noisy" ``0.7 I + 0.1``) and an all-truthful one.
-    The K-DMI knowledge (Algorithm 4, lines 1-3) of each is compared with the truthful
-    clustering up to relabelling (:func:`same_partition_fraction`), and
-    ``v = max det[CᵀA]`` of the strategic crowd is divided by the truthful crowd's.
-
-    Returns
-    -------
-    dict
-        ``m`` (crowd sizes), ``strategic``, ``truthful`` (agreements, shape
-        ``(len(m), n_seeds)``), ``v_ratio`` (same shape), ``S_bar`` (expected average
-        strategy), ``det_S_bar``, ``states``, ``reference`` (truthful clustering) and
-        ``limit_agreement`` (agreement of DMI-C(states @ S_bar) with the reference:
-        the ``m → ∞`` limit, 1 by affine invariance).
-    """
-    rng = check_random_state(random_state)
-    shares = np.asarray(shares, dtype=float)
-    if shares.shape != (4,) or np.any(shares < 0) or not np.isclose(shares.sum(), 1):
-        raise ValueError(
-            f"shares must be 4 non-negative numbers summing to 1, got {shares.tolist()}"
-        )
-    bank = np.stack(
-        [truthful(3), always(3, 0), permutation_strategy([1, 2, 0]), 0.7 * np.eye(3) + 0.1]
-    )
-    states = random_states(
-        n_tasks, 3, kind="mixture", accuracy=accuracy, noise=noise, random_state=rng
-    )
-    reference = dmi_cluster(states).labels
-    S_bar = np.tensordot(shares, bank, axes=1)
-    limit = same_partition_fraction(reference, dmi_cluster(states @ S_bar).labels)
-    ms = np.asarray(crowd_sizes, dtype=int)
-    out = {key: np.full((ms.size, n_seeds), np.nan) for key in ("strategic", "truthful", "v_ratio")}
-    none = np.zeros(0, dtype=int)
-    for i, m in enumerate(ms):
-        for s in range(n_seeds):
-            seed = int(rng.integers(2**31))
-            types = np.random.default_rng(seed).choice(4, size=m, p=shares)
-            strat = check_strategies(bank[types], 3)
-            try:
-                rs = kdmi_mechanism(
-                    simulate_crowd(
-                        states, strat, tasks_per_agent=tasks_per_agent, random_state=seed
-                    ),
-                    agents=none,
-                )
-                rt = kdmi_mechanism(
-                    simulate_crowd(
-                        states,
-                        [truthful(3)] * m,
-                        tasks_per_agent=tasks_per_agent,
-                        random_state=seed,
-                    ),
-                    agents=none,
-                )
-            except ValueError:  # too few answers: an option never chosen, k < C
-                continue
-            out["strategic"][i, s] = same_partition_fraction(reference, rs.labels)
-            out["truthful"][i, s] = same_partition_fraction(reference, rt.labels)
-            out["v_ratio"][i, s] = np.exp(rs.log_v - rt.log_v)
-    return dict(
-        m=ms,
-        S_bar=S_bar,
-        det_S_bar=float(np.linalg.det(S_bar)),
-        states=states,
-        reference=reference,
-        limit_agreement=limit,
-        **out,
-    )
-
-
 def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
     """Two panels from :func:`strategy_invariance_curve`.
 
@@ -853,8 +641,6 @@ def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     m = curve["m"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
     for key, color, label in (
@@ -902,35 +688,6 @@ def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
 # --------------------------------------------------------------------------- #
 # Figure 8: surprisingly popular vs DMI-clustering
 # --------------------------------------------------------------------------- #
-def sp_dmi_disagreement(A, *, gold=None) -> dict:
-    """Surprisingly popular and DMI-clustering of the rows of ``A``, and where they differ.
-
-    DMI clusters are named by options with :func:`dmi_lib.aggregation.name_clusters`
-    (the rotated-SP naming, or ``gold``), so the two answers can be compared task by
-    task.
-
-    Returns
-    -------
-    dict
-        ``sp`` (options), ``dmi`` (named options), ``labels`` (raw DMI cluster ids),
-        ``names`` (option of each cluster), ``differ`` (bool mask), ``n_differ``,
-        ``result`` (the :class:`~dmi_lib.core.DMIResult`).
-    """
-    A = _distributions(A)
-    res = dmi_cluster(A)
-    names = name_clusters(res.labels, A, gold=gold)
-    sp = surprisingly_popular(A)
-    dmi = names[res.labels]
-    differ = sp != dmi
-    return dict(
-        sp=sp,
-        dmi=dmi,
-        labels=res.labels,
-        names=names,
-        differ=differ,
-        n_differ=int(differ.sum()),
-        result=res,
-    )
 
 
 def _sp_panel(ax, A, sp, differ, option_names, zoom):
@@ -1019,10 +776,8 @@ def plot_sp_vs_dmi(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    A = _distributions(A)
-    out = sp_dmi_disagreement(A, gold=gold)
+    out = sp_dmi_disagreement(A, gold=gold)  # checks A: distributions over 3 options
+    A = check_matrix(A)
     if axes is None:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
     else:
