@@ -19,6 +19,7 @@ import numpy as np
 from .._validation import check_labels, check_matrix
 from ..core import _solve, assign, cluster_sums, dmi_cluster, dmi_score, prepare
 from ..kcofactors import cone_labels_2d, partition_rays_2d
+from ..labels import align_labels  # re-exported: figures rename clusters to keep colours
 from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
@@ -122,35 +123,6 @@ def _stars(ax, means, *, s=260, zorder=7):
         linewidths=0.9,
         zorder=zorder,
     )
-
-
-def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
-    """Relabel ``labels`` by the permutation of cluster names that agrees most with
-    ``reference`` (so that colours stay put when a widget changes the data).
-
-    Examples
-    --------
-    >>> align_labels([1, 1, 0, 2], [0, 0, 2, 1]).tolist()
-    [0, 0, 2, 1]
-    """
-    from itertools import permutations
-
-    labels = np.asarray(labels, dtype=np.intp)
-    reference = np.asarray(reference, dtype=np.intp)
-    if labels.shape != reference.shape:
-        raise ValueError(
-            f"labels and reference differ in shape: {labels.shape} vs {reference.shape}"
-        )
-    k = int(max(labels.max(), reference.max())) + 1 if k is None else k
-    if k > 6:
-        raise ValueError(f"align_labels tries all k! permutations; k = {k} is too many")
-    best, best_agree = labels, -1
-    for perm in permutations(range(k)):
-        relabelled = np.asarray(perm)[labels]
-        agree = int((relabelled == reference).sum())
-        if agree > best_agree:
-            best, best_agree = relabelled, agree
-    return best
 
 
 def _rays_ok(A, labels) -> bool:
