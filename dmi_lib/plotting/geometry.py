@@ -14,9 +14,13 @@ affine-invariant, linearly partitioned).
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.lines import Line2D
 
-from .._validation import check_labels, check_matrix
+from .._validation import check_labels, check_matrix, check_random_state
+from ..datasets import load_paper_data
 from ..core import _solve, assign, cluster_sums, dmi_cluster, dmi_score, prepare
 from ..kcofactors import cone_labels_2d, partition_rays_2d
 from ..labels import align_labels  # re-exported: figures rename clusters to keep colours
@@ -299,8 +303,6 @@ def figure2(A, current, *, labels=None, figsize=(7, 3.9)):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     A = _points_2d(A)
     if labels is None:
         labels = dmi_cluster(A).labels
@@ -487,8 +489,6 @@ def plot_affine(
         draw_partition_rays(ax, mB, dB, length=length, color="black", lw=1.2, zorder=2)
     scatter_clusters(ax, B, labels_B, s=45, zorder=4, label="$AT+b$")
     if show_original:
-        from matplotlib.lines import Line2D
-
         handles = [
             Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
             Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
@@ -566,8 +566,6 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160, title: st
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.colors import ListedColormap
-
     A = _points_2d(A)
     problem = prepare(A)
     if problem.k != 3:
@@ -634,11 +632,6 @@ def plot_properties(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    from .._validation import check_random_state
-    from ..datasets import load_paper_data
-
     if A_affine is None or T is None or b is None:
         d = load_paper_data("affine")
         A_affine = d.A if A_affine is None else A_affine

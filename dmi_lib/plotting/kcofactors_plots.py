@@ -21,6 +21,7 @@ import numpy as np
 
 from .._validation import check_labels, check_matrix
 from ..core import cluster_sums, prepare
+from ..kcofactors import k_cofactors_history
 from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
 
 __all__ = [
@@ -362,8 +363,6 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..kcofactors import k_cofactors_history
-
     A = _planar(A)
     labels = _state_labels(labels, A.shape[0])
     mean, means, dirs = _cluster_geometry(A, labels)

@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..tabular import answer_matrix
 from ._base import CLUSTER_COLORS
 
 __all__ = [
@@ -132,8 +133,6 @@ def data_summary(datasets):
         Indexed by the full data-set name; ``answers/task`` is the mean over tasks
         and ``largest class`` the share of the most frequent gold label.
     """
-    from ..tabular import answer_matrix
-
     rows = {}
     for name, d in datasets.items():
         am = answer_matrix(d.answers, options=d.options)
