@@ -9,7 +9,8 @@ Modules: :mod:`._base` (simplex, clusters, partition rays, frame players),
 :mod:`.elicitation` (chapters 1-3, Figure 1), :mod:`.crowd_plots` (chapter 2's
 simulated crowd), :mod:`.geometry` (chapters 4-6, Figures 2-3),
 :mod:`.kcofactors_plots` (chapters 7-9, Figures 4-5), :mod:`.mechanism_plots`
-(chapters 10-11, Figures 6-8), :mod:`.single_task_plots` (chapter 12, Figure 9),
+(chapters 10-11, Figures 6-8), :mod:`.strategy_plots` (chapter 10's strategy
+experiments), :mod:`.single_task_plots` (chapter 12, Figure 9),
 :mod:`.real_crowds_plots` (chapter 13), :mod:`.beyond_plots` (chapter 14, beyond the
 paper).  The simulations behind the figures are in :mod:`dmi_lib.studies`.
 """
@@ -25,6 +26,7 @@ from . import (
     mechanism_plots,
     real_crowds_plots,
     single_task_plots,
+    strategy_plots,
 )
 from ._base import *  # noqa: F401,F403
 from .beyond_plots import *  # noqa: F401,F403
@@ -35,6 +37,7 @@ from .kcofactors_plots import *  # noqa: F401,F403
 from .mechanism_plots import *  # noqa: F401,F403
 from .real_crowds_plots import *  # noqa: F401,F403
 from .single_task_plots import *  # noqa: F401,F403
+from .strategy_plots import *  # noqa: F401,F403
 
 _MODULES = (
     beyond_plots,
@@ -45,6 +48,7 @@ _MODULES = (
     mechanism_plots,
     real_crowds_plots,
     single_task_plots,
+    strategy_plots,
 )
 __all__ = [
     "CLUSTER_COLORS",

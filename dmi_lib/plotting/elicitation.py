@@ -144,6 +144,35 @@ def plot_intro_feedback(feedback, prior, options=OPTIONS, *, ax=None):
     return fig
 
 
+def _example_legend(n_states, names, sp, options):
+    """Legend entries of :func:`plot_example_states`: state markers, SP's answers, the
+    prior and the two partitions."""
+    handles = [
+        Line2D(
+            [],
+            [],
+            ls="",
+            marker=STATE_MARKERS[s % len(STATE_MARKERS)],
+            mfc="white",
+            mec="0.2",
+            label=f"state “{names[s]}”",
+        )
+        for s in range(n_states)
+    ]
+    handles += [
+        Line2D(
+            [], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"SP answers “{options[c]}”"
+        )
+        for c in sorted(set(sp.tolist()))
+    ]
+    handles += [
+        Line2D([], [], ls="", marker="x", color="k", label="prior"),
+        Line2D([], [], ls="--", color="k", label="SP partition"),
+        Line2D([], [], ls=":", color="0.6", label="plurality partition"),
+    ]
+    return handles
+
+
 def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axes=None):
     """Example 1.1: the states' feedback on the answer simplex, with SP's partition.
 
@@ -207,29 +236,7 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axe
     ax1.annotate("prior", pxy, xytext=(-8, 6), textcoords="offset points", fontsize=9, ha="right")
     ax1.set_axis_on()
     ax1.tick_params(labelbottom=False, labelleft=False, length=0)
-    handles = [
-        Line2D(
-            [],
-            [],
-            ls="",
-            marker=STATE_MARKERS[s % len(STATE_MARKERS)],
-            mfc="white",
-            mec="0.2",
-            label=f"state “{names[s]}”",
-        )
-        for s in range(states.shape[0])
-    ]
-    handles += [
-        Line2D(
-            [], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"SP answers “{options[c]}”"
-        )
-        for c in sorted(set(sp.tolist()))
-    ]
-    handles += [
-        Line2D([], [], ls="", marker="x", color="k", label="prior"),
-        Line2D([], [], ls="--", color="k", label="SP partition"),
-        Line2D([], [], ls=":", color="0.6", label="plurality partition"),
-    ]
+    handles = _example_legend(states.shape[0], names, sp, options)
     fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     ax0.set_title("the answer simplex", fontsize=10)
     ax1.set_title("zoom: the states and the prior", fontsize=10)

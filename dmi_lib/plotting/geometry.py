@@ -401,6 +401,40 @@ def _is_invertible(T) -> bool:
     return bool(s[-1] > 1e-9 * max(s[0], 1e-300))
 
 
+def _draw_original(ax, A, B, labels):
+    """``A`` as hollow markers coloured by its clustering, grey arrows to ``B``."""
+    for p, q in zip(A, B):
+        if np.linalg.norm(q - p) > 0:
+            ax.annotate(
+                "",
+                xy=q,
+                xytext=p,
+                zorder=1,
+                arrowprops=dict(arrowstyle="->", color="0.7", lw=0.8),
+            )
+    colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in labels]
+    ax.scatter(
+        A[:, 0],
+        A[:, 1],
+        s=55,
+        facecolors="none",
+        edgecolors=colors,
+        linewidths=1.5,
+        zorder=3,
+        label="$A$",
+    )
+
+
+def _affine_legend():
+    """Legend entries of :func:`plot_affine` (fresh artists for every figure)."""
+    return [
+        Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
+        Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
+        Line2D([], [], ls="--", color="0.6", label="partition of $A$"),
+        Line2D([], [], ls="--", color="black", label="partition of $AT+b$"),
+    ]
+
+
 def plot_affine(
     A, T, b, ax=None, *, show_original: bool = True, lims=None, title: str | None = None
 ):
@@ -441,26 +475,7 @@ def plot_affine(
     fig, ax = new_axes(ax)
     res_A = dmi_cluster(A)
     if show_original:
-        for p, q in zip(A, B):
-            if np.linalg.norm(q - p) > 0:
-                ax.annotate(
-                    "",
-                    xy=q,
-                    xytext=p,
-                    zorder=1,
-                    arrowprops=dict(arrowstyle="->", color="0.7", lw=0.8),
-                )
-        colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in res_A.labels]
-        ax.scatter(
-            A[:, 0],
-            A[:, 1],
-            s=55,
-            facecolors="none",
-            edgecolors=colors,
-            linewidths=1.5,
-            zorder=3,
-            label="$A$",
-        )
+        _draw_original(ax, A, B, res_A.labels)
     length = 10 * float(max(np.ptp(A, axis=0).max(), np.ptp(B, axis=0).max()))
     if lims is None:
         if show_original:
@@ -489,13 +504,7 @@ def plot_affine(
         draw_partition_rays(ax, mB, dB, length=length, color="black", lw=1.2, zorder=2)
     scatter_clusters(ax, B, labels_B, s=45, zorder=4, label="$AT+b$")
     if show_original:
-        handles = [
-            Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
-            Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
-            Line2D([], [], ls="--", color="0.6", label="partition of $A$"),
-            Line2D([], [], ls="--", color="black", label="partition of $AT+b$"),
-        ]
-        ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.9)
+        ax.legend(handles=_affine_legend(), loc="best", fontsize=7, framealpha=0.9)
     if title is None:
         title = (
             f"affine-invariant: det T = {detT:.3g}\n"

@@ -1,10 +1,9 @@
-"""Figures of the multi-task mechanism: Figures 6, 7 and 8 and the strategy experiments.
+"""Figures of the multi-task mechanism: Figures 6, 7 and 8.
 
-Every function here is pure: it reads its arguments (and, where a crowd is simulated,
-a ``random_state``), computes what it shows with :mod:`dmi_lib`, draws and returns the
-matplotlib ``Figure``.  The chapters *The K-DMI mechanism*
-(``book/10_kdmi_mechanism``) and *DMI-clustering vs surprisingly popular*
-(``book/11_dmi_vs_sp``) render them and wrap some of them in widgets.
+Every function here is pure: it reads its arguments, draws and returns the matplotlib
+``Figure``.  The chapters *The K-DMI mechanism* (``book/10_kdmi_mechanism``) and
+*DMI-clustering vs surprisingly popular* (``book/11_dmi_vs_sp``) render them and wrap
+some of them in widgets.
 
 Figure numbers are the compiled paper's: Figure 6 is the knowledge extraction of the
 K-DMI mechanism (Algorithm 4, lines 1-3), Figure 7 its payment calculation, Figure 8
@@ -12,11 +11,9 @@ surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
 
 Besides the figures, :func:`payment_matrices` reads the two count matrices of one
 agent's payment off the mechanism's output, so that a chapter can assert on the numbers
-Figure 7 shows.  The crowds of the strategy figures are simulated by
-:mod:`dmi_lib.studies.experiments` (:func:`~dmi_lib.studies.experiments.strategy_mix_outcome`,
-:func:`~dmi_lib.studies.experiments.strategy_mix_sweep`,
-:func:`~dmi_lib.studies.experiments.strategy_invariance_curve`,
-:func:`~dmi_lib.studies.experiments.sp_dmi_disagreement`).
+Figure 7 shows.  Figure 8's answers come from
+:func:`~dmi_lib.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
+figures are in :mod:`dmi_lib.plotting.strategy_plots` (importable from here too).
 """
 
 from __future__ import annotations
@@ -34,8 +31,13 @@ from ..core import assign
 from ..labels import agreement
 from ..mechanisms import KDMIResult, kdmi_mechanism
 from ..simulation import Reports
-from ..studies.experiments import sp_dmi_disagreement, strategy_mix_outcome
+from ..studies.experiments import sp_dmi_disagreement
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
+from .strategy_plots import (  # chapter 10's strategy figures, importable from here as before
+    plot_strategy_invariance,
+    plot_strategy_mix,
+    plot_strategy_mix_sweep,
+)
 
 __all__ = [
     "payment_matrices",
@@ -65,8 +67,6 @@ __getattr__ = moved(
 
 #: Colour that marks disagreements / errors (the paper's red circles).
 MARK_COLOR = "#D62728"
-
-_TYPE_COLORS = ("#009E73", "#999999", "#CC79A7")
 
 
 # --------------------------------------------------------------------------- #
@@ -185,6 +185,75 @@ def same_partition_fraction(a, b) -> float:
 # --------------------------------------------------------------------------- #
 # Figure 6: knowledge extraction
 # --------------------------------------------------------------------------- #
+def _report_panels(fig, gs, reports, shown, answered, option_names):
+    """Figure 6, left: the report matrices ``Rᵢ`` of the agents shown, then "sum"."""
+    ticks = np.arange(3)
+    n = int(answered.sum())
+    for j, a in enumerate(shown):
+        ax = fig.add_subplot(gs[0, j])
+        R = reports.report_matrix(a)[answered]
+        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto", interpolation="nearest")
+        ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
+        ax.set_xticks(ticks, option_names, fontsize=10)
+        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=10)
+        if j == 0:
+            ax.set_ylabel("task", fontsize=10)
+    ax = fig.add_subplot(gs[0, len(shown)])
+    ax.set_axis_off()
+    ax.text(
+        0.5,
+        0.5,
+        "+ ⋯\n\nsum,\nnormalise\nrows\n→",
+        ha="center",
+        va="center",
+        fontsize=10,
+        transform=ax.transAxes,
+    )
+
+
+def _answer_matrix_panels(fig, gs, start, A, labels, option_names):
+    """Figure 6, middle: the answer matrix ``A`` as a heat map and the strip ``C*``."""
+    axA = fig.add_subplot(gs[0, start + 1])
+    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    axA.set_title("$\\mathbf{A}$", fontsize=10)
+    axA.set_xticks(np.arange(3), option_names, fontsize=10)
+    axA.set_yticks([])
+    axS = fig.add_subplot(gs[0, start + 2])
+    strip = np.array([[to_rgb(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])] for c in labels])
+    axS.imshow(strip, aspect="auto", interpolation="nearest")
+    axS.set_xticks([])
+    axS.set_yticks([])
+    axS.set_title("$\\mathbf{C}^*$", fontsize=10)
+    cb = fig.colorbar(im, ax=[axA, axS], location="bottom", fraction=0.04, pad=0.09)
+    cb.ax.tick_params(labelsize=7)
+
+
+def _extracted_clusters(ax, A, labels, k, option_names):
+    """Figure 6, right: the rows of ``A`` on the simplex by cluster, the partition
+    lines of ``D*`` from the mean, the cluster means; returns the cluster sizes."""
+    draw_simplex(ax, option_names)
+    xy = simplex_xy(A)
+    mean = A.mean(axis=0)
+    sizes = np.bincount(labels, minlength=k)
+    means = np.stack([A[labels == c].mean(axis=0) for c in range(k)])
+    _draw_segments(ax, simplex_ray_segments(mean, mean - means))
+    scatter_clusters(ax, xy, labels, zorder=3)
+    mxy = simplex_xy(means)
+    ax.scatter(
+        mxy[:, 0],
+        mxy[:, 1],
+        marker="*",
+        s=240,
+        c=CLUSTER_COLORS[:k],
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=6,
+    )
+    cxy = simplex_xy(mean[None, :])[0]
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
+    return sizes
+
+
 def plot_knowledge_extraction(
     reports, result=None, *, agents_shown=(0, 1, 2), option_names=("A", "B", "C"), figsize=(7, 5.2)
 ):
@@ -240,62 +309,10 @@ def plot_knowledge_extraction(
         top=0.86,
         bottom=0.08,
     )
-    ticks = np.arange(3)
-    for j, a in enumerate(shown):
-        ax = fig.add_subplot(gs[0, j])
-        R = reports.report_matrix(a)[answered]
-        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto", interpolation="nearest")
-        ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
-        ax.set_xticks(ticks, option_names, fontsize=10)
-        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=10)
-        if j == 0:
-            ax.set_ylabel("task", fontsize=10)
-    ax = fig.add_subplot(gs[0, len(shown)])
-    ax.set_axis_off()
-    ax.text(
-        0.5,
-        0.5,
-        "+ ⋯\n\nsum,\nnormalise\nrows\n→",
-        ha="center",
-        va="center",
-        fontsize=10,
-        transform=ax.transAxes,
-    )
-    axA = fig.add_subplot(gs[0, len(shown) + 1])
-    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
-    axA.set_title("$\\mathbf{A}$", fontsize=10)
-    axA.set_xticks(ticks, option_names, fontsize=10)
-    axA.set_yticks([])
-    axS = fig.add_subplot(gs[0, len(shown) + 2])
-    strip = np.array([[to_rgb(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])] for c in labels])
-    axS.imshow(strip, aspect="auto", interpolation="nearest")
-    axS.set_xticks([])
-    axS.set_yticks([])
-    axS.set_title("$\\mathbf{C}^*$", fontsize=10)
-    cb = fig.colorbar(im, ax=[axA, axS], location="bottom", fraction=0.04, pad=0.09)
-    cb.ax.tick_params(labelsize=7)
-
+    _report_panels(fig, gs, reports, shown, answered, option_names)
+    _answer_matrix_panels(fig, gs, len(shown), A, labels, option_names)
     ax = fig.add_subplot(gs[0, len(shown) + 3])
-    draw_simplex(ax, option_names)
-    xy = simplex_xy(A)
-    mean = A.mean(axis=0)
-    sizes = np.bincount(labels, minlength=k)
-    means = np.stack([A[labels == c].mean(axis=0) for c in range(k)])
-    _draw_segments(ax, simplex_ray_segments(mean, mean - means))
-    scatter_clusters(ax, xy, labels, zorder=3)
-    mxy = simplex_xy(means)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=240,
-        c=CLUSTER_COLORS[:k],
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
-    cxy = simplex_xy(mean[None, :])[0]
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
+    sizes = _extracted_clusters(ax, A, labels, k, option_names)
     v = np.exp(result.log_v)
     ax.set_title(
         f"$\\mathbf{{C}}^*$ = DMI-C($\\mathbf{{A}}$): {n} tasks, cluster sizes "
@@ -397,6 +414,83 @@ def _count_matrix(ax, M, det, title, option_names):
         side.set_linewidth(2.5)
 
 
+def _peer_partition_panel(ax, A_rest, lab_rest, pm, k, option_names):
+    """Figure 7, left: ``D*_{-i}`` learned from the tasks she did not do, and her tasks
+    at the others' answers, coloured by the virtual peer's cluster."""
+    draw_simplex(ax, option_names)
+    sizes = np.bincount(lab_rest, minlength=k)
+    if sizes.min() > 0:
+        mean = A_rest.mean(axis=0)
+        means = np.stack([A_rest[lab_rest == c].mean(axis=0) for c in range(k)])
+        _draw_segments(ax, simplex_ray_segments(mean, mean - means))
+        cxy = simplex_xy(mean[None, :])[0]
+        ax.scatter(
+            [cxy[0]], [cxy[1]], marker="P", s=90, color="black", edgecolors="white", zorder=6
+        )
+    scatter_clusters(ax, simplex_xy(A_rest), lab_rest, s=16, alpha=0.55, zorder=3)
+    oxy = simplex_xy(pm["others"])
+    ax.scatter(
+        oxy[:, 0],
+        oxy[:, 1],
+        marker="D",
+        s=60,
+        c=cluster_colors(pm["peer"]),
+        edgecolors="black",
+        linewidths=1.0,
+        zorder=5,
+    )
+    ax.set_title(
+        f"partition $\\mathbf{{D}}^*_{{-i}}$ learned from the "
+        f"{len(lab_rest)} tasks $T_{{-i}}$ she did not do;\n"
+        f"diamonds: her {pm['tasks'].size} tasks $T_i$ at the others' answers",
+        fontsize=10,
+    )
+
+
+def _halves_panel(axs, pm, option_names):
+    """Figure 7, bottom: her tasks in two halves, the virtual peer's cluster above her
+    answer."""
+    order = np.lexsort((pm["tasks"], pm["part"]))
+    T = order.size
+    for x, j in enumerate(order):
+        c = pm["peer"][j]
+        axs.add_patch(
+            Rectangle((x, 1), 1, 1, facecolor=CLUSTER_COLORS[c % 8], edgecolor="white", lw=1.5)
+        )
+        axs.text(
+            x + 0.5,
+            1.5,
+            str(c + 1),
+            ha="center",
+            va="center",
+            fontsize=10,
+            color="white",
+            weight="bold",
+        )
+        axs.add_patch(Rectangle((x, 0), 1, 1, facecolor="0.88", edgecolor="white", lw=1.5))
+        axs.text(x + 0.5, 0.5, option_names[pm["report"][j]], ha="center", va="center", fontsize=10)
+        axs.text(
+            x + 0.5,
+            -0.35,
+            str(pm["tasks"][j] + 1),
+            ha="center",
+            va="center",
+            fontsize=10,
+            color="0.35",
+        )
+    n1 = int(np.sum(pm["part"] == 0))
+    axs.axvline(n1, color="black", lw=2)
+    axs.text(n1 / 2, 2.35, "$T_1$", ha="center", fontsize=11)
+    axs.text(n1 + (T - n1) / 2, 2.35, "$T_2$", ha="center", fontsize=11)
+    axs.text(-0.3, 1.5, "virtual peer $\\mathbf{C}^*_i$", ha="right", va="center", fontsize=10)
+    axs.text(-0.3, 0.5, "her report $\\mathbf{R}_i$", ha="right", va="center", fontsize=10)
+    axs.text(-0.3, -0.35, "task", ha="right", va="center", fontsize=10, color="0.35")
+    axs.set_xlim(-0.25 * T, T + 0.1)
+    axs.set_ylim(-0.8, 2.8)
+    axs.set_axis_off()
+    axs.set_title("her tasks $T_i$, split into two disjoint halves", fontsize=10)
+
+
 def plot_payment_calculation(
     reports, result, agent: int, *, option_names=("A", "B", "C"), figsize=(7, 7.2)
 ):
@@ -447,77 +541,8 @@ def plot_payment_calculation(
         top=0.9,
         bottom=0.03,
     )
-    ax = fig.add_subplot(gs[:2, 0])
-    draw_simplex(ax, option_names)
-    k = result.k
-    sizes = np.bincount(lab_rest, minlength=k)
-    if sizes.min() > 0:
-        mean = A_rest.mean(axis=0)
-        means = np.stack([A_rest[lab_rest == c].mean(axis=0) for c in range(k)])
-        _draw_segments(ax, simplex_ray_segments(mean, mean - means))
-        cxy = simplex_xy(mean[None, :])[0]
-        ax.scatter(
-            [cxy[0]], [cxy[1]], marker="P", s=90, color="black", edgecolors="white", zorder=6
-        )
-    scatter_clusters(ax, simplex_xy(A_rest), lab_rest, s=16, alpha=0.55, zorder=3)
-    oxy = simplex_xy(pm["others"])
-    ax.scatter(
-        oxy[:, 0],
-        oxy[:, 1],
-        marker="D",
-        s=60,
-        c=cluster_colors(pm["peer"]),
-        edgecolors="black",
-        linewidths=1.0,
-        zorder=5,
-    )
-    ax.set_title(
-        f"partition $\\mathbf{{D}}^*_{{-i}}$ learned from the "
-        f"{int(rest.sum())} tasks $T_{{-i}}$ she did not do;\n"
-        f"diamonds: her {pm['tasks'].size} tasks $T_i$ at the others' answers",
-        fontsize=10,
-    )
-
-    axs = fig.add_subplot(gs[2, :])
-    order = np.lexsort((pm["tasks"], pm["part"]))
-    T = order.size
-    for x, j in enumerate(order):
-        c = pm["peer"][j]
-        axs.add_patch(
-            Rectangle((x, 1), 1, 1, facecolor=CLUSTER_COLORS[c % 8], edgecolor="white", lw=1.5)
-        )
-        axs.text(
-            x + 0.5,
-            1.5,
-            str(c + 1),
-            ha="center",
-            va="center",
-            fontsize=10,
-            color="white",
-            weight="bold",
-        )
-        axs.add_patch(Rectangle((x, 0), 1, 1, facecolor="0.88", edgecolor="white", lw=1.5))
-        axs.text(x + 0.5, 0.5, option_names[pm["report"][j]], ha="center", va="center", fontsize=10)
-        axs.text(
-            x + 0.5,
-            -0.35,
-            str(pm["tasks"][j] + 1),
-            ha="center",
-            va="center",
-            fontsize=10,
-            color="0.35",
-        )
-    n1 = int(np.sum(pm["part"] == 0))
-    axs.axvline(n1, color="black", lw=2)
-    axs.text(n1 / 2, 2.35, "$T_1$", ha="center", fontsize=11)
-    axs.text(n1 + (T - n1) / 2, 2.35, "$T_2$", ha="center", fontsize=11)
-    axs.text(-0.3, 1.5, "virtual peer $\\mathbf{C}^*_i$", ha="right", va="center", fontsize=10)
-    axs.text(-0.3, 0.5, "her report $\\mathbf{R}_i$", ha="right", va="center", fontsize=10)
-    axs.text(-0.3, -0.35, "task", ha="right", va="center", fontsize=10, color="0.35")
-    axs.set_xlim(-0.25 * T, T + 0.1)
-    axs.set_ylim(-0.8, 2.8)
-    axs.set_axis_off()
-    axs.set_title("her tasks $T_i$, split into two disjoint halves", fontsize=10)
+    _peer_partition_panel(fig.add_subplot(gs[:2, 0]), A_rest, lab_rest, pm, result.k, option_names)
+    _halves_panel(fig.add_subplot(gs[2, :]), pm, option_names)
 
     ax1 = fig.add_subplot(gs[0, 1])
     _count_matrix(
@@ -534,154 +559,6 @@ def plot_payment_calculation(
         f"{pm['det1']:g} × {pm['det2']:g} = {pm['payment']:g}",
         fontsize=11,
     )
-    return fig
-
-
-# --------------------------------------------------------------------------- #
-# Crowds with a mix of strategies
-# --------------------------------------------------------------------------- #
-
-
-def plot_strategy_mix(
-    p_always: float = 0.4, p_perm: float = 0.2, *, outcome=None, figsize=(7, 3.8), **kwargs
-):
-    """Accuracy of three aggregators and K-DMI payments by strategy type, for one crowd.
-
-    Left: the fraction of (non-gold) tasks each aggregator gets right — plurality,
-    surprisingly popular, DMI-clustering named by a few gold tasks.  Right: the mean
-    K-DMI payment of each strategy type with ±1 standard error (truthful, low-effort
-    "always one option", permutation).  See :func:`strategy_mix_outcome` for the crowd.
-
-    Parameters
-    ----------
-    p_always, p_perm : float
-        Shares of low-effort and of permutation agents (the rest are truthful).
-    outcome : dict, optional
-        A precomputed :func:`strategy_mix_outcome` (then ``p_always``, ``p_perm`` and
-        ``kwargs`` are ignored).
-    figsize : tuple
-    **kwargs
-        Passed to :func:`strategy_mix_outcome`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    if outcome is None:
-        outcome = strategy_mix_outcome(p_always, p_perm, **kwargs)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    names = list(outcome["accuracy"])
-    vals = [outcome["accuracy"][k] for k in names]
-    bars = ax1.bar(range(len(names)), vals, color=["0.6", "#56B4E9", "#0072B2"])
-    for b, v in zip(bars, vals):
-        ax1.text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.0%}", ha="center", fontsize=10)
-    ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
-    ax1.text(-0.45, 1 / 3 + 0.015, "chance", fontsize=10, ha="left", color="0.4")
-    ax1.set_xticks(range(len(names)), names, fontsize=10)
-    ax1.set_ylim(0, 1.12)
-    ax1.set_ylabel("accuracy on non-gold tasks")
-    ax1.set_title("aggregated answers", fontsize=10)
-    types = list(outcome["payments"])
-    means = [outcome["payments"][t][0] for t in types]
-    ses = [outcome["payments"][t][1] for t in types]
-    counts = [outcome["payments"][t][2] for t in types]
-    x = np.arange(len(types))
-    ax2.bar(x, np.nan_to_num(means), yerr=np.nan_to_num(ses), capsize=4, color=_TYPE_COLORS)
-    ax2.set_xticks(x, [f"{t}\n({c} agents)" for t, c in zip(types, counts)], fontsize=10)
-    ax2.set_ylabel("mean K-DMI payment (± 1 s.e.)")
-    ax2.set_title("payments by strategy type", fontsize=10)
-    share = outcome["types"]
-    fig.suptitle(
-        f"crowd: {np.mean(share == 0):.0%} truthful, {np.mean(share == 1):.0%} "
-        f"always one option, {np.mean(share == 2):.0%} permutation\n"
-        f"(det of the average strategy = {outcome['det_S_bar']:.3f})",
-        fontsize=11,
-    )
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
-    return fig
-
-
-def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
-    """Small multiples of :func:`plot_strategy_mix` along the share of low-effort agents.
-
-    Left: accuracy of plurality, surprisingly popular and gold-named DMI-clustering.
-    Right: mean K-DMI payment (± 1 s.e.) of truthful, low-effort and permutation
-    agents.  The x-axis is the share of "always one option" agents.
-    """
-    x = 100 * sweep["p_always"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    for (name, acc), color, marker in zip(
-        sweep["accuracy"].items(), ["0.5", "#56B4E9", "#0072B2"], "osD"
-    ):
-        ax1.plot(x, acc, marker=marker, color=color, label=name)
-    ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
-    ax1.set_ylim(0, 1.05)
-    ax1.set_xlabel('"always A" agents (%)')
-    ax1.set_ylabel("accuracy")
-    ax1.legend(fontsize=10, loc="lower left", frameon=False)
-    for (name, pay), color in zip(sweep["payments"].items(), _TYPE_COLORS):
-        ax2.errorbar(x, pay[:, 0], yerr=pay[:, 1], marker="o", capsize=3, color=color, label=name)
-    ax2.set_xlabel('"always A" agents (%)')
-    ax2.set_ylabel("mean K-DMI payment")
-    ax2.legend(fontsize=10, frameon=False)
-    fig.suptitle(f"{100 * sweep['p_perm']:.0f}% permutation agents, the rest truthful", fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
-    """Two panels from :func:`strategy_invariance_curve`.
-
-    Left: agreement of the K-DMI clustering with the truthful clustering (up to
-    relabelling) against the number of agents ``m`` — strategic and truthful crowds,
-    mean ± 1 standard error over seeds.  Right: ``v`` of the strategic crowd divided
-    by ``v`` of the truthful crowd, with the limit ``|det S̄|`` (dotted).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    m = curve["m"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    for key, color, label in (
-        ("truthful", "#009E73", "all-truthful crowd"),
-        ("strategic", "#D55E00", "strategic crowd"),
-    ):
-        Y = curve[key]
-        mu = np.nanmean(Y, axis=1)
-        se = np.nanstd(Y, axis=1) / np.sqrt(np.sum(np.isfinite(Y), axis=1))
-        ax1.errorbar(m, mu, yerr=se, marker="o", color=color, capsize=3, label=label)
-    ax1.set_xscale("log")
-    ax1.set_ylim(0.3, 1.04)
-    ax1.axhline(1.0, color="0.5", lw=0.8)
-    ax1.set_xlabel("number of agents $m$")
-    ax1.set_ylabel("agreement with the truthful clustering")
-    ax1.set_title("clustering: invariant to strategies as $m \\to \\infty$", fontsize=10)
-    ax1.legend(fontsize=10, loc="lower right")
-    R = curve["v_ratio"]
-    ax2.errorbar(
-        m,
-        np.nanmean(R, axis=1),
-        yerr=np.nanstd(R, axis=1) / np.sqrt(np.sum(np.isfinite(R), axis=1)),
-        marker="o",
-        color="#D55E00",
-        capsize=3,
-        label="simulated",
-    )
-    ax2.axhline(
-        abs(curve["det_S_bar"]),
-        color="black",
-        ls=":",
-        label=f"$|\\det \\bar S|$ = {abs(curve['det_S_bar']):.3f}",
-    )
-    ax2.axhline(1.0, color="0.5", lw=0.8)
-    ax2.set_xscale("log")
-    ax2.set_ylim(0, 1.05)
-    ax2.set_xlabel("number of agents $m$")
-    ax2.set_ylabel("$v$(strategic) / $v$(truthful)")
-    ax2.set_title("$v = \\max_C \\det[C^\\top A]$ decreases under strategies", fontsize=10)
-    ax2.legend(fontsize=10)
-    fig.tight_layout()
     return fig
 
 

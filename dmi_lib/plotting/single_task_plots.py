@@ -48,6 +48,64 @@ def _draw(ax, segs, **kw):
         ax.plot([x0, x1], [y0, y1], **kw)
 
 
+def _draw_partitions(ax, method, v, e):
+    """SP's three rays from ``v`` and/or STS's line through ``v`` orthogonal to ``e*``."""
+    if method in ("sp", "both"):
+        _draw(ax, simplex_ray_segments(v, v - np.eye(3)), color="black", ls="--", lw=1.3, zorder=2)
+    if method in ("sts", "both"):
+        _draw(ax, _line_segments(v, e), color="0.55", ls="--", lw=1.5, zorder=2)
+        boundary = np.cross(e, np.ones(3))
+        _draw(
+            ax,
+            _line_segments(v, boundary),
+            color="black" if method == "sts" else "#882E72",
+            ls="--" if method == "sts" else "-",
+            lw=1.5,
+            zorder=2,
+        )
+
+
+def _draw_instances(ax, xy, world, means, v):
+    """The surveys coloured by their world, the world means (stars), the prior ``v``."""
+    ax.scatter(
+        xy[:, 0],
+        xy[:, 1],
+        s=20,
+        c=[WORLD_COLORS[w] for w in world],
+        edgecolors="white",
+        linewidths=0.4,
+        zorder=3,
+    )
+    mxy = simplex_xy(means)
+    ax.scatter(
+        mxy[:, 0],
+        mxy[:, 1],
+        marker="*",
+        s=230,
+        c=list(WORLD_COLORS),
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=6,
+    )
+    cxy = simplex_xy(v[None, :])[0]
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
+
+
+def _partition_title(method, decisions) -> str:
+    if method == "sp":
+        return f"surprisingly popular (1st moment): {decisions['sp_accuracy']:.0%} correct"
+    if method == "sts":
+        return (
+            f"spectral truth serum (2nd moment): "
+            f"{decisions['sts_accuracy']:.0%} correct\n"
+            "grey dashed: $\\mathbf{e}^*$"
+        )
+    return (
+        f"SP (black dashed) {decisions['sp_accuracy']:.0%} correct, "
+        f"STS (purple) {decisions['sts_accuracy']:.0%}"
+    )
+
+
 def plot_single_task_partition(
     points,
     world,
@@ -100,41 +158,8 @@ def plot_single_task_partition(
     v = decisions["prior"]
     e = decisions["e"]
     xy = simplex_xy(decisions["a"])
-    if method in ("sp", "both"):
-        _draw(ax, simplex_ray_segments(v, v - np.eye(3)), color="black", ls="--", lw=1.3, zorder=2)
-    if method in ("sts", "both"):
-        _draw(ax, _line_segments(v, e), color="0.55", ls="--", lw=1.5, zorder=2)
-        boundary = np.cross(e, np.ones(3))
-        _draw(
-            ax,
-            _line_segments(v, boundary),
-            color="black" if method == "sts" else "#882E72",
-            ls="--" if method == "sts" else "-",
-            lw=1.5,
-            zorder=2,
-        )
-    ax.scatter(
-        xy[:, 0],
-        xy[:, 1],
-        s=20,
-        c=[WORLD_COLORS[w] for w in world],
-        edgecolors="white",
-        linewidths=0.4,
-        zorder=3,
-    )
-    mxy = simplex_xy(means)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=230,
-        c=list(WORLD_COLORS),
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
-    cxy = simplex_xy(v[None, :])[0]
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
+    _draw_partitions(ax, method, v, e)
+    _draw_instances(ax, xy, world, means, v)
     if method != "both":
         wrong = ~decisions[f"{method}_correct"]
         if wrong.any():
@@ -148,19 +173,7 @@ def plot_single_task_partition(
                 zorder=5,
             )
     if title is None:
-        if method == "sp":
-            title = f"surprisingly popular (1st moment): {decisions['sp_accuracy']:.0%} correct"
-        elif method == "sts":
-            title = (
-                f"spectral truth serum (2nd moment): "
-                f"{decisions['sts_accuracy']:.0%} correct\n"
-                "grey dashed: $\\mathbf{e}^*$"
-            )
-        else:
-            title = (
-                f"SP (black dashed) {decisions['sp_accuracy']:.0%} correct, "
-                f"STS (purple) {decisions['sts_accuracy']:.0%}"
-            )
+        title = _partition_title(method, decisions)
     ax.set_title(title, fontsize=10)
     return fig
 
