@@ -179,6 +179,17 @@ def test_strategy_invariance_curve_and_plot():
         strategy_invariance_curve([50], shares=(0.5, 0.5, 0.5, 0.0))
 
 
+def test_strategy_invariance_curve_counts_unanswered_tasks_as_disagreeing():
+    # 40 agents x 2 tasks over 60 tasks: about a quarter of the tasks get no answer
+    # (a K-DMI label of -1): no cluster, so they cannot agree
+    curve = strategy_invariance_curve(
+        [40], n_tasks=60, tasks_per_agent=2, n_seeds=5, random_state=0
+    )
+    done = np.isfinite(curve["truthful"])
+    assert done.any()
+    assert np.all(curve["truthful"][done] <= 0.9) and np.all(curve["strategic"][done] <= 0.9)
+
+
 # --------------------------------------------------------------------------- #
 # Figure 8
 # --------------------------------------------------------------------------- #

@@ -421,6 +421,15 @@ def strategy_mix_sweep(p_always_values, p_perm: float = 0.2, **kwargs) -> dict:
     return dict(p_always=shares, p_perm=float(p_perm), accuracy=acc, payments=pay)
 
 
+def _clustered_agreement(labels, reference) -> float:
+    """:func:`~dmi_lib.labels.agreement` over all tasks, a task nobody answered
+    (label ``-1``, no cluster) counting as a disagreement."""
+    answered = labels >= 0
+    if not answered.any():
+        return 0.0
+    return agreement(labels[answered], reference[answered]) * answered.mean()
+
+
 def _knowledge(states, strategies, tasks_per_agent, seed):
     """The K-DMI knowledge (Algorithm 4, lines 1-3, no payments) of one simulated crowd."""
     crowd = simulate_crowd(
@@ -489,8 +498,8 @@ def strategy_invariance_curve(
                 rt = _knowledge(states, [truthful(3)] * m, tasks_per_agent, seed)
             except ValueError:  # too few answers: an option never chosen, k < C
                 continue
-            out["strategic"][i, s] = agreement(reference, rs.labels)
-            out["truthful"][i, s] = agreement(reference, rt.labels)
+            out["strategic"][i, s] = _clustered_agreement(rs.labels, reference)
+            out["truthful"][i, s] = _clustered_agreement(rt.labels, reference)
             out["v_ratio"][i, s] = np.exp(rs.log_v - rt.log_v)
     return dict(
         m=ms,
