@@ -90,12 +90,38 @@ def _matching(labels, reference) -> tuple[np.ndarray, np.ndarray]:
     return square, cols[np.argsort(rows)]
 
 
+def _first_optimal(square: np.ndarray, best) -> np.ndarray:
+    """Of the renamings reaching ``best``, the first in lexicographic order.
+
+    Cluster 0 gets the smallest name with which ``best`` is still reachable, then
+    cluster 1, and so on, each check one assignment of the clusters left: ``O(k²)``
+    assignments.  Deterministic names for tied renamings keep a figure's colours
+    (which name wins a tie is otherwise up to the assignment solver).
+    """
+    k = square.shape[0]
+    rename = np.empty(k, dtype=np.intp)
+    free = list(range(k))
+    gained = 0
+    for i in range(k):
+        for j in free:
+            rest = square[np.ix_(range(i + 1, k), [c for c in free if c != j])]
+            r, c = linear_sum_assignment(rest, maximize=True)
+            if gained + square[i, j] + rest[r, c].sum() == best:
+                rename[i] = j
+                gained += square[i, j]
+                free.remove(j)
+                break
+    return rename
+
+
 def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     """Rename the clusters of ``labels`` to agree as much as possible with ``reference``.
 
     Distinct clusters get distinct names (an optimal assignment, so any number of
     clusters is fine); the partition itself is unchanged.  Use it to keep colours in
-    place when a figure redraws a clustering of changed data.
+    place when a figure redraws a clustering of changed data.  When several renamings
+    agree equally well, the first in lexicographic order wins (cluster 0 gets the
+    smallest name it can, then cluster 1, ...), so ties are named the same every time.
 
     Parameters
     ----------
@@ -112,7 +138,8 @@ def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     a, ref = _pair(labels, reference, ("labels", "reference"))
     if a.size == 0:
         return a.copy()
-    _, rename = _matching(a, ref)
+    square, rename = _matching(a, ref)
+    rename = _first_optimal(square, square[np.arange(rename.size), rename].sum())
     if k is not None and rename.size > k:
         needed = int(rename[np.unique(a)].max()) + 1
         if needed > k:

@@ -35,28 +35,13 @@ PENDING = {
     "hidden imports": {
         "dmi_lib._compiled",
         "dmi_lib._numba_kernels",
-        "dmi_lib.beyond",
         "dmi_lib.kcofactors",
-        "dmi_lib.plotting._base",
-        "dmi_lib.plotting.beyond_plots",
-        "dmi_lib.plotting.elicitation",
-        "dmi_lib.plotting.geometry",
-        "dmi_lib.plotting.kcofactors_plots",
-        "dmi_lib.plotting.mechanism_plots",
-        "dmi_lib.plotting.real_crowds_plots",
-        "dmi_lib.plotting.single_task_plots",
         "dmi_lib.problem",
     },
     "size": {
         "dmi_lib._numba_kernels",
-        "dmi_lib.beyond",
         "dmi_lib.core",
         "dmi_lib.kcofactors",
-        "dmi_lib.plotting.elicitation",
-        "dmi_lib.plotting.geometry",
-        "dmi_lib.plotting.kcofactors_plots",
-        "dmi_lib.plotting.mechanism_plots",
-        "dmi_lib.plotting.single_task_plots",
     },
 }
 

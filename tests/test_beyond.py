@@ -1,4 +1,5 @@
-"""Tests for dmi_lib.beyond (the paper's future directions, chapter 14)."""
+"""Tests for dmi_lib.beyond and dmi_lib.studies.beyond (the paper's future directions,
+chapter 14)."""
 
 import itertools
 import math
@@ -8,28 +9,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import dmi_cluster, dmi_score, same_partition
+from dmi_lib import beyond, dmi_cluster, dmi_score, same_partition
+from dmi_lib.studies import beyond as studies
 from dmi_lib.beyond import (
     affine_moment_map,
     binned_features,
     continuous_dmi_cluster,
-    continuous_study,
-    fewer_states_study,
     kernel_dmi_cluster,
     kernel_embedding,
-    kernel_study,
     log_volume_score,
     matched_accuracy,
     moment_features,
     projected_dmi_cluster,
-    ring_states,
-    simulate_continuous,
-    simulate_hypothetical,
     tensor_worlds,
     third_moment,
     third_moment_aggregate,
-    third_moment_study,
     whiten,
+)
+from dmi_lib.studies.beyond import (
+    continuous_study,
+    fewer_states_study,
+    kernel_study,
+    ring_states,
+    simulate_continuous,
+    simulate_hypothetical,
+    third_moment_study,
 )
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -416,12 +420,18 @@ def test_continuous_study_claims():
     assert math.isclose(float(np.sum(binned_features([0, 0], [0.1, 0.9], [0.5]))), 1.0)
 
 
-def test_every_public_name_says_it_is_beyond_the_paper():
-    import dmi_lib.beyond as beyond
-
+@pytest.mark.parametrize("module", [beyond, studies])
+def test_every_public_name_says_it_is_beyond_the_paper(module):
     unlabelled = [
         name
-        for name in beyond.__all__
-        if "beyond the paper" not in (getattr(beyond, name).__doc__ or "").lower()
+        for name in module.__all__
+        if "beyond the paper" not in (getattr(module, name).__doc__ or "").lower()
     ]
     assert unlabelled == []
+
+
+def test_moved_names_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.beyond.kernel_study"):
+        assert beyond.kernel_study is studies.kernel_study
+    with pytest.raises(AttributeError):
+        beyond.no_such_name

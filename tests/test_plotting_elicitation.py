@@ -17,14 +17,10 @@ from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d
 from dmi_lib.plotting import simplex_xy
 from dmi_lib.plotting.elicitation import (
-    CrowdScenario,
-    answers_per_task_study,
-    crowd_scenario,
     draw_accuracy_bars,
     plot_answers_per_task,
     plot_bias_sweep,
     plot_sp_low_effort,
-    singular_bias,
     plot_aggregators,
     plot_example_states,
     plot_intro_feedback,
@@ -33,14 +29,16 @@ from dmi_lib.plotting.elicitation import (
     plot_reduction,
     plot_strategy_effect,
 )
+from dmi_lib.studies.experiments import (
+    CrowdScenario,
+    answers_per_task_study,
+    crowd_scenario,
+    singular_bias,
+)
 
 
 def _n_points(ax) -> int:
     return sum(len(c.get_offsets()) for c in ax.collections)
-
-
-def _dashed_lines(ax):
-    return [ln for ln in ax.lines if ln.get_linestyle() == "--"]
 
 
 # --------------------------------------------------------------------------- #
@@ -61,7 +59,7 @@ def test_intro_feedback_rejects_mismatched_lengths():
         plot_intro_feedback([0.5, 0.5], [0.2, 0.3, 0.5])
 
 
-def test_example_states_draws_states_prior_and_sp_rays():
+def test_example_states_draws_states_prior_and_sp_rays(dashed_lines):
     d = load_paper_data("example1")
     fig = plot_example_states(d.states, d.prior)
     ax0, ax1 = fig.axes
@@ -69,7 +67,7 @@ def test_example_states_draws_states_prior_and_sp_rays():
     assert _n_points(ax0) == _n_points(ax1) == 4
     # SP partition: three dashed rays from the prior in each panel
     for ax in (ax0, ax1):
-        rays = _dashed_lines(ax)
+        rays = dashed_lines(ax)
         assert len(rays) == 3
         prior_xy = simplex_xy(d.prior[None])[0]
         for ray in rays:
@@ -80,7 +78,7 @@ def test_example_states_draws_states_prior_and_sp_rays():
     assert notes.count("SP says “bad”") == 2 and notes.count("SP says “good”") == 1
 
 
-def test_strategy_effect_image_triangle_is_rows_of_S():
+def test_strategy_effect_image_triangle_is_rows_of_S(suptitle):
     S = load_paper_data("example2").S
     pts = np.array([[0.8, 0.1, 0.1], [0.2, 0.6, 0.2]])
     fig = plot_strategy_effect(S, points=pts)
@@ -91,7 +89,7 @@ def test_strategy_effect_image_triangle_is_rows_of_S():
     assert np.allclose(tri, simplex_xy(S))
     # honest points and their images
     assert _n_points(simplex) == 4
-    assert "0.006" in fig._suptitle.get_text()
+    assert "0.006" in suptitle(fig)
 
 
 def test_strategy_effect_rejects_non_stochastic():
@@ -127,7 +125,7 @@ def test_crowd_scenario_rejects_bad_shares():
         crowd_scenario(0.0, -0.1)
 
 
-def test_plot_aggregators_three_panels(scenario):
+def test_plot_aggregators_three_panels(scenario, dashed_lines):
     fig = plot_aggregators(scenario=scenario)
     # a 2 x 2 grid within the book's column: three panels and a legend cell
     assert len(fig.axes) == 4 and fig.get_size_inches()[0] <= 7
@@ -139,7 +137,7 @@ def test_plot_aggregators_three_panels(scenario):
         # one marker per task plus one red ring per wrong answer
         assert _n_points(ax) == scenario.A.shape[0] + n_wrong
     # DMI panel: three partition rays from the mean of all points
-    rays = _dashed_lines(axs[2])
+    rays = dashed_lines(axs[2])
     assert len(rays) == 3
     centre = simplex_xy(scenario.A).mean(axis=0)
     for ray in rays:
@@ -165,12 +163,12 @@ def three_clumps():
     return A, truth, centres
 
 
-def test_plot_reduction_figure_1(three_clumps):
+def test_plot_reduction_figure_1(three_clumps, dashed_lines, suptitle):
     A, truth, centres = three_clumps
     res = dmi_cluster(A)
     fig = plot_reduction(A, res.labels, states=centres, example=5)
     ax_bar, ax_points, ax_clusters = fig.axes
-    assert fig.get_size_inches()[0] <= 7 and fig._suptitle is None
+    assert fig.get_size_inches()[0] <= 7 and suptitle(fig) == ""
     heights = [p.get_height() for p in ax_bar.patches]
     assert np.allclose(heights, 100 * A[5])
     assert "task 5" in ax_bar.get_title()
@@ -178,7 +176,7 @@ def test_plot_reduction_figure_1(three_clumps):
     assert _n_points(ax_points) == len(A) + 3 + 1
     # (c): tasks coloured by cluster, three rays from the mean of all points
     assert _n_points(ax_clusters) == len(A)
-    rays = _dashed_lines(ax_clusters)
+    rays = dashed_lines(ax_clusters)
     assert len(rays) == 3
     xy = simplex_xy(A)
     centre, dirs = partition_rays_2d(xy, res.labels)
@@ -215,7 +213,7 @@ def test_plot_mixed_strategies(three_clumps):
 
 
 # --------------------------------------------------------------------------- #
-def test_plot_kcofactors_steps_cycle():
+def test_plot_kcofactors_steps_cycle(dashed_lines):
     d = load_paper_data("cycle")
     steps = k_cofactors_history(d.A)
     fig = plot_kcofactors_steps(d.A, steps, optimum=brute_force(d.A), title="cycle")
@@ -224,16 +222,16 @@ def test_plot_kcofactors_steps_cycle():
     assert titles[0] == "state 0: score 18" and titles[1] == "state 1: score 12"
     assert titles[-1] == "optimum: score 36"
     for ax in fig.axes:
-        assert len(_dashed_lines(ax)) == 3
+        assert len(dashed_lines(ax)) == 3
 
 
-def test_plot_kcofactors_steps_empty_cluster():
+def test_plot_kcofactors_steps_empty_cluster(dashed_lines):
     A = np.array([[-1, 0], [0, -1], [0, 0], [3, 1], [2, -3]], dtype=float)
     steps = k_cofactors_history(A)
     fig = plot_kcofactors_steps(A, steps)
     assert len(fig.axes) == 2
     assert "empty" in fig.axes[1].get_title()
-    assert len(_dashed_lines(fig.axes[1])) == 0  # no partition without D
+    assert len(dashed_lines(fig.axes[1])) == 0  # no partition without D
     # the first panel circles the two points that leave cluster 0
     ring_sets = [c for c in fig.axes[0].collections if len(c.get_offsets()) == 2]
     assert ring_sets and np.allclose(

@@ -43,18 +43,6 @@ def _red_circles(ax):
     return count
 
 
-def _dashed_lines(ax, color=None):
-    lines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
-    if color is not None:
-        rgba = matplotlib.colors.to_rgba(color)
-        lines = [
-            ln
-            for ln in lines
-            if np.allclose(matplotlib.colors.to_rgba(ln.get_color())[:3], rgba[:3])
-        ]
-    return lines
-
-
 def test_inconsistent_points_are_the_rows_the_next_step_moves(paper):
     A, hist = paper
     for prev, nxt in zip(hist, hist[1:]):
@@ -69,16 +57,16 @@ def test_inconsistent_points_singular_raises():
         inconsistent_points(A, [0, 0, 0, 1, 1, 1])
 
 
-def test_step_draws_points_rays_means_and_circles(paper):
+def test_step_draws_points_rays_means_and_circles(paper, dashed_lines):
     A, hist = paper
     fig = plot_kcofactors_step(A, hist[0])
     ax = fig.axes[0]
-    assert len(_dashed_lines(ax, "k")) == 3  # three partition rays
+    assert len(dashed_lines(ax, "k")) == 3  # three partition rays
     assert _red_circles(ax) == inconsistent_points(A, hist[0].labels).size == 6
     assert len(ax.collections[0].get_offsets()) == A.shape[0]
     assert "score 158.5" in ax.get_title() and "6 inconsistent" in ax.get_title()
     # Rays start at the global mean and the limits still contain all points.
-    for ln in _dashed_lines(ax):
+    for ln in dashed_lines(ax):
         assert np.allclose(ln.get_xydata()[0], A.mean(axis=0))
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     assert x0 < A[:, 0].min() and x1 > A[:, 0].max()
@@ -92,20 +80,20 @@ def test_step_without_circles_and_with_labels_array(paper):
     assert out is fig and ax.get_title() == "custom" and _red_circles(ax) == 0
 
 
-def test_step_with_an_empty_cluster_draws_no_rays():
+def test_step_with_an_empty_cluster_draws_no_rays(dashed_lines):
     A = np.random.default_rng(13).normal(size=(8, 2))
     hist = k_cofactors_history(A)
     assert hist[-1].D is None  # the paper's loop empties a cluster here
     ax = plot_kcofactors_step(A, hist[-1]).axes[0]
-    assert _dashed_lines(ax) == [] and "does not exist" in ax.get_title()
+    assert dashed_lines(ax) == [] and "does not exist" in ax.get_title()
 
 
-def test_run_has_one_panel_per_state_and_stops_consistent(paper):
+def test_run_has_one_panel_per_state_and_stops_consistent(paper, suptitle):
     A, hist = paper
     fig = plot_kcofactors_run(A, hist, ncols=3, suptitle="Figure 5: test")
     drawn = [ax for ax in fig.axes if ax.get_title()]
     assert len(drawn) == len(hist) == 6
-    assert fig._suptitle.get_text() == "Figure 5: test"
+    assert suptitle(fig) == "Figure 5: test"
     assert [_red_circles(ax) for ax in drawn] == [6, 4, 2, 1, 1, 0]
     assert "stop" in drawn[-1].get_title()
 
@@ -121,13 +109,13 @@ def test_run_marks_cycles_and_accepts_label_arrays():
         plot_kcofactors_run(A, [])
 
 
-def test_demo_three_panels(paper):
+def test_demo_three_panels(paper, dashed_lines):
     A, hist = paper
     fig = plot_kcofactors_demo(A, hist[0].labels, suptitle="Figure 4: test")
     left, mid, right = fig.axes
-    assert len(_dashed_lines(left, "#E69F00")) == 3
-    assert len(_dashed_lines(mid, "#E69F00")) == 3
-    assert len(_dashed_lines(right, "k")) == 3  # the new partition
+    assert len(dashed_lines(left, "#E69F00")) == 3
+    assert len(dashed_lines(mid, "#E69F00")) == 3
+    assert len(dashed_lines(right, "k")) == 3  # the new partition
     moved = int(np.sum(hist[0].labels != hist[1].labels))
     assert _red_circles(mid) == moved == 6
     assert f"{moved} points change" in mid.get_title()

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from dmi_lib.datasets import load_paper_data
+from dmi_lib import plotting
 from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.plotting import mechanism_plots
 from dmi_lib.plotting.mechanism_plots import (
     payment_matrices,
     plot_knowledge_extraction,
@@ -20,13 +22,18 @@ from dmi_lib.plotting.mechanism_plots import (
     plot_sp_vs_dmi,
     plot_strategy_invariance,
     plot_strategy_mix,
-    same_partition_fraction,
+    plot_strategy_mix_sweep,
     simplex_ray_segments,
+)
+from dmi_lib.plotting import simplex_xy
+from dmi_lib.studies.experiments import (
     sp_dmi_disagreement,
     strategy_invariance_curve,
     strategy_mix_outcome,
+    strategy_mix_sweep,
 )
-from dmi_lib.plotting import simplex_xy
+from dmi_lib.studies.experiments import crowd_scenario
+from dmi_lib.studies.two_worlds import two_world_points
 from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
 
@@ -37,8 +44,8 @@ def crowd():
     return rep, kdmi_mechanism(rep, method="exact", random_state=0)
 
 
-def _titles(fig):
-    return [ax.get_title() for ax in fig.axes] + [fig._suptitle.get_text() if fig._suptitle else ""]
+def _titles(fig, suptitle):
+    return [ax.get_title() for ax in fig.axes] + [suptitle(fig)]
 
 
 # --------------------------------------------------------------------------- #
@@ -58,20 +65,31 @@ def test_simplex_ray_segments_end_on_the_edge():
     assert np.allclose(seg[2, 0], seg[2, 1])  # zero direction: no length
 
 
-def test_same_partition_fraction():
-    assert same_partition_fraction([0, 1, 2, 2], [1, 2, 0, 0]) == 1.0
-    assert same_partition_fraction([0, 0, 0, 1], [0, 0, 1, 1]) == 0.75
-    with pytest.raises(ValueError, match="same length"):
-        same_partition_fraction([0, 1], [0, 1, 1])
+def test_same_partition_fraction_is_labels_agreement_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="dmi_lib.labels.agreement"):
+        assert mechanism_plots.same_partition_fraction([0, 1, 2, 2], [1, 2, 0, 0]) == 1.0
+    with pytest.warns(DeprecationWarning):
+        assert mechanism_plots.same_partition_fraction([0, 0, 0, 1], [0, 0, 1, 1]) == 0.75
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="different lengths"):
+        mechanism_plots.same_partition_fraction([0, 1], [0, 1, 1])
+
+
+def test_moved_experiments_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.experiments.strategy_mix_sweep"):
+        assert mechanism_plots.strategy_mix_sweep is strategy_mix_sweep
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.experiments.crowd_scenario"):
+        assert plotting.crowd_scenario is crowd_scenario
+    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.two_worlds.two_world_points"):
+        assert plotting.single_task_plots.two_world_points is two_world_points
 
 
 # --------------------------------------------------------------------------- #
 # Figure 6 and 7
 # --------------------------------------------------------------------------- #
-def test_plot_knowledge_extraction(crowd):
+def test_plot_knowledge_extraction(crowd, suptitle):
     rep, res = crowd
     fig = plot_knowledge_extraction(rep, res, agents_shown=(0, 1))
-    titles = _titles(fig)
+    titles = _titles(fig, suptitle)
     assert any(t.startswith("Figure 6") for t in titles)
     assert "$R_{1}$" in titles and "$R_{2}$" in titles
     simplex = (
@@ -87,10 +105,10 @@ def test_plot_knowledge_extraction(crowd):
         plot_knowledge_extraction(rep, res, agents_shown=())
 
 
-def test_plot_knowledge_extraction_computes_result(crowd):
+def test_plot_knowledge_extraction_computes_result(crowd, suptitle):
     rep, _ = crowd
     fig = plot_knowledge_extraction(rep)
-    assert fig._suptitle.get_text().startswith("Figure 6")
+    assert suptitle(fig).startswith("Figure 6")
 
 
 def test_payment_matrices_match_the_mechanism(crowd):
@@ -110,11 +128,11 @@ def test_payment_matrices_unpaid_agent(crowd):
         payment_matrices(rep, res, 0)
 
 
-def test_plot_payment_calculation(crowd):
+def test_plot_payment_calculation(crowd, suptitle):
     rep, res = crowd
     agent = int(np.flatnonzero(res.payments > 0)[0])
     fig = plot_payment_calculation(rep, res, agent)
-    sup = fig._suptitle.get_text()
+    sup = suptitle(fig)
     assert sup.startswith("Figure 7") and f"= {res.payments[agent]:g}" in sup
     assert len(fig.axes) == 4
     dets = [ax.get_title() for ax in fig.axes if "det =" in ax.get_title()]
@@ -127,7 +145,7 @@ def test_plot_payment_calculation(crowd):
 # --------------------------------------------------------------------------- #
 # Strategy mix and invariance
 # --------------------------------------------------------------------------- #
-def test_strategy_mix_outcome_and_plot():
+def test_strategy_mix_outcome_and_plot(suptitle):
     out = strategy_mix_outcome(
         0.4, 0.2, n_tasks=40, n_agents=600, tasks_per_agent=20, random_state=0
     )
@@ -138,7 +156,7 @@ def test_strategy_mix_outcome_and_plot():
     ax1, ax2 = fig.axes
     assert len(ax1.patches) == 3 and len(ax2.patches) == 3
     assert ax1.get_ylim()[1] > 1
-    assert "40% always one option" in fig._suptitle.get_text()
+    assert "40% always one option" in suptitle(fig)
 
 
 def test_strategy_mix_rejects_bad_shares():
@@ -161,6 +179,17 @@ def test_strategy_invariance_curve_and_plot():
         strategy_invariance_curve([50], shares=(0.5, 0.5, 0.5, 0.0))
 
 
+def test_strategy_invariance_curve_counts_unanswered_tasks_as_disagreeing():
+    # 40 agents x 2 tasks over 60 tasks: about a quarter of the tasks get no answer
+    # (a K-DMI label of -1): no cluster, so they cannot agree
+    curve = strategy_invariance_curve(
+        [40], n_tasks=60, tasks_per_agent=2, n_seeds=5, random_state=0
+    )
+    done = np.isfinite(curve["truthful"])
+    assert done.any()
+    assert np.all(curve["truthful"][done] <= 0.9) and np.all(curve["strategic"][done] <= 0.9)
+
+
 # --------------------------------------------------------------------------- #
 # Figure 8
 # --------------------------------------------------------------------------- #
@@ -171,17 +200,17 @@ def test_sp_dmi_disagreement_on_the_appendix_data():
     assert sorted(out["names"].tolist()) == [0, 1, 2]
 
 
-def test_plot_sp_vs_dmi():
+def test_plot_sp_vs_dmi(dashed_lines, suptitle):
     A = load_paper_data("svsd").A
     fig = plot_sp_vs_dmi(A)
-    assert fig._suptitle.get_text().startswith("Figure 8")
-    assert "9 of 20" in fig._suptitle.get_text()
+    assert suptitle(fig).startswith("Figure 8")
+    assert "9 of 20" in suptitle(fig)
     ax1, ax2 = fig.axes
     assert "surprisingly popular" in ax1.get_title()
     assert "DMI-clustering" in ax2.get_title()
     # 3 partition rays per panel, drawn dashed in black
     for ax in (ax1, ax2):
-        dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+        dashed = dashed_lines(ax)
         assert len(dashed) == 3
     # red circles: one collection with 9 points in each panel
     for ax in (ax1, ax2):
@@ -189,12 +218,12 @@ def test_plot_sp_vs_dmi():
     assert ax1.get_xlim() == (-0.12, 1.12)
 
 
-def test_plot_sp_vs_dmi_zoom_and_validation():
+def test_plot_sp_vs_dmi_zoom_and_validation(suptitle):
     A = load_paper_data("svsd").A
     S = load_paper_data("example2").S
     fig = plot_sp_vs_dmi(A @ S, zoom=True, title="zoomed")
     x0, x1 = fig.axes[0].get_xlim()
-    assert x1 - x0 < 0.5 and fig._suptitle.get_text() == "zoomed"
+    assert x1 - x0 < 0.5 and suptitle(fig) == "zoomed"
     with pytest.raises(ValueError, match="3 options"):
         plot_sp_vs_dmi(np.full((4, 2), 0.5))
     with pytest.raises(ValueError, match="probability vectors"):
@@ -202,8 +231,6 @@ def test_plot_sp_vs_dmi_zoom_and_validation():
 
 
 def test_strategy_mix_sweep_and_plot():
-    from dmi_lib.plotting.mechanism_plots import plot_strategy_mix_sweep, strategy_mix_sweep
-
     kw = dict(n_tasks=30, n_agents=300, tasks_per_agent=15, random_state=0)
     sweep = strategy_mix_sweep([0.0, 0.4], p_perm=0.2, **kw)
     # each share is the single-crowd outcome with the same seed
@@ -220,9 +247,9 @@ def test_strategy_mix_sweep_and_plot():
     assert fig.get_size_inches()[0] <= 7.0
 
 
-def test_plot_sp_vs_dmi_into_given_axes():
+def test_plot_sp_vs_dmi_into_given_axes(suptitle):
     A = load_paper_data("svsd").A
     fig, axes = plt.subplots(1, 2)
     out = plot_sp_vs_dmi(A, axes=axes, title="frame")
     assert out is fig and len(fig.axes) == 2
-    assert fig._suptitle.get_text() == "frame"
+    assert suptitle(fig) == "frame"

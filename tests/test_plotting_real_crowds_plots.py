@@ -72,14 +72,14 @@ def test_gold_curve_panels():
         plot_gold_curve(curve, ["c"])
 
 
-def test_strategic_panels(small):
+def test_strategic_panels(small, suptitle):
     table = strategic_study(
         small, attack="low-effort", shares=(0.0, 0.5), n_reps=1, gold_size=5, random_state=0
     )
     fig = plot_strategic(table)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == ["temp", "Prelec 3"]
-    assert fig._suptitle.get_text() == "Strategic crowds: low-effort"
+    assert suptitle(fig) == "Strategic crowds: low-effort"
     # plurality, SP, DMI (paper), DMI practical, DMI validated
     assert len(axes[0].lines) == 5
     assert axes[0].lines[4].get_color() == METHOD_COLORS["DMI validated"]

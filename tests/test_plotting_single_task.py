@@ -15,10 +15,8 @@ from dmi_lib.plotting.single_task_plots import (
     plot_separation_sweep,
     plot_single_task_partition,
     plot_sp_vs_sts,
-    separation_sweep,
-    single_task_decisions,
-    two_world_points,
 )
+from dmi_lib.studies.two_worlds import separation_sweep, single_task_decisions, two_world_points
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +51,14 @@ def test_single_task_decisions(worlds):
         single_task_decisions(d["points"], d["world"][:-1], d["means"])
 
 
-def test_plot_single_task_partition_methods(worlds):
+def test_plot_single_task_partition_methods(worlds, dashed_lines):
     d, dec = worlds
     for method, n_dashed in (("sp", 3), ("sts", 4)):
         fig = plot_single_task_partition(
             d["points"], d["world"], d["means"], method=method, decisions=dec
         )
         ax = fig.axes[0]
-        dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+        dashed = dashed_lines(ax)
         assert len(dashed) == n_dashed  # SP: 3 rays; STS: 2 half-lines + 2 for e*
         assert "correct" in ax.get_title()
         assert ax.get_xlim() == (-0.12, 1.12)
@@ -74,10 +72,10 @@ def test_plot_single_task_partition_methods(worlds):
         plot_single_task_partition(d["points"], d["world"], d["means"], method="x", decisions=dec)
 
 
-def test_plot_sp_vs_sts(worlds):
+def test_plot_sp_vs_sts(worlds, suptitle):
     d, dec = worlds
     fig = plot_sp_vs_sts(d["points"], d["world"], d["means"], decisions=dec)
-    assert fig._suptitle.get_text().startswith("Figure 9")
+    assert suptitle(fig).startswith("Figure 9")
     ax1, ax2 = fig.axes
     assert "surprisingly popular" in ax1.get_title()
     assert "spectral truth serum" in ax2.get_title() and "e}^*" in ax2.get_title()

@@ -6,40 +6,49 @@ function in ``ipywidgets.interact``.  Functions take an optional ``ax`` and retu
 matplotlib ``Figure``.
 
 Modules: :mod:`._base` (simplex, clusters, partition rays, frame players),
-:mod:`.elicitation` (chapters 1-3, Figure 1), :mod:`.geometry` (chapters 4-6,
-Figures 2-3), :mod:`.kcofactors_plots` (chapters 7-9, Figures 4-5),
-:mod:`.mechanism_plots` (chapters 10-11, Figures 6-8), :mod:`.single_task_plots`
-(chapter 12, Figure 9), :mod:`.real_crowds_plots` (chapter 13), :mod:`.beyond_plots`
-(chapter 14, beyond the paper).
+:mod:`.elicitation` (chapters 1-3, Figure 1), :mod:`.crowd_plots` (chapter 2's
+simulated crowd), :mod:`.geometry` (chapters 4-6, Figures 2-3),
+:mod:`.kcofactors_plots` (chapters 7-9, Figures 4-5), :mod:`.mechanism_plots`
+(chapters 10-11, Figures 6-8), :mod:`.strategy_plots` (chapter 10's strategy
+experiments), :mod:`.single_task_plots` (chapter 12, Figure 9),
+:mod:`.real_crowds_plots` (chapter 13), :mod:`.beyond_plots` (chapter 14, beyond the
+paper).  The simulations behind the figures are in :mod:`dmi_lib.studies`.
 """
 
+from .._deprecation import moved
 from . import (
     _base,
     beyond_plots,
+    crowd_plots,
     elicitation,
     geometry,
     kcofactors_plots,
     mechanism_plots,
     real_crowds_plots,
     single_task_plots,
+    strategy_plots,
 )
 from ._base import *  # noqa: F401,F403
 from .beyond_plots import *  # noqa: F401,F403
+from .crowd_plots import *  # noqa: F401,F403
 from .elicitation import *  # noqa: F401,F403
 from .geometry import *  # noqa: F401,F403
 from .kcofactors_plots import *  # noqa: F401,F403
 from .mechanism_plots import *  # noqa: F401,F403
 from .real_crowds_plots import *  # noqa: F401,F403
 from .single_task_plots import *  # noqa: F401,F403
+from .strategy_plots import *  # noqa: F401,F403
 
 _MODULES = (
     beyond_plots,
+    crowd_plots,
     elicitation,
     geometry,
     kcofactors_plots,
     mechanism_plots,
     real_crowds_plots,
     single_task_plots,
+    strategy_plots,
 )
 __all__ = [
     "CLUSTER_COLORS",
@@ -54,3 +63,29 @@ __all__ = [
     "simplex_xy",
     *(name for module in _MODULES for name in module.__all__),
 ]
+
+#: Experiments that moved to :mod:`dmi_lib.studies` (they simulate what the figures draw).
+__getattr__ = moved(
+    __name__,
+    {
+        **{
+            name: "dmi_lib.studies.experiments"
+            for name in (
+                "AnswersStudy",
+                "CrowdScenario",
+                "answers_per_task_study",
+                "crowd_scenario",
+                "singular_bias",
+                "sp_dmi_disagreement",
+                "strategy_invariance_curve",
+                "strategy_mix_outcome",
+                "strategy_mix_sweep",
+            )
+        },
+        **{
+            name: "dmi_lib.studies.two_worlds"
+            for name in ("separation_sweep", "single_task_decisions", "two_world_points")
+        },
+        "same_partition_fraction": "dmi_lib.plotting.mechanism_plots",
+    },
+)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import matplotlib
+import re
+import sys
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import animation
 
 from .._validation import check_matrix
 
@@ -38,8 +41,6 @@ def book_style() -> None:
     sharp at any zoom and on a 390 px phone screen; dense scatter plots pass
     ``rasterized=True`` to their artists to keep the file small.
     """
-    import sys
-
     # The inline backend's format matters only inside a running IPython kernel.
     ipython = sys.modules.get("IPython")
     if ipython is not None and ipython.get_ipython() is not None:
@@ -178,8 +179,6 @@ def _offline_player_html(html: str, width_px: int) -> str:
     wrap to that width.  Raises ``RuntimeError`` if the result still refers to an
     external server, so a change in matplotlib's template cannot slip through.
     """
-    import re
-
     html = re.sub(r"<link[^>]*font-awesome[^>]*>\s*", "", html)
     html = re.sub(
         r'<i class="(fa [^"]+)"></i>',
@@ -256,8 +255,6 @@ def frame_player(
         characters and no external stylesheet); display it with
         ``IPython.display.HTML`` or glue it into the book.
     """
-    from matplotlib import animation
-
     if n_frames < 1:
         raise ValueError(f"n_frames must be >= 1, got {n_frames}")
     if dpi <= 0:

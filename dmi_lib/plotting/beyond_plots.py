@@ -1,7 +1,7 @@
 """Figures of chapter 14, *Beyond the paper: its future directions*.
 
 Every function is pure: it draws what it is given (a clustering, or the output of a
-study in :mod:`dmi_lib.beyond`) and returns the matplotlib ``Figure``.  Error bars are
+study in :mod:`dmi_lib.studies.beyond`) and returns the matplotlib ``Figure``.  Error bars are
 the mean ± one standard deviation over the seeds of a study.  Nothing drawn here is in
 the paper; see ``book/14_future_directions.ipynb``.
 """
@@ -13,6 +13,7 @@ import numpy as np
 
 from .._validation import check_matrix
 from ..beyond import matched_accuracy
+from ..labels import align_labels
 from ._base import COLUMN_WIDTH, draw_simplex, new_axes, scatter_clusters, simplex_xy
 
 __all__ = [
@@ -46,15 +47,8 @@ def _accuracy_axes(ax, xlabel):
 
 def _wrong_mask(labels, world):
     """Items whose cluster is not their state under the best one-to-one naming."""
-    labels, world = np.asarray(labels), np.asarray(world)
-    k, s = labels.max() + 1, world.max() + 1
-    from scipy.optimize import linear_sum_assignment
-
-    table = np.bincount(labels * s + world, minlength=k * s).reshape(k, s)
-    rows, cols = linear_sum_assignment(table, maximize=True)
-    name = np.full(k, -1)
-    name[rows] = cols
-    return name[labels] != world
+    world = np.asarray(world)
+    return align_labels(labels, world) != world
 
 
 def draw_simplex_clustering(ax, A, labels, world, *, title=None, option_names=("A", "B", "C")):

@@ -12,9 +12,6 @@ optional axes and return the matplotlib ``Figure``.
   the surprisingly popular partition (lines through the prior).
 * :func:`plot_strategy_effect` — a strategy ``S`` as a matrix and as the affine map
   ``a ↦ aS`` of the answer simplex (Example 1.2).
-* :func:`crowd_scenario` / :func:`plot_aggregators` — a simulated crowd with a
-  low-effort share and a "good"-bias; plurality, surprisingly popular and
-  DMI-clustering side by side (the chapter-2 widget).
 * :func:`plot_reduction` — Figure 1: each task's feedback is a point on the answer
   simplex, and clustering the points assigns every task an answer.
 * :func:`plot_mixed_strategies` — the Introduction's footnote: with many random
@@ -23,164 +20,79 @@ optional axes and return the matplotlib ``Figure``.
   (Algorithm 2) in the plane, for the appendix's list of imprecisions.
 * :func:`plot_sp_low_effort` — chapter 1: a low-effort share moves only the
   surprisingly popular ratio of the option it always answers.
-* :func:`singular_bias`, :func:`plot_bias_sweep`, :func:`draw_accuracy_bars` —
-  chapter 2: the "good"-bias ``β* = 1/(1 + √0.006)`` at which the crowd's strategy is
-  singular, and the three aggregators along a sweep of ``β``.
-* :func:`answers_per_task_study` / :func:`plot_answers_per_task` — chapter 2: how
-  often the aggregators get Example 1.2 right as the answers per task grow.
+
+Chapter 2's figures of a simulated crowd (:func:`plot_aggregators`,
+:func:`draw_accuracy_bars`, :func:`plot_bias_sweep`, :func:`plot_answers_per_task`) are
+in :mod:`dmi_lib.plotting.crowd_plots` and importable from here too; the crowds
+themselves are simulated by :mod:`dmi_lib.studies.experiments`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
+from .._deprecation import moved
 from .._validation import check_distribution, check_labels, check_matrix
+from ..aggregation import plurality, surprisingly_popular
+from ..kcofactors import partition_rays_2d
 from ._base import (
     CLUSTER_COLORS,
-    cluster_colors,
     draw_partition_rays,
     draw_simplex,
     new_axes,
     scatter_clusters,
     simplex_xy,
 )
+from ._simplex import (
+    CENTROID,
+    OPTIONS,
+    STATE_MARKERS,
+    VERTICES,
+    WRONG,
+    axes_grid,
+    axes_row,
+    simplex_rays,
+    vertex_rays,
+    zoom,
+)
+from .crowd_plots import (  # chapter 2's figures, importable from here as before
+    draw_accuracy_bars,
+    plot_aggregators,
+    plot_answers_per_task,
+    plot_bias_sweep,
+)
 
 __all__ = [
-    "AnswersStudy",
-    "CrowdScenario",
     "OPTIONS",
-    "answers_per_task_study",
-    "crowd_scenario",
     "draw_accuracy_bars",
+    "plot_aggregators",
     "plot_answers_per_task",
     "plot_bias_sweep",
-    "plot_sp_low_effort",
-    "singular_bias",
-    "plot_aggregators",
     "plot_example_states",
     "plot_intro_feedback",
     "plot_kcofactors_steps",
     "plot_mixed_strategies",
     "plot_reduction",
+    "plot_sp_low_effort",
     "plot_strategy_effect",
 ]
 
-#: The Introduction's three options.
-OPTIONS = ("good", "so so", "bad")
-
-#: Marker of each ground-truth state (colour is used for the *answer*).
-_STATE_MARKERS = ("o", "s", "^", "D", "v", "P")
-
-_VERTICES = np.eye(3)
-_CENTROID = np.full(3, 1.0 / 3.0)
-_WRONG = "#D62728"
-
-
-# --------------------------------------------------------------------------- #
-# Small helpers
-# --------------------------------------------------------------------------- #
-def _axes_row(axes, n: int, figsize, width_ratios=None):
-    """``(fig, list of n axes)``: the given axes, or a new 1×n figure."""
-    if axes is None:
-        fig, axs = plt.subplots(
-            1, n, figsize=figsize, width_ratios=width_ratios, layout="constrained"
+#: Simulations that moved to the studies (they compute what the figures draw).
+__getattr__ = moved(
+    __name__,
+    {
+        name: "dmi_lib.studies.experiments"
+        for name in (
+            "AnswersStudy",
+            "CrowdScenario",
+            "answers_per_task_study",
+            "crowd_scenario",
+            "singular_bias",
         )
-        return fig, list(np.atleast_1d(axs))
-    axs = list(np.atleast_1d(axes))
-    if len(axs) != n:
-        raise ValueError(f"axes must hold {n} matplotlib axes, got {len(axs)}")
-    return axs[0].figure, axs
-
-
-def _axes_grid(axes, n: int, mosaic, figsize, **kw):
-    """``(fig, list of n axes)``: the given axes, or a new figure laid out by ``mosaic``
-    (a grid that keeps a figure within the book's column; panels named "0", "1", …,
-    and an optional "legend" cell returned last)."""
-    if axes is not None:
-        return _axes_row(axes, n, None)
-    fig, named = plt.subplot_mosaic(mosaic, figsize=figsize, layout="constrained", **kw)
-    axs = [named[str(i)] for i in range(n)]
-    if "legend" in named:
-        named["legend"].set_axis_off()
-        axs.append(named["legend"])
-    return fig, axs
-
-
-def _zoom(ax, xy, margin: float = 0.25, min_span: float = 0.08):
-    """Set equal-aspect limits around the 2-D points ``xy`` (with a relative margin)."""
-    lo, hi = xy.min(axis=0), xy.max(axis=0)
-    centre = (lo + hi) / 2
-    half = max(float((hi - lo).max()) * (0.5 + margin), min_span / 2)
-    # Answer distributions never lie below the simplex's bottom edge (y = 0):
-    # shift the window up rather than show empty space there.
-    centre[1] = max(centre[1], half - 0.03)
-    ax.set_xlim(centre[0] - half, centre[0] + half)
-    ax.set_ylim(centre[1] - half, centre[1] + half)
-    ax.set_aspect("equal")
-    for text in ax.texts:  # the simplex's vertex labels lie outside the zoom
-        text.set_clip_on(True)
-    return (centre[0] - half, centre[1] - half, 2 * half)
-
-
-def _simplex_rays(ax, center, directions, **style):
-    """Rays from the 2-D point ``center`` along each row of ``directions``, drawn up
-    to the boundary of the answer simplex's triangle (``center`` inside it).
-
-    Returns the line artists.
-    """
-    tri = simplex_xy(_VERTICES)
-    center = np.asarray(center, dtype=float)
-    kw = dict(color="k", ls="--", lw=1.2)
-    kw.update(style)
-    lines = []
-    for d in np.atleast_2d(directions):
-        d = np.asarray(d, dtype=float)
-        best = np.inf
-        for i in range(3):  # solve center + t d = a + s (b - a), t > 0, 0 <= s <= 1
-            a, b = tri[i], tri[(i + 1) % 3]
-            M = np.column_stack([d, a - b])
-            if abs(np.linalg.det(M)) < 1e-14:
-                continue
-            t, u = np.linalg.solve(M, a - center)
-            if t > 1e-12 and -1e-9 <= u <= 1 + 1e-9:
-                best = min(best, t)
-        if np.isfinite(best):
-            end_pt = center + best * d
-            lines += ax.plot([center[0], end_pt[0]], [center[1], end_pt[1]], **kw)
-    return lines
-
-
-def _vertex_rays(ax, center_dist, **style):
-    """Rays from ``center_dist`` (a distribution) away from each vertex of the simplex.
-
-    For surprisingly popular with prior ``center_dist`` these are the partition
-    lines: on the ray away from vertex ``c`` the two other options have equal ratio
-    ``a_o / prior_o`` (both sides of ``a_o/p_o = a_o'/p_o'`` meet vertex ``c``).
-    """
-    center = simplex_xy(np.atleast_2d(center_dist))[0]
-    _simplex_rays(ax, center, center - simplex_xy(_VERTICES), **style)
-    return center
-
-
-def _legend_states(ax, names, **kw):
-    handles = [
-        Line2D(
-            [],
-            [],
-            ls="",
-            marker=_STATE_MARKERS[i % len(_STATE_MARKERS)],
-            mfc="white",
-            mec="0.2",
-            label=f"truth: {name}",
-        )
-        for i, name in enumerate(names)
-    ]
-    return ax.legend(handles=handles, **kw)
+    },
+)
 
 
 # --------------------------------------------------------------------------- #
@@ -204,8 +116,6 @@ def plot_intro_feedback(feedback, prior, options=OPTIONS, *, ax=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..aggregation import plurality, surprisingly_popular
-
     feedback = check_distribution(feedback, "feedback", ndim=1)
     prior = check_distribution(prior, "prior", ndim=1)
     if feedback.shape != prior.shape or len(options) != feedback.size:
@@ -234,6 +144,35 @@ def plot_intro_feedback(feedback, prior, options=OPTIONS, *, ax=None):
     return fig
 
 
+def _example_legend(n_states, names, sp, options):
+    """Legend entries of :func:`plot_example_states`: state markers, SP's answers, the
+    prior and the two partitions."""
+    handles = [
+        Line2D(
+            [],
+            [],
+            ls="",
+            marker=STATE_MARKERS[s % len(STATE_MARKERS)],
+            mfc="white",
+            mec="0.2",
+            label=f"state “{names[s]}”",
+        )
+        for s in range(n_states)
+    ]
+    handles += [
+        Line2D(
+            [], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"SP answers “{options[c]}”"
+        )
+        for c in sorted(set(sp.tolist()))
+    ]
+    handles += [
+        Line2D([], [], ls="", marker="x", color="k", label="prior"),
+        Line2D([], [], ls="--", color="k", label="SP partition"),
+        Line2D([], [], ls=":", color="0.6", label="plurality partition"),
+    ]
+    return handles
+
+
 def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axes=None):
     """Example 1.1: the states' feedback on the answer simplex, with SP's partition.
 
@@ -257,8 +196,6 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axe
     -------
     matplotlib.figure.Figure
     """
-    from ..aggregation import surprisingly_popular
-
     states = check_distribution(check_matrix(states, "states"), "states", axis=1)
     prior = check_distribution(prior, "prior", ndim=1)
     if states.shape[1] != 3 or prior.size != 3:
@@ -267,26 +204,26 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axe
             f"states {states.shape} and prior {prior.shape}"
         )
     names = list(state_names) if state_names is not None else list(options)
-    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 4.3))
+    fig, (ax0, ax1) = axes_row(axes, 2, (7, 4.3))
     sp = surprisingly_popular(states, prior=prior)
     xy = simplex_xy(states)
     pxy = simplex_xy(prior[None])[0]
     for ax in (ax0, ax1):
         draw_simplex(ax, options)
-        _vertex_rays(ax, _CENTROID, color="0.7", lw=1, ls=":")
-        _vertex_rays(ax, prior, color="k", lw=1.2, ls="--")
+        vertex_rays(ax, CENTROID, color="0.7", lw=1, ls=":")
+        vertex_rays(ax, prior, color="k", lw=1.2, ls="--")
         for s in range(states.shape[0]):
             ax.scatter(
                 *xy[s],
                 s=70,
-                marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
+                marker=STATE_MARKERS[s % len(STATE_MARKERS)],
                 color=CLUSTER_COLORS[sp[s] % len(CLUSTER_COLORS)],
                 edgecolors="k",
                 linewidths=0.6,
                 zorder=3,
             )
         ax.scatter(*pxy, marker="x", s=60, color="k", zorder=3)
-    x0, y0, span = _zoom(ax1, np.vstack([xy, pxy]), margin=0.6)
+    x0, y0, span = zoom(ax1, np.vstack([xy, pxy]), margin=0.6)
     ax0.add_patch(Rectangle((x0, y0), span, span, fill=False, ec="0.3", lw=0.8))
     for s in range(states.shape[0]):
         ax1.annotate(
@@ -299,29 +236,7 @@ def plot_example_states(states, prior, options=OPTIONS, *, state_names=None, axe
     ax1.annotate("prior", pxy, xytext=(-8, 6), textcoords="offset points", fontsize=9, ha="right")
     ax1.set_axis_on()
     ax1.tick_params(labelbottom=False, labelleft=False, length=0)
-    handles = [
-        Line2D(
-            [],
-            [],
-            ls="",
-            marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
-            mfc="white",
-            mec="0.2",
-            label=f"state “{names[s]}”",
-        )
-        for s in range(states.shape[0])
-    ]
-    handles += [
-        Line2D(
-            [], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"SP answers “{options[c]}”"
-        )
-        for c in sorted(set(sp.tolist()))
-    ]
-    handles += [
-        Line2D([], [], ls="", marker="x", color="k", label="prior"),
-        Line2D([], [], ls="--", color="k", label="SP partition"),
-        Line2D([], [], ls=":", color="0.6", label="plurality partition"),
-    ]
+    handles = _example_legend(states.shape[0], names, sp, options)
     fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     ax0.set_title("the answer simplex", fontsize=10)
     ax1.set_title("zoom: the states and the prior", fontsize=10)
@@ -358,7 +273,7 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None, title: s
     S = check_distribution(check_matrix(S, "S"), "S", axis=1)
     if S.shape != (3, 3):
         raise ValueError(f"plot_strategy_effect draws 3-option strategies, got {S.shape}")
-    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.5))
+    fig, (ax0, ax1) = axes_row(axes, 2, (7, 3.5))
     im = ax0.imshow(S, vmin=0, vmax=1, cmap="Blues")
     for i in range(3):
         for j in range(3):
@@ -381,7 +296,7 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None, title: s
     ax1.add_patch(
         Polygon(img, closed=True, fc=CLUSTER_COLORS[1], alpha=0.3, ec=CLUSTER_COLORS[1], lw=1.2)
     )
-    vert = simplex_xy(_VERTICES)
+    vert = simplex_xy(VERTICES)
     for c in range(3):
         ax1.annotate("", img[c], vert[c], arrowprops=dict(arrowstyle="->", color="0.5", lw=0.8))
     if points is not None:
@@ -397,254 +312,6 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None, title: s
         title if title is not None else f"|det S| = {abs(det):.3g} = area(image) / area(simplex)",
         fontsize=11,
     )
-    return fig
-
-
-# --------------------------------------------------------------------------- #
-# The chapter-2 widget: a crowd with low effort and a "good"-bias
-# --------------------------------------------------------------------------- #
-@dataclass
-class CrowdScenario:
-    """A simulated multi-task crowd and three aggregations of it.
-
-    Attributes
-    ----------
-    A : ndarray, shape (n, 3)
-        Answer shares of each task (rows sum to 1).
-    truth : ndarray of int, shape (n,)
-        Ground-truth state of each task (0 good, 1 so so, 2 bad).
-    strategy : ndarray, shape (3, 3)
-        The crowd's average strategy ``S̄`` (the expected shares are ``e_truth S̄``).
-    answers : dict
-        ``"plurality"``, ``"surprisingly popular"``, ``"DMI-clustering"`` → the
-        option each method gives each task.
-    accuracy : dict
-        Same keys → share of tasks answered correctly.
-    gold : dict
-        ``{task: option}``, the few labelled tasks that name DMI's clusters.
-    dmi : DMIAggregation
-        The DMI aggregation (clustering, names).
-    low_effort, good_bias : float
-    """
-
-    A: np.ndarray
-    truth: np.ndarray
-    strategy: np.ndarray
-    answers: dict
-    accuracy: dict
-    gold: dict
-    dmi: object = field(repr=False)
-    low_effort: float = 0.0
-    good_bias: float = 0.0
-
-
-def crowd_scenario(
-    low_effort: float = 0.25,
-    good_bias: float = 1.0,
-    *,
-    n_per_state: int = 15,
-    answers_per_task: int = 2000,
-    tasks_per_agent: int = 9,
-    lazy_strategy=None,
-    random_state=0,
-) -> CrowdScenario:
-    """Simulate a crowd with low-effort and "good"-biased members; aggregate it.
-
-    Tasks: ``n_per_state`` tasks in each of the states good / so so / bad; an honest
-    respondent's signal *is* the state (Example 1.2's one-hot signals).  Agents
-    (``dmi_lib.simulation.simulate_crowd``, random tasks, the paper's Model):
-
-    * a share ``low_effort`` always answer "good"
-      (:func:`dmi_lib.simulation.always`);
-    * the others report through ``(1 − good_bias)·I + good_bias·L``, where the
-      "lazy" strategy ``L`` defaults to Example 1.2's matrix — at ``good_bias = 1``
-      and ``low_effort = 0`` the crowd is exactly Example 1.2 (and its feedback
-      Example 1.1).
-
-    The average strategy is ``S̄ = λ·always(good) + (1 − λ)((1 − β) I + β L)``.
-    Plurality (:func:`dmi_lib.aggregation.plurality`), surprisingly popular with the
-    estimated prior (:func:`dmi_lib.aggregation.surprisingly_popular`) and
-    DMI-clustering with one gold task per state naming the clusters
-    (:func:`dmi_lib.aggregation.dmi_aggregate`) then answer every task.
-
-    Parameters
-    ----------
-    low_effort : float in [0, 1]
-    good_bias : float in [0, 1]
-    n_per_state : int
-    answers_per_task : int
-        About how many answers each task gets (the crowd size is
-        ``3 · n_per_state · answers_per_task / tasks_per_agent``).
-    tasks_per_agent : int
-    lazy_strategy : array_like (3, 3), optional
-        ``L``; default Example 1.2's strategy.
-    random_state : int or Generator
-
-    Returns
-    -------
-    CrowdScenario
-    """
-    from ..aggregation import dmi_aggregate, plurality, surprisingly_popular
-    from ..datasets import load_paper_data
-    from ..simulation import always, simulate_crowd
-
-    for name, v in (("low_effort", low_effort), ("good_bias", good_bias)):
-        if not (np.isscalar(v) and 0.0 <= v <= 1.0):
-            raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
-    L = (
-        load_paper_data("example2").S
-        if lazy_strategy is None
-        else check_distribution(
-            check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1
-        )
-    )
-    rng = np.random.default_rng(random_state)
-    truth = np.repeat(np.arange(3), n_per_state)
-    n = truth.size
-    m = max(1, int(round(n * answers_per_task / tasks_per_agent)))
-    n_low = int(round(low_effort * m))
-    diligent = (1.0 - good_bias) * np.eye(3) + good_bias * np.asarray(L)
-    strategies = np.concatenate(
-        [np.broadcast_to(always(3, 0), (n_low, 3, 3)), np.broadcast_to(diligent, (m - n_low, 3, 3))]
-    )
-    reports = simulate_crowd(
-        np.eye(3)[truth], strategies, tasks_per_agent=tasks_per_agent, random_state=rng
-    )
-    A, answered = reports.answer_matrix()
-    if not answered.all():  # tiny crowds only; every task needs an answer
-        raise ValueError("some task got no answer: raise answers_per_task")
-    gold = {int(np.flatnonzero(truth == s)[0]): s for s in range(3)}
-    agg = dmi_aggregate(A, gold=gold, return_details=True)
-    answers = {
-        "plurality": plurality(A),
-        "surprisingly popular": surprisingly_popular(A),
-        "DMI-clustering": agg.options,
-    }
-    accuracy = {k: float(np.mean(v == truth)) for k, v in answers.items()}
-    return CrowdScenario(
-        A=A,
-        truth=truth,
-        strategy=strategies.mean(axis=0),
-        answers=answers,
-        accuracy=accuracy,
-        gold=gold,
-        dmi=agg,
-        low_effort=float(low_effort),
-        good_bias=float(good_bias),
-    )
-
-
-def plot_aggregators(
-    low_effort: float = 0.25,
-    good_bias: float = 1.0,
-    *,
-    scenario: CrowdScenario | None = None,
-    axes=None,
-    options=OPTIONS,
-    random_state=0,
-    **kwargs,
-):
-    """Plurality, surprisingly popular and DMI-clustering on one simulated crowd.
-
-    Three panels, one per method, show the tasks' answer shares on (a zoom of) the
-    answer simplex: the marker is the task's true state, the colour the method's
-    answer, and a red ring marks a wrong answer.  Dashed lines are each method's
-    partition: plurality's rays from the centre of the simplex, surprisingly
-    popular's from the prior (the mean answer), DMI's from the same mean along the
-    extensions of the segments [cluster mean, mean] (Corollary 2.4).
-
-    Parameters
-    ----------
-    low_effort, good_bias : float in [0, 1]
-        See :func:`crowd_scenario` (ignored when ``scenario`` is given).
-    scenario : CrowdScenario, optional
-        A precomputed scenario.
-    axes : three matplotlib Axes, optional
-    options : sequence of 3 str
-    random_state : int
-    **kwargs
-        Passed to :func:`crowd_scenario`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from ..kcofactors import partition_rays_2d
-
-    sc = (
-        scenario
-        if scenario is not None
-        else crowd_scenario(low_effort, good_bias, random_state=random_state, **kwargs)
-    )
-    if axes is None:
-        fig, axs = _axes_grid(None, 3, [["0", "1"], ["2", "legend"]], (7, 6.6))
-        legend_ax = axs.pop()
-    else:
-        fig, axs = _axes_row(axes, 3, None)
-        legend_ax = None
-    xy = simplex_xy(sc.A)
-    mean = sc.A.mean(axis=0)
-    for ax, (method, ans) in zip(axs, sc.answers.items()):
-        draw_simplex(ax, options, grid=False)
-        _zoom(ax, xy, margin=0.3)
-        if method == "plurality":
-            _vertex_rays(ax, _CENTROID)
-        elif method == "surprisingly popular":
-            _vertex_rays(ax, mean)
-        else:
-            labels = sc.dmi.clustering.labels
-            if np.bincount(labels, minlength=3).min() > 0:
-                centre, dirs = partition_rays_2d(xy, labels)
-                _simplex_rays(ax, centre, dirs)
-        for s in np.unique(sc.truth):
-            sel = sc.truth == s
-            ax.scatter(
-                *xy[sel].T,
-                c=cluster_colors(ans[sel]),
-                s=30,
-                marker=_STATE_MARKERS[s % len(_STATE_MARKERS)],
-                edgecolors="k",
-                linewidths=0.4,
-                zorder=3,
-            )
-        wrong = ans != sc.truth
-        ax.scatter(
-            *xy[wrong].T, s=140, facecolors="none", edgecolors=_WRONG, linewidths=1.2, zorder=4
-        )
-        ax.set_title(f"{method}: {100 * sc.accuracy[method]:.0f}% correct", fontsize=10)
-        ax.set_axis_on()
-        ax.tick_params(labelbottom=False, labelleft=False, length=0)
-    handles = [
-        Line2D([], [], ls="", marker="s", color=CLUSTER_COLORS[c], label=f"answer: {options[c]}")
-        for c in range(3)
-    ]
-    handles += [
-        Line2D(
-            [],
-            [],
-            ls="",
-            marker=_STATE_MARKERS[s],
-            mfc="white",
-            mec="0.2",
-            label=f"truth: {options[s]}",
-        )
-        for s in range(3)
-    ]
-    handles.append(
-        Line2D([], [], ls="", marker="o", mfc="none", mec=_WRONG, ms=10, label="wrong answer")
-    )
-    info = (
-        f"low-effort share λ = {sc.low_effort:.2f}\n“good”-bias β = "
-        f"{sc.good_bias:.2f}\n|det S̄| = {abs(np.linalg.det(sc.strategy)):.2g}\n"
-        "(zooms of the answer simplex)"
-    )
-    if legend_ax is not None:
-        legend_ax.legend(
-            handles=handles, loc="center", fontsize=10, frameon=False, title=info, title_fontsize=10
-        )
-    else:
-        fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=9, frameon=False)
-        fig.suptitle(info.replace("\n", ", "), fontsize=11)
     return fig
 
 
@@ -682,8 +349,6 @@ def plot_reduction(
     -------
     matplotlib.figure.Figure
     """
-    from ..kcofactors import partition_rays_2d
-
     A = check_distribution(check_matrix(A), "A", axis=1)
     if A.shape[1] != 3:
         raise ValueError(f"plot_reduction draws 3-option answers, got shape {A.shape}")
@@ -691,7 +356,7 @@ def plot_reduction(
     names = np.arange(3) if names is None else np.asarray(names, dtype=int)
     if not 0 <= example < A.shape[0]:
         raise ValueError(f"example must be a task index in 0..{A.shape[0] - 1}, got {example}")
-    fig, (ax0, ax1, ax2) = _axes_grid(
+    fig, (ax0, ax1, ax2) = axes_grid(
         axes, 3, [["0", "1"], ["2", "2"]], (7, 7.2), height_ratios=(1, 1.25)
     )
     a = A[example]
@@ -723,7 +388,7 @@ def plot_reduction(
     scatter_clusters(ax2, xy, names[labels], s=22)
     if np.bincount(labels, minlength=3).min() > 0:
         centre, dirs = partition_rays_2d(xy, labels)
-        _simplex_rays(ax2, centre, dirs)
+        simplex_rays(ax2, centre, dirs)
     handles = [
         Line2D([], [], ls="", marker="o", color=CLUSTER_COLORS[c], label=f"answer: {options[c]}")
         for c in sorted(set(names.tolist()))
@@ -773,7 +438,7 @@ def plot_mixed_strategies(
         raise ValueError(
             f"honest {H.shape}, observed {O.shape} and predicted {P.shape} must all be (n, 3)"
         )
-    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.7))
+    fig, (ax0, ax1) = axes_row(axes, 2, (7, 3.7))
     draw_simplex(ax0, options)
     hxy, oxy = simplex_xy(H), simplex_xy(O)
     for a, b in zip(hxy, oxy):
@@ -833,8 +498,6 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..kcofactors import partition_rays_2d
-
     A = check_matrix(A)
     if A.shape[1] != 2:
         raise ValueError(f"plot_kcofactors_steps draws points in the plane, got shape {A.shape}")
@@ -845,7 +508,7 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
         panels.append(("optimum", optimum.labels, optimum.log_score, optimum.D))
     width = min(10.5, 2.7 * len(panels))
     height = 0.95 * width / len(panels) + (0.9 if title else 0.5)
-    fig, axs = _axes_row(axes, len(panels), (width, height))
+    fig, axs = axes_row(axes, len(panels), (width, height))
     pad = 0.15 * float(np.ptp(A, axis=0).max())
     lo, hi = A.min(axis=0) - pad, A.max(axis=0) + pad
     for panel_no, (ax, (i, labels, log_score, D)) in enumerate(zip(axs, panels)):
@@ -875,7 +538,7 @@ def plot_kcofactors_steps(A, steps, *, optimum=None, axes=None, title=None):
             if i != "optimum" and panel_no + 1 < len(steps):
                 moved = steps[panel_no + 1].labels != labels
                 ax.scatter(
-                    *A[moved].T, s=220, facecolors="none", edgecolors=_WRONG, lw=1.4, zorder=5
+                    *A[moved].T, s=220, facecolors="none", edgecolors=WRONG, lw=1.4, zorder=5
                 )
         head = "optimum" if i == "optimum" else f"state {i}"
         if D is None:
@@ -928,7 +591,7 @@ def plot_sp_low_effort(cases, *, option: int = 0, options=OPTIONS, lams=None, ax
     if not 1 <= len(cases) <= 2:
         raise ValueError(f"cases must hold one or two questions, got {len(cases)}")
     lams = np.linspace(0.0, 0.95, 951) if lams is None else np.asarray(lams, float)
-    fig, axs = _axes_row(axes, len(cases), (3.5 * len(cases), 3.4))
+    fig, axs = axes_row(axes, len(cases), (3.5 * len(cases), 3.4))
     for ax, (title, a, a_bar) in zip(axs, cases):
         a = check_distribution(a, "a", ndim=1)
         a_bar = check_distribution(a_bar, "a_bar", ndim=1)
@@ -968,236 +631,4 @@ def plot_sp_low_effort(cases, *, option: int = 0, options=OPTIONS, lams=None, ax
     axs[0].legend(
         loc="best", frameon=False, fontsize=9, title="thick: SP's answer", title_fontsize=9
     )
-    return fig
-
-
-# --------------------------------------------------------------------------- #
-# Chapter 2: sweeping the "good"-bias, and the number of answers per task
-# --------------------------------------------------------------------------- #
-_METHOD_COLORS = {
-    "plurality": "0.55",
-    "surprisingly popular": CLUSTER_COLORS[1],
-    "DMI-clustering": CLUSTER_COLORS[0],
-}
-
-
-def singular_bias(lazy_strategy=None) -> np.ndarray:
-    """The "good"-biases ``β ∈ [0, 1]`` at which ``(1 − β) I + β L`` is singular.
-
-    ``det((1 − β) I + β L) = ∏_j (1 − β + β μ_j)`` over the eigenvalues ``μ_j`` of
-    ``L``, so the strategy is singular at ``β = 1 / (1 − μ_j)`` for every real
-    eigenvalue ``μ_j ≤ 0``.  With a low-effort share ``λ`` on top (the crowd of
-    :func:`crowd_scenario`), ``det S̄ = (1 − λ)^{C−1} det((1 − β) I + β L)`` because
-    ``L`` and ``I`` are row-stochastic, so the singular ``β`` do not depend on ``λ``.
-    For Example 1.2's ``L`` (the default) the eigenvalues are ``1, ±√0.006`` and the
-    only singular bias is ``β* = 1 / (1 + √0.006) ≈ 0.9281`` (chapter 2).
-
-    Parameters
-    ----------
-    lazy_strategy : array_like (C, C), optional
-        ``L``; default Example 1.2's strategy.
-
-    Returns
-    -------
-    ndarray
-        The singular biases in ``[0, 1]``, sorted (empty when there is none).
-    """
-    from ..datasets import load_paper_data
-
-    L = (
-        load_paper_data("example2").S
-        if lazy_strategy is None
-        else check_distribution(
-            check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1
-        )
-    )
-    mu = np.linalg.eigvals(L)
-    real = mu[np.abs(mu.imag) < 1e-12].real
-    return np.sort(1.0 / (1.0 - real[real <= 0]))
-
-
-def draw_accuracy_bars(ax, scenario: CrowdScenario):
-    """One frame of the chapter-2 sweep: each method's share of correct answers.
-
-    Draws on a cleared ``ax`` three bars (plurality, surprisingly popular,
-    DMI-clustering with 3 gold tasks) for one :class:`CrowdScenario`; the title gives
-    ``λ``, ``β`` and ``|det S̄|``.  Used by the frame player of chapter 2.
-    """
-    acc = scenario.accuracy
-    ax.bar(range(3), [100 * v for v in acc.values()], color=[_METHOD_COLORS[k] for k in acc])
-    for i, v in enumerate(acc.values()):
-        ax.text(i, 100 * v + 2, f"{100 * v:.0f}%", ha="center", fontsize=10)
-    ax.set_xticks(range(3), ["plurality", "surprisingly\npopular", "DMI-clustering\n+ 3 gold"])
-    ax.set_ylim(0, 112)
-    ax.axhline(100 / 3, color="k", ls=":", lw=0.8)
-    ax.set_ylabel("tasks answered correctly (%)")
-    ax.set_title(
-        f"λ = {scenario.low_effort:.2f}, β = {scenario.good_bias:.3f}, "
-        f"|det S̄| = {abs(np.linalg.det(scenario.strategy)):.1e}",
-        fontsize=10,
-    )
-    ax.spines[["top", "right"]].set_visible(False)
-    return ax
-
-
-def plot_bias_sweep(betas, accuracy, *, beta_star=None, low_effort=None, ax=None):
-    """Accuracy of the three aggregators against the "good"-bias ``β``.
-
-    Parameters
-    ----------
-    betas : array_like, shape (m,)
-    accuracy : dict
-        Method name → shares of tasks answered correctly, shape (m,) (the
-        ``accuracy`` of :func:`crowd_scenario` along the sweep).
-    beta_star : float, optional
-        The singular bias (:func:`singular_bias`), drawn as a vertical line.
-    low_effort : float, optional
-        For the title.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    betas = np.asarray(betas, dtype=float)
-    fig, ax = new_axes(ax, figsize=(6.4, 3.6))
-    dmi = np.asarray(accuracy["DMI-clustering"])
-    sp = np.asarray(accuracy["surprisingly popular"])
-    below = dmi < sp
-    for j in np.flatnonzero(below):  # shade where DMI-clustering is below SP
-        lo = (betas[j - 1] + betas[j]) / 2 if j > 0 else betas[j]
-        hi = (betas[j] + betas[j + 1]) / 2 if j + 1 < betas.size else betas[j]
-        ax.axvspan(lo, hi, color="#D62728", alpha=0.15, lw=0)
-    for name, acc in accuracy.items():
-        ax.plot(
-            betas,
-            100 * np.asarray(acc),
-            marker="o",
-            ms=3,
-            lw=1.4,
-            color=_METHOD_COLORS.get(name, "k"),
-            label=name + (" + 3 gold" if name == "DMI-clustering" else ""),
-        )
-    if beta_star is not None:
-        ax.axvline(beta_star, color="k", ls="--", lw=1)
-        ax.annotate(
-            f"det S̄ = 0\nβ* ≈ {beta_star:.3f}",
-            (beta_star, 50),
-            xytext=(-8, 0),
-            textcoords="offset points",
-            ha="right",
-            fontsize=9,
-        )
-    ax.set_xlabel("“good”-bias β")
-    ax.set_ylabel("tasks answered correctly (%)")
-    ax.set_ylim(0, 105)
-    if low_effort is not None:
-        ax.set_title(
-            f"low-effort share λ = {low_effort:.2f}; shaded: DMI-clustering below SP", fontsize=10
-        )
-    ax.legend(loc="lower left", frameon=False, fontsize=9)
-    ax.spines[["top", "right"]].set_visible(False)
-    return fig
-
-
-@dataclass
-class AnswersStudy:
-    """How often the aggregators get a crowd right, by answers per task.
-
-    Attributes
-    ----------
-    answers_per_task : ndarray of int, shape (m,)
-        The requested answers per task (:func:`crowd_scenario`'s ``answers_per_task``).
-    accuracy : dict
-        Method → array (m, seeds): share of tasks answered correctly in each run.
-    low_effort, good_bias : float
-    n_per_state : int
-    """
-
-    answers_per_task: np.ndarray
-    accuracy: dict
-    low_effort: float
-    good_bias: float
-    n_per_state: int
-
-    def all_correct(self, method: str) -> np.ndarray:
-        """Share of runs, per answers-per-task value, in which every task is right."""
-        return np.mean(self.accuracy[method] == 1.0, axis=1)
-
-    def mean_accuracy(self, method: str) -> np.ndarray:
-        """Mean share of tasks answered correctly, per answers-per-task value."""
-        return self.accuracy[method].mean(axis=1)
-
-
-def answers_per_task_study(
-    answers_per_task,
-    *,
-    seeds=range(30),
-    low_effort: float = 0.0,
-    good_bias: float = 1.0,
-    n_per_state: int = 10,
-    tasks_per_agent: int = 9,
-) -> AnswersStudy:
-    """Repeat :func:`crowd_scenario` over crowd sizes and seeds.
-
-    At the defaults (``low_effort = 0``, ``good_bias = 1``) every agent reports
-    through Example 1.2's strategy, so the expected feedback of each task is a row of
-    Example 1.1.  For each value of ``answers_per_task`` and each seed, one crowd is
-    simulated and answered by plurality, surprisingly popular and DMI-clustering with
-    one gold task per state (chapter 2).
-
-    Returns
-    -------
-    AnswersStudy
-    """
-    ns = np.asarray(answers_per_task, dtype=int)
-    seeds = list(seeds)
-    if ns.ndim != 1 or ns.size == 0 or (ns < 1).any():
-        raise ValueError(f"answers_per_task must be positive integers, got {ns!r}")
-    if not seeds:
-        raise ValueError("seeds must not be empty")
-    acc = {m: np.empty((ns.size, len(seeds))) for m in _METHOD_COLORS}
-    for i, n in enumerate(ns):
-        for j, seed in enumerate(seeds):
-            sc = crowd_scenario(
-                low_effort,
-                good_bias,
-                n_per_state=n_per_state,
-                answers_per_task=int(n),
-                tasks_per_agent=tasks_per_agent,
-                random_state=seed,
-            )
-            for m in acc:
-                acc[m][i, j] = sc.accuracy[m]
-    return AnswersStudy(ns, acc, float(low_effort), float(good_bias), int(n_per_state))
-
-
-def plot_answers_per_task(study: AnswersStudy, *, mark=None, axes=None):
-    """Two panels against the number of answers per task (log scale).
-
-    Left: mean share of tasks answered correctly by each method.  Right: share of
-    runs in which the method answers *every* task correctly.  ``mark`` draws a
-    vertical line (e.g. at 200 answers per task).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    fig, (ax0, ax1) = _axes_row(axes, 2, (7, 3.3))
-    n = study.answers_per_task
-    for m in ("DMI-clustering", "surprisingly popular"):
-        label = m + (" + 3 gold" if m == "DMI-clustering" else "")
-        ax0.plot(
-            n, 100 * study.mean_accuracy(m), marker="o", ms=3, color=_METHOD_COLORS[m], label=label
-        )
-        ax1.plot(n, 100 * study.all_correct(m), marker="o", ms=3, color=_METHOD_COLORS[m])
-    for ax, ylabel in ((ax0, "mean tasks correct (%)"), (ax1, "runs with every task right (%)")):
-        ax.set_xscale("log")
-        ax.set_xlabel("answers per task")
-        ax.set_ylabel(ylabel)
-        ax.set_ylim(0, 105)
-        if mark is not None:
-            ax.axvline(mark, color="k", ls=":", lw=1)
-        ax.spines[["top", "right"]].set_visible(False)
-    ax0.legend(loc="lower right", frameon=False, fontsize=9)
     return fig

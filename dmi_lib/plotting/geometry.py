@@ -14,11 +14,16 @@ affine-invariant, linearly partitioned).
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.lines import Line2D
 
-from .._validation import check_labels, check_matrix
+from .._validation import check_labels, check_matrix, check_random_state
+from ..datasets import load_paper_data
 from ..core import _solve, assign, cluster_sums, dmi_cluster, dmi_score, prepare
 from ..kcofactors import cone_labels_2d, partition_rays_2d
+from ..labels import align_labels  # re-exported: figures rename clusters to keep colours
 from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
@@ -122,35 +127,6 @@ def _stars(ax, means, *, s=260, zorder=7):
         linewidths=0.9,
         zorder=zorder,
     )
-
-
-def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
-    """Relabel ``labels`` by the permutation of cluster names that agrees most with
-    ``reference`` (so that colours stay put when a widget changes the data).
-
-    Examples
-    --------
-    >>> align_labels([1, 1, 0, 2], [0, 0, 2, 1]).tolist()
-    [0, 0, 2, 1]
-    """
-    from itertools import permutations
-
-    labels = np.asarray(labels, dtype=np.intp)
-    reference = np.asarray(reference, dtype=np.intp)
-    if labels.shape != reference.shape:
-        raise ValueError(
-            f"labels and reference differ in shape: {labels.shape} vs {reference.shape}"
-        )
-    k = int(max(labels.max(), reference.max())) + 1 if k is None else k
-    if k > 6:
-        raise ValueError(f"align_labels tries all k! permutations; k = {k} is too many")
-    best, best_agree = labels, -1
-    for perm in permutations(range(k)):
-        relabelled = np.asarray(perm)[labels]
-        agree = int((relabelled == reference).sum())
-        if agree > best_agree:
-            best, best_agree = relabelled, agree
-    return best
 
 
 def _rays_ok(A, labels) -> bool:
@@ -327,8 +303,6 @@ def figure2(A, current, *, labels=None, figsize=(7, 3.9)):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
     A = _points_2d(A)
     if labels is None:
         labels = dmi_cluster(A).labels
@@ -427,6 +401,40 @@ def _is_invertible(T) -> bool:
     return bool(s[-1] > 1e-9 * max(s[0], 1e-300))
 
 
+def _draw_original(ax, A, B, labels):
+    """``A`` as hollow markers coloured by its clustering, grey arrows to ``B``."""
+    for p, q in zip(A, B):
+        if np.linalg.norm(q - p) > 0:
+            ax.annotate(
+                "",
+                xy=q,
+                xytext=p,
+                zorder=1,
+                arrowprops=dict(arrowstyle="->", color="0.7", lw=0.8),
+            )
+    colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in labels]
+    ax.scatter(
+        A[:, 0],
+        A[:, 1],
+        s=55,
+        facecolors="none",
+        edgecolors=colors,
+        linewidths=1.5,
+        zorder=3,
+        label="$A$",
+    )
+
+
+def _affine_legend():
+    """Legend entries of :func:`plot_affine` (fresh artists for every figure)."""
+    return [
+        Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
+        Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
+        Line2D([], [], ls="--", color="0.6", label="partition of $A$"),
+        Line2D([], [], ls="--", color="black", label="partition of $AT+b$"),
+    ]
+
+
 def plot_affine(
     A, T, b, ax=None, *, show_original: bool = True, lims=None, title: str | None = None
 ):
@@ -467,26 +475,7 @@ def plot_affine(
     fig, ax = new_axes(ax)
     res_A = dmi_cluster(A)
     if show_original:
-        for p, q in zip(A, B):
-            if np.linalg.norm(q - p) > 0:
-                ax.annotate(
-                    "",
-                    xy=q,
-                    xytext=p,
-                    zorder=1,
-                    arrowprops=dict(arrowstyle="->", color="0.7", lw=0.8),
-                )
-        colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in res_A.labels]
-        ax.scatter(
-            A[:, 0],
-            A[:, 1],
-            s=55,
-            facecolors="none",
-            edgecolors=colors,
-            linewidths=1.5,
-            zorder=3,
-            label="$A$",
-        )
+        _draw_original(ax, A, B, res_A.labels)
     length = 10 * float(max(np.ptp(A, axis=0).max(), np.ptp(B, axis=0).max()))
     if lims is None:
         if show_original:
@@ -515,15 +504,7 @@ def plot_affine(
         draw_partition_rays(ax, mB, dB, length=length, color="black", lw=1.2, zorder=2)
     scatter_clusters(ax, B, labels_B, s=45, zorder=4, label="$AT+b$")
     if show_original:
-        from matplotlib.lines import Line2D
-
-        handles = [
-            Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="$A$"),
-            Line2D([], [], ls="", marker="o", color="0.3", label="$AT+b$"),
-            Line2D([], [], ls="--", color="0.6", label="partition of $A$"),
-            Line2D([], [], ls="--", color="black", label="partition of $AT+b$"),
-        ]
-        ax.legend(handles=handles, loc="best", fontsize=7, framealpha=0.9)
+        ax.legend(handles=_affine_legend(), loc="best", fontsize=7, framealpha=0.9)
     if title is None:
         title = (
             f"affine-invariant: det T = {detT:.3g}\n"
@@ -594,8 +575,6 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160, title: st
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.colors import ListedColormap
-
     A = _points_2d(A)
     problem = prepare(A)
     if problem.k != 3:
@@ -662,11 +641,6 @@ def plot_properties(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    from .._validation import check_random_state
-    from ..datasets import load_paper_data
-
     if A_affine is None or T is None or b is None:
         d = load_paper_data("affine")
         A_affine = d.A if A_affine is None else A_affine

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._validation import check_labels, check_matrix
 from ..core import cluster_sums, prepare
+from ..kcofactors import k_cofactors_history
 from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
 
 __all__ = [
@@ -340,6 +341,27 @@ def plot_kcofactors_run(
 # --------------------------------------------------------------------------- #
 # Figure 4: partition -> assignment -> update
 # --------------------------------------------------------------------------- #
+def _update_panel(ax, A, new, mean, dirs, length):
+    """Figure 4, right (update step): the old partition faded, the new clusters' means
+    and, when it exists, the new partition ``D' = (C'ᵀÃ)⁻¹``."""
+    _frame(ax, A)
+    scatter_clusters(ax, A, new, s=34, zorder=3)
+    draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.2, alpha=0.35, zorder=1)
+    mean2, means2, dirs2 = _cluster_geometry(A, new)
+    if dirs2 is not None:
+        draw_partition_rays(ax, mean2, dirs2, length=length, color="k", lw=1.4, zorder=1)
+        _draw_means(ax, mean2, means2)
+        ax.set_title(
+            r"update: $D := (C^\top\tilde{A})^{-1}$"
+            "\n(rays extend "
+            r"$[\bar a_c, \bar a]$)",
+            fontsize=10,
+        )
+    else:
+        _draw_means(ax, mean2, means2, segments=False)
+        ax.set_title("update: D does not exist (empty cluster)", fontsize=10)
+
+
 def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     """Figure 4: the repeated steps of k-cofactors on 2-D points, in three panels.
 
@@ -362,8 +384,6 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..kcofactors import k_cofactors_history
-
     A = _planar(A)
     labels = _state_labels(labels, A.shape[0])
     mean, means, dirs = _cluster_geometry(A, labels)
@@ -413,24 +433,7 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
         f"\n({moved.size} points change cluster)",
         fontsize=10,
     )
-    # Right: update step.
-    ax = axes[2]
-    _frame(ax, A)
-    scatter_clusters(ax, A, new, s=34, zorder=3)
-    draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.2, alpha=0.35, zorder=1)
-    mean2, means2, dirs2 = _cluster_geometry(A, new)
-    if dirs2 is not None:
-        draw_partition_rays(ax, mean2, dirs2, length=length, color="k", lw=1.4, zorder=1)
-        _draw_means(ax, mean2, means2)
-        ax.set_title(
-            r"update: $D := (C^\top\tilde{A})^{-1}$"
-            "\n(rays extend "
-            r"$[\bar a_c, \bar a]$)",
-            fontsize=10,
-        )
-    else:
-        _draw_means(ax, mean2, means2, segments=False)
-        ax.set_title("update: D does not exist (empty cluster)", fontsize=10)
+    _update_panel(axes[2], A, new, mean, dirs, length)
     if suptitle:
         fig.suptitle(suptitle, fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.94) if suptitle else (0, 0, 1, 1))

@@ -1,40 +1,43 @@
-"""Figures of the multi-task mechanism: Figures 6, 7 and 8 and the strategy experiments.
+"""Figures of the multi-task mechanism: Figures 6, 7 and 8.
 
-Every function here is pure: it reads its arguments (and, where a crowd is simulated,
-a ``random_state``), computes what it shows with :mod:`dmi_lib`, draws and returns the
-matplotlib ``Figure``.  The chapters *The K-DMI mechanism*
-(``book/10_kdmi_mechanism``) and *DMI-clustering vs surprisingly popular*
-(``book/11_dmi_vs_sp``) render them and wrap some of them in widgets.
+Every function here is pure: it reads its arguments, draws and returns the matplotlib
+``Figure``.  The chapters *The K-DMI mechanism* (``book/10_kdmi_mechanism``) and
+*DMI-clustering vs surprisingly popular* (``book/11_dmi_vs_sp``) render them and wrap
+some of them in widgets.
 
 Figure numbers are the compiled paper's: Figure 6 is the knowledge extraction of the
 K-DMI mechanism (Algorithm 4, lines 1-3), Figure 7 its payment calculation, Figure 8
 surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
 
-Besides the figures, a few functions compute what the figures show so that a chapter
-can assert on the same numbers: :func:`payment_matrices` (the two count matrices of
-one agent's payment), :func:`strategy_mix_outcome` (accuracy and payments of a mixed
-crowd), :func:`strategy_invariance_curve` (agreement with the truthful clustering as
-the crowd grows) and :func:`sp_dmi_disagreement`.
+Besides the figures, :func:`payment_matrices` reads the two count matrices of one
+agent's payment off the mechanism's output, so that a chapter can assert on the numbers
+Figure 7 shows.  Figure 8's answers come from
+:func:`~dmi_lib.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
+figures are in :mod:`dmi_lib.plotting.strategy_plots` (importable from here too).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
-from .._validation import check_matrix, check_random_state
-from ..aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
-from ..core import assign, dmi_cluster
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import to_rgb
+from matplotlib.patches import Rectangle
+
+from .._deprecation import moved
+from .._validation import check_matrix
+from ..core import assign
+from ..labels import agreement
 from ..kdmi import KDMIResult, kdmi_mechanism
-from ..simulation import (
-    Reports,
-    always,
-    check_strategies,
-    permutation_strategy,
-    random_states,
-    simulate_crowd,
-    truthful,
-)
+from ..simulation import Reports
+from ..studies.experiments import sp_dmi_disagreement
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
+from .strategy_plots import (  # chapter 10's strategy figures, importable from here as before
+    plot_strategy_invariance,
+    plot_strategy_mix,
+    plot_strategy_mix_sweep,
+)
 
 __all__ = [
     "payment_matrices",
@@ -44,37 +47,31 @@ __all__ = [
     "plot_strategy_invariance",
     "plot_strategy_mix",
     "plot_strategy_mix_sweep",
-    "same_partition_fraction",
     "simplex_ray_segments",
-    "sp_dmi_disagreement",
-    "strategy_invariance_curve",
-    "strategy_mix_outcome",
-    "strategy_mix_sweep",
 ]
+
+#: Experiments that moved to the studies (they simulate what the figures draw).
+__getattr__ = moved(
+    __name__,
+    {
+        name: "dmi_lib.studies.experiments"
+        for name in (
+            "STRATEGY_TYPES",
+            "sp_dmi_disagreement",
+            "strategy_invariance_curve",
+            "strategy_mix_outcome",
+            "strategy_mix_sweep",
+        )
+    },
+)
 
 #: Colour that marks disagreements / errors (the paper's red circles).
 MARK_COLOR = "#D62728"
-
-#: Names and colours of the strategy types of :func:`strategy_mix_outcome`.
-STRATEGY_TYPES = ("truthful", "always", "permutation")
-_TYPE_COLORS = ("#009E73", "#999999", "#CC79A7")
 
 
 # --------------------------------------------------------------------------- #
 # Helpers
 # --------------------------------------------------------------------------- #
-def _distributions(A, name: str = "A") -> np.ndarray:
-    A = check_matrix(A, name)
-    if A.shape[1] != 3:
-        raise ValueError(
-            f"{name} must hold distributions over 3 options (n x 3) to be "
-            f"drawn on the simplex, got shape {A.shape}"
-        )
-    if np.any(A < -1e-9) or not np.allclose(A.sum(axis=1), 1.0, atol=1e-6):
-        raise ValueError(
-            f"the rows of {name} must be probability vectors (non-negative, summing to 1)"
-        )
-    return A
 
 
 def simplex_ray_segments(center, directions) -> np.ndarray:
@@ -164,35 +161,99 @@ def _check_result(reports, result):
 def same_partition_fraction(a, b) -> float:
     """Largest fraction of items on which two labelings agree after renaming clusters.
 
-    The clusters of ``b`` are matched to those of ``a`` by an optimal assignment
-    (:func:`scipy.optimize.linear_sum_assignment`), so the value is 1 exactly when the
-    two labelings are the same partition.
+    .. deprecated::
+        Use :func:`dmi_lib.labels.agreement`, which this calls; the name will be removed
+        in the next release.
 
     Examples
     --------
-    >>> same_partition_fraction([0, 0, 1, 2], [2, 2, 0, 1])
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     same_partition_fraction([0, 0, 1, 2], [2, 2, 0, 1])
     1.0
-    >>> same_partition_fraction([0, 0, 1, 1], [0, 1, 1, 1])
-    0.75
     """
-    from scipy.optimize import linear_sum_assignment
-
-    a = np.asarray(a, dtype=np.intp)
-    b = np.asarray(b, dtype=np.intp)
-    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
-        raise ValueError(
-            f"a and b must be non-empty 1-D labelings of the same length, "
-            f"got shapes {a.shape} and {b.shape}"
-        )
-    M = np.zeros((a.max() + 1, b.max() + 1))
-    np.add.at(M, (a, b), 1.0)
-    r, c = linear_sum_assignment(M, maximize=True)
-    return float(M[r, c].sum() / a.size)
+    warnings.warn(
+        f"{__name__}.same_partition_fraction moved to dmi_lib.labels.agreement; the old "
+        "name will be removed in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return agreement(a, b)
 
 
 # --------------------------------------------------------------------------- #
 # Figure 6: knowledge extraction
 # --------------------------------------------------------------------------- #
+def _report_panels(fig, gs, reports, shown, answered, option_names):
+    """Figure 6, left: the report matrices ``Rᵢ`` of the agents shown, then "sum"."""
+    ticks = np.arange(3)
+    n = int(answered.sum())
+    for j, a in enumerate(shown):
+        ax = fig.add_subplot(gs[0, j])
+        R = reports.report_matrix(a)[answered]
+        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto", interpolation="nearest")
+        ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
+        ax.set_xticks(ticks, option_names, fontsize=10)
+        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=10)
+        if j == 0:
+            ax.set_ylabel("task", fontsize=10)
+    ax = fig.add_subplot(gs[0, len(shown)])
+    ax.set_axis_off()
+    ax.text(
+        0.5,
+        0.5,
+        "+ ⋯\n\nsum,\nnormalise\nrows\n→",
+        ha="center",
+        va="center",
+        fontsize=10,
+        transform=ax.transAxes,
+    )
+
+
+def _answer_matrix_panels(fig, gs, start, A, labels, option_names):
+    """Figure 6, middle: the answer matrix ``A`` as a heat map and the strip ``C*``."""
+    axA = fig.add_subplot(gs[0, start + 1])
+    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    axA.set_title("$\\mathbf{A}$", fontsize=10)
+    axA.set_xticks(np.arange(3), option_names, fontsize=10)
+    axA.set_yticks([])
+    axS = fig.add_subplot(gs[0, start + 2])
+    strip = np.array([[to_rgb(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])] for c in labels])
+    axS.imshow(strip, aspect="auto", interpolation="nearest")
+    axS.set_xticks([])
+    axS.set_yticks([])
+    axS.set_title("$\\mathbf{C}^*$", fontsize=10)
+    cb = fig.colorbar(im, ax=[axA, axS], location="bottom", fraction=0.04, pad=0.09)
+    cb.ax.tick_params(labelsize=7)
+
+
+def _extracted_clusters(ax, A, labels, k, option_names):
+    """Figure 6, right: the rows of ``A`` on the simplex by cluster, the partition
+    lines of ``D*`` from the mean, the cluster means; returns the cluster sizes."""
+    draw_simplex(ax, option_names)
+    xy = simplex_xy(A)
+    mean = A.mean(axis=0)
+    sizes = np.bincount(labels, minlength=k)
+    means = np.stack([A[labels == c].mean(axis=0) for c in range(k)])
+    _draw_segments(ax, simplex_ray_segments(mean, mean - means))
+    scatter_clusters(ax, xy, labels, zorder=3)
+    mxy = simplex_xy(means)
+    ax.scatter(
+        mxy[:, 0],
+        mxy[:, 1],
+        marker="*",
+        s=240,
+        c=CLUSTER_COLORS[:k],
+        edgecolors="black",
+        linewidths=0.9,
+        zorder=6,
+    )
+    cxy = simplex_xy(mean[None, :])[0]
+    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
+    return sizes
+
+
 def plot_knowledge_extraction(
     reports, result=None, *, agents_shown=(0, 1, 2), option_names=("A", "B", "C"), figsize=(7, 5.2)
 ):
@@ -212,7 +273,7 @@ def plot_knowledge_extraction(
     reports : Reports
         A crowd's answers with ``C = 3`` options.
     result : KDMIResult, optional
-        Output of :func:`dmi_lib.mechanisms.kdmi_mechanism` on ``reports``; computed
+        Output of :func:`dmi_lib.kdmi.kdmi_mechanism` on ``reports``; computed
         (without payments) when omitted.
     agents_shown : sequence of int
         The agents whose ``Rᵢ`` are drawn (at most 4).
@@ -223,9 +284,6 @@ def plot_knowledge_extraction(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import to_rgb
-
     result = _check_result(reports, result)
     shown = [int(a) for a in agents_shown]
     if not 1 <= len(shown) <= 4:
@@ -251,62 +309,10 @@ def plot_knowledge_extraction(
         top=0.86,
         bottom=0.08,
     )
-    ticks = np.arange(3)
-    for j, a in enumerate(shown):
-        ax = fig.add_subplot(gs[0, j])
-        R = reports.report_matrix(a)[answered]
-        ax.imshow(R, cmap="Greys", vmin=0, vmax=1.6, aspect="auto", interpolation="nearest")
-        ax.set_title(f"$R_{{{a + 1}}}$", fontsize=10)
-        ax.set_xticks(ticks, option_names, fontsize=10)
-        ax.set_yticks([] if j else [0, n - 1], [] if j else ["1", str(n)], fontsize=10)
-        if j == 0:
-            ax.set_ylabel("task", fontsize=10)
-    ax = fig.add_subplot(gs[0, len(shown)])
-    ax.set_axis_off()
-    ax.text(
-        0.5,
-        0.5,
-        "+ ⋯\n\nsum,\nnormalise\nrows\n→",
-        ha="center",
-        va="center",
-        fontsize=10,
-        transform=ax.transAxes,
-    )
-    axA = fig.add_subplot(gs[0, len(shown) + 1])
-    im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
-    axA.set_title("$\\mathbf{A}$", fontsize=10)
-    axA.set_xticks(ticks, option_names, fontsize=10)
-    axA.set_yticks([])
-    axS = fig.add_subplot(gs[0, len(shown) + 2])
-    strip = np.array([[to_rgb(CLUSTER_COLORS[c % len(CLUSTER_COLORS)])] for c in labels])
-    axS.imshow(strip, aspect="auto", interpolation="nearest")
-    axS.set_xticks([])
-    axS.set_yticks([])
-    axS.set_title("$\\mathbf{C}^*$", fontsize=10)
-    cb = fig.colorbar(im, ax=[axA, axS], location="bottom", fraction=0.04, pad=0.09)
-    cb.ax.tick_params(labelsize=7)
-
+    _report_panels(fig, gs, reports, shown, answered, option_names)
+    _answer_matrix_panels(fig, gs, len(shown), A, labels, option_names)
     ax = fig.add_subplot(gs[0, len(shown) + 3])
-    draw_simplex(ax, option_names)
-    xy = simplex_xy(A)
-    mean = A.mean(axis=0)
-    sizes = np.bincount(labels, minlength=k)
-    means = np.stack([A[labels == c].mean(axis=0) for c in range(k)])
-    _draw_segments(ax, simplex_ray_segments(mean, mean - means))
-    scatter_clusters(ax, xy, labels, zorder=3)
-    mxy = simplex_xy(means)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=240,
-        c=CLUSTER_COLORS[:k],
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
-    cxy = simplex_xy(mean[None, :])[0]
-    ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
+    sizes = _extracted_clusters(ax, A, labels, k, option_names)
     v = np.exp(result.log_v)
     ax.set_title(
         f"$\\mathbf{{C}}^*$ = DMI-C($\\mathbf{{A}}$): {n} tasks, cluster sizes "
@@ -336,7 +342,7 @@ def payment_matrices(reports, result, agent: int) -> dict:
     ----------
     reports : Reports
     result : KDMIResult
-        :func:`dmi_lib.mechanisms.kdmi_mechanism` on ``reports``, with ``agent`` paid.
+        :func:`dmi_lib.kdmi.kdmi_mechanism` on ``reports``, with ``agent`` paid.
     agent : int
 
     Returns
@@ -408,62 +414,10 @@ def _count_matrix(ax, M, det, title, option_names):
         side.set_linewidth(2.5)
 
 
-def plot_payment_calculation(
-    reports, result, agent: int, *, option_names=("A", "B", "C"), figsize=(7, 7.2)
-):
-    """Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
-
-    Left: the partition ``D*_{-i}`` learned by DMI-clustering the tasks agent ``i``
-    did **not** do (``T₋ᵢ``, small points coloured by their cluster; black dashed
-    partition lines), and her own tasks ``Tᵢ`` (diamonds, placed at the *other*
-    agents' answer shares ``A_{-i}``) clustered by it: ``C*ᵢ = idxmax(A_{Tᵢ,L}D*_{-i})``,
-    the answers of a *virtual peer*.  Middle: her tasks split into two halves ``T₁``,
-    ``T₂`` — for each task the virtual peer's cluster (top) and her answer (bottom).
-    Right: the two count matrices ``C*₁ᵀR¹ᵢ`` and ``C*₂ᵀR²ᵢ`` (green frames, the
-    paper's green rectangles); she is paid the product of their determinants.
-
-    Parameters
-    ----------
-    reports : Reports
-        ``C = 3`` options.
-    result : KDMIResult
-        :func:`dmi_lib.mechanisms.kdmi_mechanism` on ``reports``, with ``agent`` paid.
-    agent : int
-    option_names : sequence of 3 str
-    figsize : tuple
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
-
-    result = _check_result(reports, result)
-    pm = payment_matrices(reports, result, agent)
-    A, answered = reports.answer_matrix()
-    mine = np.zeros(reports.n_tasks, dtype=bool)
-    mine[reports.worker_tasks(agent)] = True
-    rest = answered & ~mine
-    A_rest = A[rest]
-    lab_rest = assign(A_rest, pm["D"], pm["columns"])
-
-    fig = plt.figure(figsize=figsize)
-    gs = fig.add_gridspec(
-        3,
-        2,
-        width_ratios=[1.7, 1],
-        height_ratios=[1, 1, 0.9],
-        wspace=0.15,
-        hspace=0.55,
-        left=0.04,
-        right=0.97,
-        top=0.9,
-        bottom=0.03,
-    )
-    ax = fig.add_subplot(gs[:2, 0])
+def _peer_partition_panel(ax, A_rest, lab_rest, pm, k, option_names):
+    """Figure 7, left: ``D*_{-i}`` learned from the tasks she did not do, and her tasks
+    at the others' answers, coloured by the virtual peer's cluster."""
     draw_simplex(ax, option_names)
-    k = result.k
     sizes = np.bincount(lab_rest, minlength=k)
     if sizes.min() > 0:
         mean = A_rest.mean(axis=0)
@@ -487,12 +441,15 @@ def plot_payment_calculation(
     )
     ax.set_title(
         f"partition $\\mathbf{{D}}^*_{{-i}}$ learned from the "
-        f"{int(rest.sum())} tasks $T_{{-i}}$ she did not do;\n"
+        f"{len(lab_rest)} tasks $T_{{-i}}$ she did not do;\n"
         f"diamonds: her {pm['tasks'].size} tasks $T_i$ at the others' answers",
         fontsize=10,
     )
 
-    axs = fig.add_subplot(gs[2, :])
+
+def _halves_panel(axs, pm, option_names):
+    """Figure 7, bottom: her tasks in two halves, the virtual peer's cluster above her
+    answer."""
     order = np.lexsort((pm["tasks"], pm["part"]))
     T = order.size
     for x, j in enumerate(order):
@@ -533,6 +490,60 @@ def plot_payment_calculation(
     axs.set_axis_off()
     axs.set_title("her tasks $T_i$, split into two disjoint halves", fontsize=10)
 
+
+def plot_payment_calculation(
+    reports, result, agent: int, *, option_names=("A", "B", "C"), figsize=(7, 7.2)
+):
+    """Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
+
+    Left: the partition ``D*_{-i}`` learned by DMI-clustering the tasks agent ``i``
+    did **not** do (``T₋ᵢ``, small points coloured by their cluster; black dashed
+    partition lines), and her own tasks ``Tᵢ`` (diamonds, placed at the *other*
+    agents' answer shares ``A_{-i}``) clustered by it: ``C*ᵢ = idxmax(A_{Tᵢ,L}D*_{-i})``,
+    the answers of a *virtual peer*.  Middle: her tasks split into two halves ``T₁``,
+    ``T₂`` — for each task the virtual peer's cluster (top) and her answer (bottom).
+    Right: the two count matrices ``C*₁ᵀR¹ᵢ`` and ``C*₂ᵀR²ᵢ`` (green frames, the
+    paper's green rectangles); she is paid the product of their determinants.
+
+    Parameters
+    ----------
+    reports : Reports
+        ``C = 3`` options.
+    result : KDMIResult
+        :func:`dmi_lib.kdmi.kdmi_mechanism` on ``reports``, with ``agent`` paid.
+    agent : int
+    option_names : sequence of 3 str
+    figsize : tuple
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    result = _check_result(reports, result)
+    pm = payment_matrices(reports, result, agent)
+    A, answered = reports.answer_matrix()
+    mine = np.zeros(reports.n_tasks, dtype=bool)
+    mine[reports.worker_tasks(agent)] = True
+    rest = answered & ~mine
+    A_rest = A[rest]
+    lab_rest = assign(A_rest, pm["D"], pm["columns"])
+
+    fig = plt.figure(figsize=figsize)
+    gs = fig.add_gridspec(
+        3,
+        2,
+        width_ratios=[1.7, 1],
+        height_ratios=[1, 1, 0.9],
+        wspace=0.15,
+        hspace=0.55,
+        left=0.04,
+        right=0.97,
+        top=0.9,
+        bottom=0.03,
+    )
+    _peer_partition_panel(fig.add_subplot(gs[:2, 0]), A_rest, lab_rest, pm, result.k, option_names)
+    _halves_panel(fig.add_subplot(gs[2, :]), pm, option_names)
+
     ax1 = fig.add_subplot(gs[0, 1])
     _count_matrix(
         ax1, pm["M1"], pm["det1"], "$\\mathbf{C}_1^{*\\top}\\mathbf{R}_i^1$", option_names
@@ -552,385 +563,8 @@ def plot_payment_calculation(
 
 
 # --------------------------------------------------------------------------- #
-# Crowds with a mix of strategies
-# --------------------------------------------------------------------------- #
-def _mix_strategies(p_always, p_perm, m, rng, always_option, perm):
-    for name, p in (("p_always", p_always), ("p_perm", p_perm)):
-        if not (np.isscalar(p) and 0.0 <= p <= 1.0):
-            raise ValueError(f"{name} must lie in [0, 1], got {p!r}")
-    if p_always + p_perm > 1.0 + 1e-12:
-        raise ValueError(f"p_always + p_perm must be at most 1, got {p_always} + {p_perm}")
-    shares = np.array([max(0.0, 1.0 - p_always - p_perm), p_always, p_perm])
-    counts = np.floor(shares * m).astype(int)
-    counts[0] += m - counts.sum()
-    types = rng.permutation(np.repeat(np.arange(3), counts))
-    bank = np.stack([truthful(3), always(3, always_option), permutation_strategy(perm)])
-    return types, bank[types], bank
-
-
-def strategy_mix_outcome(
-    p_always: float,
-    p_perm: float,
-    *,
-    n_tasks: int = 60,
-    n_agents: int = 1500,
-    tasks_per_agent: int = 30,
-    n_gold: int = 5,
-    accuracy: float = 0.7,
-    noise: float = 0.3,
-    always_option: int = 0,
-    perm=(1, 2, 0),
-    random_state=0,
-) -> dict:
-    """Simulate a mixed crowd and score three aggregators and the K-DMI payments.
-
-    ``n_tasks`` tasks with 3 options; each task's ground-truth world ``w`` puts
-    ``accuracy`` on option ``w`` and is blurred by ``noise``
-    (:func:`dmi_lib.simulation.random_states`, ``kind="mixture"``).  A share
-    ``p_always`` of the ``n_agents`` agents always answer ``always_option`` (low
-    effort), a share ``p_perm`` relabel their signal by ``perm``, the rest are
-    truthful.  Each agent does ``tasks_per_agent`` random tasks.
-
-    The answer matrix is aggregated by plurality, surprisingly popular (column means
-    as the prior) and DMI-clustering with clusters named by the first ``n_gold`` tasks'
-    true options (:func:`dmi_lib.aggregation.dmi_aggregate`); accuracy is measured on
-    the other tasks.  The K-DMI mechanism pays every agent.
-
-    Returns
-    -------
-    dict
-        ``accuracy`` (dict plurality / SP / DMI → fraction correct), ``payments``
-        (dict type → (mean, standard error, number of paid agents); NaN for an absent
-        type), ``types`` (each agent's type, 0 truthful, 1 always, 2 permutation),
-        ``kdmi`` (the :class:`~dmi_lib.mechanisms.KDMIResult`), ``S_bar`` (the crowd's
-        average strategy) and ``det_S_bar``.
-    """
-    rng = check_random_state(random_state)
-    if not 0 <= n_gold < n_tasks:
-        raise ValueError(f"n_gold must lie in 0..{n_tasks - 1}, got {n_gold}")
-    states, world = random_states(
-        n_tasks,
-        3,
-        kind="mixture",
-        accuracy=accuracy,
-        noise=noise,
-        random_state=rng,
-        return_worlds=True,
-    )
-    types, S, _ = _mix_strategies(p_always, p_perm, n_agents, rng, always_option, perm)
-    rep = simulate_crowd(states, S, tasks_per_agent=tasks_per_agent, random_state=rng)
-    A, answered = rep.answer_matrix()
-    if not answered.all():
-        raise ValueError("some tasks got no answer: raise n_agents or tasks_per_agent")
-    gold = {t: int(world[t]) for t in range(n_gold)}
-    test = np.arange(n_gold, n_tasks)
-    acc = {
-        "plurality": float(np.mean(plurality(A)[test] == world[test])),
-        "surprisingly popular": float(np.mean(surprisingly_popular(A)[test] == world[test])),
-        "DMI (named by gold)": float(np.mean(dmi_aggregate(A, gold=gold)[test] == world[test])),
-    }
-    res = kdmi_mechanism(rep, random_state=rng)
-    payments = {}
-    for j, name in enumerate(STRATEGY_TYPES):
-        p = res.payments[(types == j) & res.paid]
-        payments[name] = (
-            (float(p.mean()), float(p.std(ddof=1) / np.sqrt(p.size)), int(p.size))
-            if p.size > 1
-            else (np.nan, np.nan, int(p.size))
-        )
-    S_bar = S.mean(axis=0)
-    return dict(
-        accuracy=acc,
-        payments=payments,
-        types=types,
-        kdmi=res,
-        S_bar=S_bar,
-        det_S_bar=float(np.linalg.det(S_bar)),
-        world=world,
-    )
-
-
-def plot_strategy_mix(
-    p_always: float = 0.4, p_perm: float = 0.2, *, outcome=None, figsize=(7, 3.8), **kwargs
-):
-    """Accuracy of three aggregators and K-DMI payments by strategy type, for one crowd.
-
-    Left: the fraction of (non-gold) tasks each aggregator gets right — plurality,
-    surprisingly popular, DMI-clustering named by a few gold tasks.  Right: the mean
-    K-DMI payment of each strategy type with ±1 standard error (truthful, low-effort
-    "always one option", permutation).  See :func:`strategy_mix_outcome` for the crowd.
-
-    Parameters
-    ----------
-    p_always, p_perm : float
-        Shares of low-effort and of permutation agents (the rest are truthful).
-    outcome : dict, optional
-        A precomputed :func:`strategy_mix_outcome` (then ``p_always``, ``p_perm`` and
-        ``kwargs`` are ignored).
-    figsize : tuple
-    **kwargs
-        Passed to :func:`strategy_mix_outcome`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    if outcome is None:
-        outcome = strategy_mix_outcome(p_always, p_perm, **kwargs)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    names = list(outcome["accuracy"])
-    vals = [outcome["accuracy"][k] for k in names]
-    bars = ax1.bar(range(len(names)), vals, color=["0.6", "#56B4E9", "#0072B2"])
-    for b, v in zip(bars, vals):
-        ax1.text(b.get_x() + b.get_width() / 2, v + 0.02, f"{v:.0%}", ha="center", fontsize=10)
-    ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
-    ax1.text(-0.45, 1 / 3 + 0.015, "chance", fontsize=10, ha="left", color="0.4")
-    ax1.set_xticks(range(len(names)), names, fontsize=10)
-    ax1.set_ylim(0, 1.12)
-    ax1.set_ylabel("accuracy on non-gold tasks")
-    ax1.set_title("aggregated answers", fontsize=10)
-    types = list(outcome["payments"])
-    means = [outcome["payments"][t][0] for t in types]
-    ses = [outcome["payments"][t][1] for t in types]
-    counts = [outcome["payments"][t][2] for t in types]
-    x = np.arange(len(types))
-    ax2.bar(x, np.nan_to_num(means), yerr=np.nan_to_num(ses), capsize=4, color=_TYPE_COLORS)
-    ax2.set_xticks(x, [f"{t}\n({c} agents)" for t, c in zip(types, counts)], fontsize=10)
-    ax2.set_ylabel("mean K-DMI payment (± 1 s.e.)")
-    ax2.set_title("payments by strategy type", fontsize=10)
-    share = outcome["types"]
-    fig.suptitle(
-        f"crowd: {np.mean(share == 0):.0%} truthful, {np.mean(share == 1):.0%} "
-        f"always one option, {np.mean(share == 2):.0%} permutation\n"
-        f"(det of the average strategy = {outcome['det_S_bar']:.3f})",
-        fontsize=11,
-    )
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
-    return fig
-
-
-def strategy_mix_sweep(p_always_values, p_perm: float = 0.2, **kwargs) -> dict:
-    """:func:`strategy_mix_outcome` for several shares of low-effort agents.
-
-    Returns ``p_always`` (the shares), ``p_perm``, ``accuracy`` (dict aggregator →
-    array over the shares) and ``payments`` (dict type → array ``(share, 3)`` of
-    mean, standard error, count).  ``kwargs`` go to :func:`strategy_mix_outcome`.
-    """
-    shares = np.asarray(p_always_values, dtype=float)
-    outs = [strategy_mix_outcome(float(p), p_perm, **kwargs) for p in shares]
-    acc = {k: np.array([o["accuracy"][k] for o in outs]) for k in outs[0]["accuracy"]}
-    pay = {t: np.array([o["payments"][t] for o in outs], dtype=float) for t in STRATEGY_TYPES}
-    return dict(p_always=shares, p_perm=float(p_perm), accuracy=acc, payments=pay)
-
-
-def plot_strategy_mix_sweep(sweep: dict, *, figsize=(7, 3.4)):
-    """Small multiples of :func:`plot_strategy_mix` along the share of low-effort agents.
-
-    Left: accuracy of plurality, surprisingly popular and gold-named DMI-clustering.
-    Right: mean K-DMI payment (± 1 s.e.) of truthful, low-effort and permutation
-    agents.  The x-axis is the share of "always one option" agents.
-    """
-    import matplotlib.pyplot as plt
-
-    x = 100 * sweep["p_always"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    for (name, acc), color, marker in zip(
-        sweep["accuracy"].items(), ["0.5", "#56B4E9", "#0072B2"], "osD"
-    ):
-        ax1.plot(x, acc, marker=marker, color=color, label=name)
-    ax1.axhline(1 / 3, color="0.4", ls=":", lw=1)
-    ax1.set_ylim(0, 1.05)
-    ax1.set_xlabel('"always A" agents (%)')
-    ax1.set_ylabel("accuracy")
-    ax1.legend(fontsize=10, loc="lower left", frameon=False)
-    for (name, pay), color in zip(sweep["payments"].items(), _TYPE_COLORS):
-        ax2.errorbar(x, pay[:, 0], yerr=pay[:, 1], marker="o", capsize=3, color=color, label=name)
-    ax2.set_xlabel('"always A" agents (%)')
-    ax2.set_ylabel("mean K-DMI payment")
-    ax2.legend(fontsize=10, frameon=False)
-    fig.suptitle(f"{100 * sweep['p_perm']:.0f}% permutation agents, the rest truthful", fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
-def strategy_invariance_curve(
-    crowd_sizes,
-    *,
-    shares=(0.4, 0.3, 0.2, 0.1),
-    n_tasks: int = 60,
-    tasks_per_agent: int = 10,
-    n_seeds: int = 5,
-    accuracy: float = 0.7,
-    noise: float = 0.3,
-    random_state=0,
-) -> dict:
-    """Agreement of the K-DMI clustering with the truthful clustering as ``m`` grows.
-
-    One set of ``n_tasks`` task states ``aᵗ`` (3 options, mixture model).  The
-    *truthful clustering* is DMI-clustering of the states themselves — what an
-    infinite truthful crowd reports.  For each crowd size ``m`` and seed, two crowds
-    answer: a strategic one (strategy shares ``shares`` of truthful, always option 0,
-    permutation ``(1, 2, 0)`` and "noisy" ``0.7 I + 0.1``) and an all-truthful one.
-    The K-DMI knowledge (Algorithm 4, lines 1-3) of each is compared with the truthful
-    clustering up to relabelling (:func:`same_partition_fraction`), and
-    ``v = max det[CᵀA]`` of the strategic crowd is divided by the truthful crowd's.
-
-    Returns
-    -------
-    dict
-        ``m`` (crowd sizes), ``strategic``, ``truthful`` (agreements, shape
-        ``(len(m), n_seeds)``), ``v_ratio`` (same shape), ``S_bar`` (expected average
-        strategy), ``det_S_bar``, ``states``, ``reference`` (truthful clustering) and
-        ``limit_agreement`` (agreement of DMI-C(states @ S_bar) with the reference:
-        the ``m → ∞`` limit, 1 by affine invariance).
-    """
-    rng = check_random_state(random_state)
-    shares = np.asarray(shares, dtype=float)
-    if shares.shape != (4,) or np.any(shares < 0) or not np.isclose(shares.sum(), 1):
-        raise ValueError(
-            f"shares must be 4 non-negative numbers summing to 1, got {shares.tolist()}"
-        )
-    bank = np.stack(
-        [truthful(3), always(3, 0), permutation_strategy([1, 2, 0]), 0.7 * np.eye(3) + 0.1]
-    )
-    states = random_states(
-        n_tasks, 3, kind="mixture", accuracy=accuracy, noise=noise, random_state=rng
-    )
-    reference = dmi_cluster(states).labels
-    S_bar = np.tensordot(shares, bank, axes=1)
-    limit = same_partition_fraction(reference, dmi_cluster(states @ S_bar).labels)
-    ms = np.asarray(crowd_sizes, dtype=int)
-    out = {key: np.full((ms.size, n_seeds), np.nan) for key in ("strategic", "truthful", "v_ratio")}
-    none = np.zeros(0, dtype=int)
-    for i, m in enumerate(ms):
-        for s in range(n_seeds):
-            seed = int(rng.integers(2**31))
-            types = np.random.default_rng(seed).choice(4, size=m, p=shares)
-            strat = check_strategies(bank[types], 3)
-            try:
-                rs = kdmi_mechanism(
-                    simulate_crowd(
-                        states, strat, tasks_per_agent=tasks_per_agent, random_state=seed
-                    ),
-                    agents=none,
-                )
-                rt = kdmi_mechanism(
-                    simulate_crowd(
-                        states,
-                        [truthful(3)] * m,
-                        tasks_per_agent=tasks_per_agent,
-                        random_state=seed,
-                    ),
-                    agents=none,
-                )
-            except ValueError:  # too few answers: an option never chosen, k < C
-                continue
-            out["strategic"][i, s] = same_partition_fraction(reference, rs.labels)
-            out["truthful"][i, s] = same_partition_fraction(reference, rt.labels)
-            out["v_ratio"][i, s] = np.exp(rs.log_v - rt.log_v)
-    return dict(
-        m=ms,
-        S_bar=S_bar,
-        det_S_bar=float(np.linalg.det(S_bar)),
-        states=states,
-        reference=reference,
-        limit_agreement=limit,
-        **out,
-    )
-
-
-def plot_strategy_invariance(curve: dict, *, figsize=(7, 3.6)):
-    """Two panels from :func:`strategy_invariance_curve`.
-
-    Left: agreement of the K-DMI clustering with the truthful clustering (up to
-    relabelling) against the number of agents ``m`` — strategic and truthful crowds,
-    mean ± 1 standard error over seeds.  Right: ``v`` of the strategic crowd divided
-    by ``v`` of the truthful crowd, with the limit ``|det S̄|`` (dotted).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    m = curve["m"]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
-    for key, color, label in (
-        ("truthful", "#009E73", "all-truthful crowd"),
-        ("strategic", "#D55E00", "strategic crowd"),
-    ):
-        Y = curve[key]
-        mu = np.nanmean(Y, axis=1)
-        se = np.nanstd(Y, axis=1) / np.sqrt(np.sum(np.isfinite(Y), axis=1))
-        ax1.errorbar(m, mu, yerr=se, marker="o", color=color, capsize=3, label=label)
-    ax1.set_xscale("log")
-    ax1.set_ylim(0.3, 1.04)
-    ax1.axhline(1.0, color="0.5", lw=0.8)
-    ax1.set_xlabel("number of agents $m$")
-    ax1.set_ylabel("agreement with the truthful clustering")
-    ax1.set_title("clustering: invariant to strategies as $m \\to \\infty$", fontsize=10)
-    ax1.legend(fontsize=10, loc="lower right")
-    R = curve["v_ratio"]
-    ax2.errorbar(
-        m,
-        np.nanmean(R, axis=1),
-        yerr=np.nanstd(R, axis=1) / np.sqrt(np.sum(np.isfinite(R), axis=1)),
-        marker="o",
-        color="#D55E00",
-        capsize=3,
-        label="simulated",
-    )
-    ax2.axhline(
-        abs(curve["det_S_bar"]),
-        color="black",
-        ls=":",
-        label=f"$|\\det \\bar S|$ = {abs(curve['det_S_bar']):.3f}",
-    )
-    ax2.axhline(1.0, color="0.5", lw=0.8)
-    ax2.set_xscale("log")
-    ax2.set_ylim(0, 1.05)
-    ax2.set_xlabel("number of agents $m$")
-    ax2.set_ylabel("$v$(strategic) / $v$(truthful)")
-    ax2.set_title("$v = \\max_C \\det[C^\\top A]$ decreases under strategies", fontsize=10)
-    ax2.legend(fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-# --------------------------------------------------------------------------- #
 # Figure 8: surprisingly popular vs DMI-clustering
 # --------------------------------------------------------------------------- #
-def sp_dmi_disagreement(A, *, gold=None) -> dict:
-    """Surprisingly popular and DMI-clustering of the rows of ``A``, and where they differ.
-
-    DMI clusters are named by options with :func:`dmi_lib.aggregation.name_clusters`
-    (the rotated-SP naming, or ``gold``), so the two answers can be compared task by
-    task.
-
-    Returns
-    -------
-    dict
-        ``sp`` (options), ``dmi`` (named options), ``labels`` (raw DMI cluster ids),
-        ``names`` (option of each cluster), ``differ`` (bool mask), ``n_differ``,
-        ``result`` (the :class:`~dmi_lib.core.DMIResult`).
-    """
-    A = _distributions(A)
-    res = dmi_cluster(A)
-    names = name_clusters(res.labels, A, gold=gold)
-    sp = surprisingly_popular(A)
-    dmi = names[res.labels]
-    differ = sp != dmi
-    return dict(
-        sp=sp,
-        dmi=dmi,
-        labels=res.labels,
-        names=names,
-        differ=differ,
-        n_differ=int(differ.sum()),
-        result=res,
-    )
 
 
 def _sp_panel(ax, A, sp, differ, option_names, zoom):
@@ -1019,10 +653,8 @@ def plot_sp_vs_dmi(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
-
-    A = _distributions(A)
-    out = sp_dmi_disagreement(A, gold=gold)
+    out = sp_dmi_disagreement(A, gold=gold)  # checks A: distributions over 3 options
+    A = check_matrix(A)
     if axes is None:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize)
     else:
