@@ -427,12 +427,23 @@ def test_dispatcher_uses_exact_solvers():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from dmi_lib import _triangle  # noqa: E402
+from dmi_lib._triangle import pseudo_angle  # noqa: E402
+
+
+def _bnb_only(X, Y, theta, max_triples=10**9):
+    return _triangle._branch_and_bound(X, Y, max_triples)
+
+
+#: The exact searches: as the solver runs them, and each alone.
+SEARCHES = (_triangle.max_area_triangle, _triangle._rooted_bisection, _bnb_only)
+
 
 def _polygon(Y, w=None):
     """The convex polygon of angle-sorted prefix sums that the 2-D solver builds."""
     if w is not None:
         Y = Y * w[:, None]
-    angle = exact._pseudo_angle(Y[:, 0], Y[:, 1])
+    angle = pseudo_angle(Y[:, 0], Y[:, 1])
     theta, ray = np.unique(angle, return_inverse=True)
     m = theta.size
     edges = np.stack(
@@ -470,17 +481,18 @@ def centred_points(draw):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(centred_points())
-def test_rooted_bisection_matches_chord_search(data):
+def test_triangle_searches_match_chord_search(data):
     Y, w = data
     X_, Y_, theta = _polygon(Y, w)
     if theta.size < 3:
         return
-    ref, _ = exact._max_area_triangle_chords(X_, Y_, theta)
-    got, (a, b, c) = exact._max_area_triangle(X_, Y_, theta)
-    assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
-    assert 0 <= a < b < c < theta.size  # and the returned vertices realise it
-    twice = (X_[b] - X_[a]) * (Y_[c] - Y_[a]) - (Y_[b] - Y_[a]) * (X_[c] - X_[a])
-    assert twice == pytest.approx(got, rel=1e-9, abs=1e-12)
+    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    for search in SEARCHES:
+        got, (a, b, c) = search(X_, Y_, theta)
+        assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
+        assert 0 <= a < b < c < theta.size  # and the returned vertices realise it
+        twice = (X_[b] - X_[a]) * (Y_[c] - Y_[a]) - (Y_[b] - Y_[a]) * (X_[c] - X_[a])
+        assert twice == pytest.approx(got, rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -510,8 +522,9 @@ def test_cone_partition_large_is_near_linear():
 
 
 @pytest.mark.parametrize("kind", ["normal", "dirichlet", "integer"])
-def test_rooted_bisection_matches_chord_search_medium(kind):
-    """Thousands of vertices: the bisection's later levels (many runs, plain caps)."""
+def test_triangle_searches_match_chord_search_medium(kind):
+    """Thousands of vertices: the bisection's later levels (many runs, plain caps) and
+    the branch and bound's pruning."""
     rng = np.random.default_rng(7)
     n = 3000
     Y = {
@@ -522,6 +535,20 @@ def test_rooted_bisection_matches_chord_search_medium(kind):
     Y = Y - Y.mean(axis=0)
     Y = Y[np.hypot(Y[:, 0], Y[:, 1]) > 0]
     X_, Y_, theta = _polygon(Y)
-    ref, _ = exact._max_area_triangle_chords(X_, Y_, theta)
-    got, _ = exact._max_area_triangle(X_, Y_, theta)
-    assert got == pytest.approx(ref, rel=1e-10)
+    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    for search in SEARCHES:
+        got, _ = search(X_, Y_, theta)
+        assert got == pytest.approx(ref, rel=1e-10)
+
+
+def test_branch_and_bound_gives_up_on_a_regular_polygon_and_the_bisection_answers():
+    """A regular polygon: every rotation of the best triangle is as large, so the
+    branch and bound cannot prune; past its limit the bisection answers, exactly."""
+    m = 300
+    t = 2 * np.pi * np.arange(m) / m
+    X_, Y_, theta = _polygon(np.c_[np.cos(t), np.sin(t)])
+    assert _triangle._branch_and_bound(X_, Y_, max_triples=1000) is None
+    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    got, (a, b, c) = _triangle.max_area_triangle(X_, Y_, theta, max_triples=1000)
+    assert got == pytest.approx(ref, rel=1e-12)
+    assert (b - a, c - b) == (100, 100)
