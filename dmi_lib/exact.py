@@ -102,19 +102,17 @@ _AT_MEAN_RTOL = 1e-12
 def _mean_split_labels(problem: Problem) -> np.ndarray:
     """Labels for ``k = 2``: 1 above the mean, 0 at or below it (Corollary, 1d points).
 
-    ``Y[:, 0]`` is the signed position along the data's line; its sign is the SVD's
-    choice, so it is oriented to increase with the first column of ``A`` that varies
-    along the line ("above" then means what it means in that column of ``A``).
+    ``Y[:, 0]`` is the signed position along the data's line, increasing along the
+    principal axis ``v``, whose sign is the SVD's choice; it is oriented to increase
+    with the first column of ``A`` that varies along the line (the first entry of
+    ``v`` that is not rounding noise), so "above" means what it means in that column.
     """
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
     y = problem.Y[:, 0]
-    w = problem.weights
-    As = problem.A / problem.scale  # exact (a power of two): no overflow below
-    centred = As - (As.mean(axis=0) if w is None else (w @ As) / w.sum())
-    along = y @ centred  # covariance of y with each column of A
-    first = np.flatnonzero(np.abs(along) > 1e-6 * np.abs(along).max())[0]
-    if along[first] < 0:
+    v = problem.axes[0]
+    first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
+    if v[first] < 0:
         y = -y
     labels = (y > 0).astype(np.intp)
     if labels.min() == labels.max():  # impossible when k = 2 (Σy = 0, y ≠ 0); guard
@@ -200,39 +198,38 @@ def _cones(problem: Problem):
     """:func:`_cones_labels` plus the number of rays (polygon vertices)."""
     if problem.k != 3:
         raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
-    Y = problem.Y
-    n = Y.shape[0]
-    norms = np.hypot(Y[:, 0], Y[:, 1])
-    away = norms > _AT_MEAN_RTOL * norms.max()
-    Yv = Y[away]
-    if problem.weights is not None:
-        Yv = Yv * (problem.weights[away] / problem.weights.max())[:, None]
+    x, y = problem.Y[:, 0], problem.Y[:, 1]
+    n = x.size
+    sq = x * x + y * y
+    away = sq > _AT_MEAN_RTOL**2 * sq.max()
+    n_away = int(np.count_nonzero(away))
+    angle = pseudo_angle(x, y)
+    if n_away < n:
+        angle[~away] = np.inf  # sorted last, left out of the polygon
+    order = np.argsort(angle)[:n_away]
+    sorted_angle = angle[order]
     # One edge per ray from the mean: equal angles merge (rays stay together).
-    angle = pseudo_angle(Yv[:, 0], Yv[:, 1])
-    theta, ray = np.unique(angle, return_inverse=True)
+    first = np.flatnonzero(np.concatenate([[True], sorted_angle[1:] != sorted_angle[:-1]]))
+    theta = sorted_angle[first]
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
         raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
-    edges = np.stack(
-        [
-            np.bincount(ray, weights=Yv[:, 0], minlength=m),
-            np.bincount(ray, weights=Yv[:, 1], minlength=m),
-        ],
-        axis=1,
-    )
-    P = np.vstack([np.zeros((1, 2)), np.cumsum(edges, axis=0)[:-1]])
-    area, (a, b, c) = max_area_triangle(
-        np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]), theta
-    )
+    # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
+    Yo = problem.Y.take(order, axis=0)
+    if problem.weights is not None:
+        Yo *= (problem.weights.take(order) / problem.weights.max())[:, None]
+    P = np.zeros((m, 2))
+    np.cumsum(np.add.reduceat(Yo, first, axis=0)[:-1], axis=0, out=P[1:])
+    X, Y = np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1])
+    area, (a, b, c) = max_area_triangle(X, Y, theta)
     if not area > 0:
         raise RuntimeError("the 2-D solver found no triangle of positive area")
-    # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1.
-    ray_label = np.full(m, 2, dtype=np.intp)
-    ray_label[a:b] = 0
-    ray_label[b:c] = 1
-    labels = np.empty(n, dtype=np.intp)
-    labels[away] = ray_label[ray]
-    if not away.all():
+    # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1: the
+    # angles in [theta[a], theta[b]).  Rays are equal angles, so this keeps them whole.
+    labels = (angle >= theta[b]).astype(np.intp)
+    labels += angle >= theta[c]
+    labels[angle < theta[a]] = 2
+    if n_away < n:
         # Points at the mean: any cluster gives the same score; take idxmax([Y 1]D).
         labels[~away] = 0
         _, _, D = _score_and_D(problem, labels)
@@ -241,11 +238,14 @@ def _cones(problem: Problem):
 
 
 def _first_appearance(labels: np.ndarray, k: int) -> np.ndarray:
-    """Renumber clusters in order of first appearance (row 0 is in cluster 0)."""
-    _, first = np.unique(labels, return_index=True)
-    order = np.unique(labels)[np.argsort(first)]
+    """Renumber clusters in order of first appearance (row 0 is in cluster 0).
+
+    O(nk): the first row of each cluster is found by a scan, not a sort."""
+    first = np.array([np.argmax(labels == c) for c in range(k)])
+    present = labels[first] == np.arange(k)
+    order = np.argsort(np.where(present, first, labels.size), kind="stable")
     rename = np.empty(k, dtype=np.intp)
-    rename[order] = np.arange(order.size)
+    rename[order] = np.arange(k)
     return rename[labels]
 
 

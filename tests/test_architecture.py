@@ -45,7 +45,6 @@ PENDING = {
         "dmi_lib.plotting.real_crowds_plots",
         "dmi_lib.plotting.single_task_plots",
         "dmi_lib.practical",
-        "dmi_lib.problem",
         "dmi_lib.tabular",
     },
     "size": {
