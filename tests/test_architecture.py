@@ -50,7 +50,6 @@ PENDING = {
     "size": {
         "dmi_lib._numba_kernels",
         "dmi_lib.beyond",
-        "dmi_lib.core",
         "dmi_lib.kcofactors",
         "dmi_lib.mechanisms",
         "dmi_lib.plotting.elicitation",

@@ -251,6 +251,28 @@ def test_A_tilde_spans_the_column_space_of_A1(seed):
     np.testing.assert_allclose(p.Y.mean(axis=0), 0, atol=1e-12)
 
 
+def test_prepare_keeps_no_copy_of_answer_distributions():
+    """Rows that sum to one: Ã = A, a read-only view of the caller's array (no copy);
+    the coordinates are filled into any buffer of the right shape, block by block."""
+    A = np.random.default_rng(0).dirichlet(np.ones(4), size=200_000)
+    p = prepare(A)
+    assert p.columns == (0, 1, 2, 3) and p.A is A
+    assert np.shares_memory(p.A_tilde, A) and not p.A_tilde.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        p.A_tilde[0, 0] = 1.0
+    buf = np.empty((p.k - 1, p.n))  # row-major, filled through its transpose
+    assert p.coordinates(out=buf.T) is not None
+    np.testing.assert_array_equal(buf.T, p.Y)
+    np.testing.assert_allclose(p.Y.mean(axis=0), 0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"out must have shape \(200000, 3\)"):
+        p.coordinates(out=np.empty((p.n, 2)))
+    # Columns that are not evenly spaced (or the ones column) are copied.
+    B = np.c_[A[:, :1], 2 * A[:, :1], A[:, 1:3]]
+    q = prepare(B)
+    assert q.columns == (0, 2, 3, 4) and not np.shares_memory(q.A_tilde, B)
+    np.testing.assert_array_equal(q.A_tilde, ones_col(B)[:, [0, 2, 3, 4]])
+
+
 # --------------------------------------------------------------------------- #
 # DMI-score: closed forms (Theorem, Corollaries 1d and 2d)
 # --------------------------------------------------------------------------- #
