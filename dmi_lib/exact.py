@@ -70,6 +70,7 @@ import numbers
 import numpy as np
 
 from ._triangle import max_area_triangle, pseudo_angle
+from .labels import canonical_labels
 from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 # The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
@@ -234,19 +235,7 @@ def _cones(problem: Problem):
         labels[~away] = 0
         _, _, D = _score_and_D(problem, labels)
         labels[~away] = argmax_rows(problem.A_tilde[~away] @ D)
-    return _first_appearance(labels, 3), {"n_rays": int(m)}
-
-
-def _first_appearance(labels: np.ndarray, k: int) -> np.ndarray:
-    """Renumber clusters in order of first appearance (row 0 is in cluster 0).
-
-    O(nk): the first row of each cluster is found by a scan, not a sort."""
-    first = np.array([np.argmax(labels == c) for c in range(k)])
-    present = labels[first] == np.arange(k)
-    order = np.argsort(np.where(present, first, labels.size), kind="stable")
-    rename = np.empty(k, dtype=np.intp)
-    rename[order] = np.arange(k)
-    return rename[labels]
+    return canonical_labels(labels), {"n_rays": int(m)}
 
 
 def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
@@ -418,7 +407,7 @@ def _brute_force_labels(
     powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
     labels = np.zeros(n, dtype=np.intp)
     labels[1:] = (best_code // powers) % k
-    return _first_appearance(labels, k)
+    return canonical_labels(labels)
 
 
 def brute_force(

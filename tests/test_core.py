@@ -20,13 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
-from dmi_lib.core import (
+from dmi_lib.core import DMIClustering, dmi_cluster
+from dmi_lib.problem import (
     DEFAULT_RANK_TOL,
-    DMIClustering,
     _result,
     assign,
     cluster_sums,
-    dmi_cluster,
     dmi_rank,
     dmi_score,
     idxmax,
@@ -38,6 +37,7 @@ from dmi_lib.core import (
     prepare,
 )
 from dmi_lib.datasets import load_paper_data
+from dmi_lib.labels import same_partition
 
 SEEDS = st.integers(0, 2**32 - 1)
 PROPERTY = settings(max_examples=30, deadline=None)
@@ -814,11 +814,6 @@ def test_predict_before_fit():
 # --------------------------------------------------------------------------- #
 # Needs the solvers (exact.py, kcofactors.py)
 # --------------------------------------------------------------------------- #
-def _same_up_to_permutation(a, b):
-    pairs = set(zip(np.asarray(a).tolist(), np.asarray(b).tolist()))
-    return len(pairs) == len(set(a)) == len(set(b))
-
-
 def test_fit_attributes_and_predict(paper):
     X = paper["kcofactors"].A
     est = DMIClustering(random_state=0)
@@ -847,7 +842,7 @@ def test_dmi_cluster_is_optimal_and_affine_invariant_on_figure_3(paper):
     assert res.k == 3 and res.exact
     assert res.score == pytest.approx(dets.max(), rel=1e-9)
     res2 = dmi_cluster(d.A @ d.T + d.b)
-    assert _same_up_to_permutation(res.labels, res2.labels)
+    assert same_partition(res.labels, res2.labels)
     assert res2.score / res.score == pytest.approx(abs(np.linalg.det(d.T)), rel=1e-9)
 
 
@@ -882,7 +877,6 @@ def test_k_cofactors_path_is_seeded_and_ends_at_a_local_maximum():
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("seed", range(20))
 def test_same_partition_relabelling_and_changes(seed):
-    from dmi_lib.core import same_partition
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 4, size=30)
