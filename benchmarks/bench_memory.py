@@ -21,6 +21,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import subprocess
 import sys
@@ -63,7 +64,8 @@ def main(argv=None) -> None:
     parser.add_argument("--n-init", type=int, default=10)
     parser.add_argument("--phases", nargs="+", default=["prepare", "dmi_cluster"])
     args = parser.parse_args(argv)
-    print("peak and held: tracemalloc, in units of the input's size (A.nbytes)")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"peak and held: tracemalloc, in units of the input's size (A.nbytes); load {load}")
     header = f"{'phase':<13}{'n':>9}{'d':>3}{'input MB':>10}{'peak':>7}{'held':>7}{'s':>7}  method"
     print(header)
     print("-" * len(header))

@@ -195,33 +195,52 @@ def _cones_labels(problem: Problem) -> np.ndarray:
     return _cones(problem)[0]
 
 
+def _ray_polygon(problem: Problem):
+    """The convex polygon of the angle-sorted rays from the mean (step 4 of the
+    module docstring): its vertices ``(X, Y)``, the sorted distinct pseudo-angles
+    ``theta`` of its edges, each row's pseudo-angle (``inf`` at the mean) and the
+    mask of the rows away from the mean.  Large temporaries are dropped as soon as
+    they are used (10⁶ rows: the peak stays a few times the input's size)."""
+    Yc = problem.Y
+    sq = np.einsum("ij,ij->i", Yc, Yc)
+    away = sq > _AT_MEAN_RTOL**2 * sq.max()
+    del sq
+    n_away = int(np.count_nonzero(away))
+    angle = pseudo_angle(Yc[:, 0], Yc[:, 1])
+    if n_away < angle.size:
+        angle[~away] = np.inf  # sorted last, left out of the polygon
+    order = np.argsort(angle)[:n_away]
+    # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
+    Yo = Yc.take(order, axis=0)
+    del Yc
+    if problem.weights is not None:
+        Yo *= (problem.weights.take(order) / problem.weights.max())[:, None]
+    sorted_angle = angle.take(order)
+    del order
+    # One edge per ray from the mean: equal angles merge (rays stay together).
+    new_ray = np.empty(n_away, dtype=bool)
+    new_ray[0] = True
+    np.not_equal(sorted_angle[1:], sorted_angle[:-1], out=new_ray[1:])
+    first = np.flatnonzero(new_ray)
+    del new_ray
+    theta = sorted_angle.take(first)
+    del sorted_angle
+    edges = np.add.reduceat(Yo, first, axis=0)
+    del Yo, first
+    X, Y = np.zeros(theta.size), np.zeros(theta.size)
+    np.cumsum(edges[:-1, 0], out=X[1:])
+    np.cumsum(edges[:-1, 1], out=Y[1:])
+    return X, Y, theta, angle, away
+
+
 def _cones(problem: Problem):
     """:func:`_cones_labels` plus the number of rays (polygon vertices)."""
     if problem.k != 3:
         raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
-    x, y = problem.Y[:, 0], problem.Y[:, 1]
-    n = x.size
-    sq = x * x + y * y
-    away = sq > _AT_MEAN_RTOL**2 * sq.max()
-    n_away = int(np.count_nonzero(away))
-    angle = pseudo_angle(x, y)
-    if n_away < n:
-        angle[~away] = np.inf  # sorted last, left out of the polygon
-    order = np.argsort(angle)[:n_away]
-    sorted_angle = angle[order]
-    # One edge per ray from the mean: equal angles merge (rays stay together).
-    first = np.flatnonzero(np.concatenate([[True], sorted_angle[1:] != sorted_angle[:-1]]))
-    theta = sorted_angle[first]
+    X, Y, theta, angle, away = _ray_polygon(problem)
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
         raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
-    # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
-    Yo = problem.Y.take(order, axis=0)
-    if problem.weights is not None:
-        Yo *= (problem.weights.take(order) / problem.weights.max())[:, None]
-    P = np.zeros((m, 2))
-    np.cumsum(np.add.reduceat(Yo, first, axis=0)[:-1], axis=0, out=P[1:])
-    X, Y = np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1])
     area, (a, b, c) = max_area_triangle(X, Y, theta)
     if not area > 0:
         raise RuntimeError("the 2-D solver found no triangle of positive area")
@@ -230,7 +249,8 @@ def _cones(problem: Problem):
     labels = (angle >= theta[b]).astype(np.intp)
     labels += angle >= theta[c]
     labels[angle < theta[a]] = 2
-    if n_away < n:
+    del angle, X, Y, theta
+    if not away.all():
         # Points at the mean: any cluster gives the same score; take idxmax([Y 1]D).
         labels[~away] = 0
         _, _, D = _score_and_D(problem, labels)
