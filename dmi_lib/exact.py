@@ -71,10 +71,10 @@ import numpy as np
 
 from ._triangle import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
-from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 # The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
-from .linear_partitions import linear_partition_optimum  # noqa: E402
+from .linear_partitions import linear_partition_optimum
+from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 __all__ = [
     "brute_force",
@@ -385,13 +385,15 @@ def _sum_table(E: np.ndarray, rows) -> np.ndarray:
 def _brute_force_labels(
     problem: Problem,
     max_labelings: int = DEFAULT_MAX_LABELINGS,
+    chunk: int = _BRUTE_CHUNK,
 ) -> np.ndarray:
     """Enumerate all ``k**(n-1)`` labelings (row 0 fixed in cluster 0) and keep the
     first, in base-k counting order, with the largest ``|det(CᵀÃ)|``.
 
     Meet in the middle: ``CᵀÃ`` is a sum of one term per row, so the sums over the
     last ``r`` rows (all ``k**r`` labelings) and over the first rows are tabulated
-    once and every labeling's matrix is one addition of two table entries.
+    once and every labeling's matrix is one addition of two table entries,
+    ``chunk`` labelings per vectorised batch.
     """
     max_labelings = _check_max_labelings(max_labelings)
     n, k = problem.n, problem.k
@@ -412,10 +414,10 @@ def _brute_force_labels(
     if problem.weights is not None:
         X *= (problem.weights / problem.weights.max())[:, None]
     E = np.einsum("cd,ij->icdj", np.eye(k), X)  # E[i, c]: row i's term in cluster c
-    r = min(n - 1, max(1, int(np.log(_BRUTE_CHUNK) / np.log(k)) // 2 + 1))
+    r = min(n - 1, max(1, int(np.log(chunk) / np.log(k)) // 2 + 1))
     low = _sum_table(E, range(n - r, n)) + E[0, 0]  # rows n-r..n-1, plus row 0 in 0
     high = _sum_table(E, range(1, n - r))  # rows 1..n-r-1
-    per_chunk = max(1, _BRUTE_CHUNK // low.shape[0])
+    per_chunk = max(1, chunk // low.shape[0])
     best_val, best_code = -np.inf, None
     for h0 in range(0, high.shape[0], per_chunk):
         dets = np.abs(_det(high[h0 : h0 + per_chunk, None] + low[None]))

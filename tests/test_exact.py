@@ -147,9 +147,7 @@ def k3_instances(seed, n_range=(3, 10), per_kind=12):
 # Brute force
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("seed", range(6))
-def test_brute_force_matches_itertools(seed, monkeypatch):
-    # A tiny chunk so that chunk boundaries are crossed.
-    monkeypatch.setattr(exact, "_BRUTE_CHUNK", 7)
+def test_brute_force_matches_itertools(seed):
     rng = np.random.default_rng(seed)
     for d in (1, 2, 3):
         n = int(rng.integers(d + 1, 8 - d))
@@ -161,6 +159,9 @@ def test_brute_force_matches_itertools(seed, monkeypatch):
         assert det_abs(problem.A_tilde, res.labels, problem.k) == pytest.approx(ref, rel=RTOL)
         assert res.labels[0] == 0 and res.exact and res.method == "brute-force"
         assert res.info["n_labelings"] == problem.k ** (n - 1)
+        # A tiny chunk, so that chunk boundaries are crossed: the same first optimum.
+        tiny = exact._brute_force_labels(problem, chunk=7)
+        np.testing.assert_array_equal(tiny, res.labels)
 
 
 def test_brute_force_k4_tiny_is_legal_clustering():
