@@ -10,6 +10,8 @@ same run (the machine is shared and noisy, so ratios matter more than seconds):
 * ``kmeans``: scikit-learn ``KMeans(n_clusters=3, n_init=10)`` on the same data
   (``--kmeans``; slow at 10⁶ rows).
 
+Peak memory (tracemalloc, per input size) is measured by ``benchmarks/bench_memory.py``.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_exact.py
