@@ -10,6 +10,8 @@ same run (the machine is shared and noisy, so ratios matter more than seconds):
 * ``kmeans``: scikit-learn ``KMeans(n_clusters=3, n_init=10)`` on the same data
   (``--kmeans``; slow at 10⁶ rows).
 
+Peak memory (tracemalloc, per input size) is measured by ``benchmarks/bench_memory.py``.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_exact.py
@@ -20,6 +22,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -64,7 +67,8 @@ def main(argv=None) -> None:
         from sklearn.cluster import KMeans
 
     rng = np.random.default_rng(args.seed)
-    print(f"median of {args.repeats} runs; times in seconds")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"median of {args.repeats} runs; times in seconds; load average {load} (1, 5, 15 min)")
     header = (
         f"{'data':<16}{'n':>8}{'rays':>8}{'exact-2d':>11}{'argsort':>9}"
         f"{'ratio':>7}{'kmeans':>9}{'ratio':>7}"

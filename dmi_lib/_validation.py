@@ -67,7 +67,8 @@ def check_matrix(
     if ndim == 2 and arr.shape[1] < min_cols:
         raise ValueError(f"{name} needs at least {min_cols} column(s), got shape {arr.shape}")
     arr = np.asarray(arr, dtype=dtype)
-    if not np.all(np.isfinite(arr)):
+    # min and max are NaN or infinite iff some entry is (no n × d mask unless so).
+    if arr.size and not (np.isfinite(arr.min()) and np.isfinite(arr.max())):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(
             f"{name} must be finite, found {arr[tuple(bad)]} at index {tuple(int(i) for i in bad)}"

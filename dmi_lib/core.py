@@ -201,31 +201,9 @@ def _solve(
 
     k, n = problem.k, problem.n
     if method in ("auto", "exact"):
-        if k == 2:
-            return _result(
-                problem,
-                _exact._mean_split_labels(problem),
-                "exact-1d",
-                True,
-                info={"auto_reason": "k = 2: split at the mean, O(n)"},
-            )
-        if k == 3:
-            labels, info = _exact._cones(problem)
-            info["auto_reason"] = "k = 3: three cones at the mean, O(n log n)"
-            return _result(problem, labels, "exact-2d", True, info=info)
-        if k ** (n - 1) <= AUTO_BRUTE_FORCE_LIMIT:
-            return _result(
-                problem,
-                _exact._brute_force_labels(problem),
-                "brute-force",
-                True,
-                info={
-                    "auto_reason": (
-                        f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
-                        f"{AUTO_BRUTE_FORCE_LIMIT} labelings"
-                    )
-                },
-            )
+        res = _exact_solve(problem)
+        if res is not None:
+            return res
         if method == "exact":
             raise ValueError(
                 f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
@@ -245,6 +223,34 @@ def _solve(
             "applies; k-cofactors, a local maximum"
         )
     return res
+
+
+def _exact_solve(problem: Problem) -> DMIResult | None:
+    """The exact solver that applies to ``problem`` (``info["auto_reason"]`` says
+    which and why), or None when none does."""
+    k, n = problem.k, problem.n
+    if k == 2:
+        return _result(
+            problem,
+            _exact._mean_split_labels(problem),
+            "exact-1d",
+            True,
+            info={"auto_reason": "k = 2: split at the mean, O(n)"},
+        )
+    if k == 3:
+        labels, info = _exact._cones(problem)
+        info["auto_reason"] = "k = 3: three cones at the mean, O(n log n)"
+        return _result(problem, labels, "exact-2d", True, info=info)
+    if k ** (n - 1) <= AUTO_BRUTE_FORCE_LIMIT:
+        reason = f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= {AUTO_BRUTE_FORCE_LIMIT} labelings"
+        return _result(
+            problem,
+            _exact._brute_force_labels(problem),
+            "brute-force",
+            True,
+            info={"auto_reason": reason},
+        )
+    return None
 
 
 def _cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:

@@ -41,17 +41,21 @@ affine image of ``Ã``, so the optimum is the same (Theorem, affine-invariant).
    with vertices among the polygon's.  For each chord ``(P_i, P_j)`` the best third
    vertex is the polygon's support vertex in the chord's normal direction, found
    by binary search on the sorted edge angles.
-5. *O(n log n).*  Searching every chord is O(m²).  Instead the largest triangle
-   is found as the best *rooted* triangle (largest with a given first vertex):
-   rooted optima interleave (Boyce, Dobkin, Drysdale and Guibas 1985), so the
-   roots are solved by bisection, each level scanning O(m) chords, and runs of
-   roots whose triangles are bounded below the best found are dropped (see
-   :func:`_max_area_triangle`).  Sorting the rays is the other O(n log n) step.
-   Linear-time algorithms exist after the sort (Chandran and Mount 1992, "A
-   parallel algorithm for enclosed and enclosing triangles", Int. J. Comput.
-   Geom. Appl. 2; Kallus 2017, "A linear-time algorithm for the maximum-area
-   inscribed triangle in a convex polygon", arXiv:1706.03049); the bisection is
-   simpler and vectorises.
+5. *O(n log n).*  Searching every chord is O(m²).  Instead (module
+   :mod:`dmi_lib._triangle`) a branch and bound over triples of chains of
+   vertices drops every triple whose triangles are bounded below the best found
+   and halves the rest: on data a few thousand triples survive each of the
+   O(log m) levels, so after the sort it costs far less than the sort.  Where too
+   many survive (polygons with many almost equally large triangles) the largest
+   triangle is found as the best *rooted* triangle (largest with a given first
+   vertex): rooted optima interleave (Boyce, Dobkin, Drysdale and Guibas 1985),
+   so the roots are solved by bisection, each level scanning O(m) chords, O(m
+   log m) in all.  Sorting the rays is the other O(n log n) step.  Linear-time
+   algorithms exist after the sort (Chandran and Mount 1992, "A parallel
+   algorithm for enclosed and enclosing triangles", Int. J. Comput. Geom. Appl.
+   2; Kallus 2017, "A linear-time algorithm for the maximum-area inscribed
+   triangle in a convex polygon", arXiv:1706.03049); the searches here are
+   simpler and vectorise.
 
 See the book chapters ``book/06_one_dimension.ipynb`` (:func:`mean_split`, Corollary
 2.3), ``book/08_two_dimensions.ipynb`` (:func:`cone_partition`, Corollary 2.4, with
@@ -64,12 +68,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
-from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
+from ._triangle import max_area_triangle, pseudo_angle
+from .labels import canonical_labels
 
 # The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
-from .linear_partitions import linear_partition_optimum  # noqa: E402
+from .linear_partitions import linear_partition_optimum
+from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 __all__ = [
     "brute_force",
@@ -86,12 +91,6 @@ DEFAULT_MAX_LABELINGS = 2_000_000
 #: Labelings per vectorised determinant batch in the brute force.
 _BRUTE_CHUNK = 1 << 16
 
-#: Chord pairs per vectorised block in the 2-D solver (a dozen such arrays: ~25 MB).
-_PAIR_BLOCK = 1 << 18
-
-#: Pseudo-angles (range [0, 4)) this close to an edge's are within rounding of it.
-_ANGLE_ATOL = 1e-12
-
 #: Points within this distance (relative to the farthest point) of the mean are
 #: treated as lying at the mean: their angle is rounding noise, and moving one
 #: changes the score by a factor ``1 + O(this)``.
@@ -104,19 +103,17 @@ _AT_MEAN_RTOL = 1e-12
 def _mean_split_labels(problem: Problem) -> np.ndarray:
     """Labels for ``k = 2``: 1 above the mean, 0 at or below it (Corollary, 1d points).
 
-    ``Y[:, 0]`` is the signed position along the data's line; its sign is the SVD's
-    choice, so it is oriented to increase with the first column of ``A`` that varies
-    along the line ("above" then means what it means in that column of ``A``).
+    ``Y[:, 0]`` is the signed position along the data's line, increasing along the
+    principal axis ``v``, whose sign is the SVD's choice; it is oriented to increase
+    with the first column of ``A`` that varies along the line (the first entry of
+    ``v`` that is not rounding noise), so "above" means what it means in that column.
     """
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
     y = problem.Y[:, 0]
-    w = problem.weights
-    As = problem.A / problem.scale  # exact (a power of two): no overflow below
-    centred = As - (As.mean(axis=0) if w is None else (w @ As) / w.sum())
-    along = y @ centred  # covariance of y with each column of A
-    first = np.flatnonzero(np.abs(along) > 1e-6 * np.abs(along).max())[0]
-    if along[first] < 0:
+    v = problem.axes[0]
+    first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
+    if v[first] < 0:
         y = -y
     labels = (y > 0).astype(np.intp)
     if labels.min() == labels.max():  # impossible when k = 2 (Σy = 0, y ≠ 0); guard
@@ -190,244 +187,6 @@ def _exact_result(problem: Problem, solver):
 # --------------------------------------------------------------------------- #
 # k = 3: three cones at the mean = maximum-area triangle of a convex polygon
 # --------------------------------------------------------------------------- #
-def _pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """A strictly increasing function of the angle of ``(x, y)`` in ``[0, 2π)``,
-    with values in ``[0, 4)`` ("diamond angle": no trigonometry, exact at the axes).
-    """
-    s = np.abs(x) + np.abs(y)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # Quadrant q (0..3) and the fraction through it: 2 divisions, no branches.
-        upper = y >= 0
-        left = x < 0
-        num = np.where(upper != left, np.abs(y), np.abs(x))
-        q = np.where(upper, left.astype(np.float64), 3.0 - left)
-        p = q + num / s
-    return p
-
-
-def _max_area_triangle_chords(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
-    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
-    by a search over O(m²) chords (the reference for :func:`_max_area_triangle`).
-
-    Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
-    pseudo-angles of the ``m`` edges.  Every triangle ``a < b < c`` has a side whose
-    forward arc spans at most ``m // 3`` edges; for that chord ``P_i → P_j`` the third
-    vertex lies on its left, and the best one is the support vertex in the
-    left-normal direction: the vertex after the last edge turning less than the
-    reversed chord.  Its index comes from ``searchsorted``; where the key is within
-    rounding of an edge angle the neighbours ±1 are checked too.
-
-    Returns ``(twice_area, (a, b, c))`` with ``a < b < c``.
-    """
-    m = X.size
-    Xd, Yd = np.concatenate([X, X]), np.concatenate([Y, Y])  # P_{i+δ} without modulo
-    theta_prev = np.concatenate([[theta[-1] - 4.0], theta])  # edge before vertex t
-    theta_next = np.concatenate([theta, [theta[0] + 4.0]])  # edge after vertex t
-    best_area, best = -np.inf, None
-    dmax = m // 3
-    width = max(1, min(dmax, _PAIR_BLOCK // m))
-    for d0 in range(1, dmax + 1, width):
-        w = min(width, dmax + 1 - d0)
-        # Chords from every vertex i to i + δ, δ in d0..d0+w-1: shape (m, w), no copy.
-        Ex = sliding_window_view(Xd, w)[d0 : d0 + m] - X[:, None]
-        Ey = sliding_window_view(Yd, w)[d0 : d0 + m] - Y[:, None]
-        psi = _pseudo_angle(-Ex, -Ey)
-        t = np.searchsorted(theta, psi)
-        near = (theta_next[t] - psi < _ANGLE_ATOL) | (psi - theta_prev[t] < _ANGLE_ATOL)
-        t %= m
-        area = Ex * (Y[t] - Y[:, None]) - Ey * (X[t] - X[:, None])
-        if near.any():  # rounding may put the support one vertex off: check both
-            r, s = np.nonzero(near)
-            for shift in (-1, 1):
-                u = (t[r, s] + shift) % m
-                alt = Ex[r, s] * (Y[u] - Y[r]) - Ey[r, s] * (X[u] - X[r])
-                better = alt > area[r, s]
-                area[r[better], s[better]] = alt[better]
-                t[r[better], s[better]] = u[better]
-        flat = int(np.argmax(area))
-        if area.flat[flat] > best_area:
-            r, s = np.unravel_index(flat, area.shape)
-            best_area = float(area.flat[flat])
-            best = tuple(sorted((int(r), int((r + d0 + s) % m), int(t[r, s]))))
-    return best_area, best
-
-
-def _best_third(X3, Y3, theta, a, b, lo, hi):
-    """For chords ``P_a → P_b`` (unrolled indices, ``a < b``), the vertex ``c`` in
-    ``[lo, hi]`` (unrolled, ``b < lo``) farthest to the left of the chord, and twice
-    the area of ``(P_a, P_b, P_c)``.
-
-    The left distance along the arc ``b → a`` is unimodal (the polygon is convex),
-    so the best ``c`` in a range is the support vertex in the chord's left-normal
-    direction, clipped to the range; the support vertex is found by
-    ``searchsorted`` on the sorted edge angles, and where the key is within
-    rounding of an edge angle its two neighbours are checked too.  Empty ranges
-    give ``-inf``.
-    """
-    m = theta.size
-    xa, ya = X3.take(a), Y3.take(a)
-    ex, ey = X3.take(b) - xa, Y3.take(b) - ya
-    psi = _pseudo_angle(-ex, -ey)
-    t = np.searchsorted(theta, psi)  # support vertex mod m: edge t-1 turns less
-    near = ((theta.take(t, mode="wrap") - psi) % 4.0 < _ANGLE_ATOL) | (
-        (psi - theta.take(t - 1, mode="wrap")) % 4.0 < _ANGLE_ATOL
-    )
-    # Unroll into (b, b + m]: the arc from b forward to a (+ m).
-    t += m * ((b - t) // m + 1)
-    top = np.maximum(lo, hi)
-    c = np.clip(t, lo, top)
-    area = ex * (Y3.take(c) - ya) - ey * (X3.take(c) - xa)
-    if near.any():  # rounding may put the support one vertex off: check both
-        r = np.flatnonzero(near)
-        for shift in (-1, 1):
-            u = np.clip(t[r] + shift, lo[r], top[r])
-            alt = ex[r] * (Y3.take(u) - ya[r]) - ey[r] * (X3.take(u) - xa[r])
-            better = alt > area[r]
-            area[r[better]] = alt[better]
-            c[r[better]] = u[better]
-    area[hi < lo] = -np.inf
-    return area, c
-
-
-def _segment_argmax(values, starts):
-    """First index of the maximum of each segment ``values[starts[s]:starts[s+1]]``
-    (segments non-empty, contiguous), and the maxima."""
-    seg_max = np.maximum.reduceat(values, starts)
-    seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
-    hit = np.flatnonzero(values == seg_max[seg])
-    sh = seg[hit]
-    first = hit[np.concatenate([[True], sh[1:] != sh[:-1]])]
-    return first, seg_max
-
-
-def _chain_caps(X3, Y3, ex, ey, i, j):
-    """Three points per chain ``P_i..P_j`` (unrolled, ``i <= j``) whose triangle
-    contains the chain: its ends and the meeting point of the lines of its first
-    and last edges.  ``ok`` is False where the chain turns by π or more (no such
-    triangle): the caller then cannot bound it."""
-    m = ex.size
-    pi_x, pi_y, pj_x, pj_y = X3[i], Y3[i], X3[j], Y3[j]
-    e1x, e1y = ex[i % m], ey[i % m]
-    e2x, e2y = ex[(j - 1) % m], ey[(j - 1) % m]
-    turn = e1x * e2y - e1y * e2x
-    dx, dy = pj_x - pi_x, pj_y - pi_y
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = (dx * e2y - dy * e2x) / turn
-    short = j - i <= 1  # a vertex or an edge: its ends suffice
-    ok = short | ((turn > 0) & np.isfinite(s) & (s >= 0) & (e1x * dx + e1y * dy > 0) & (j - i < m))
-    s = np.where(ok & ~short, s, 0.0)  # no cap: the caller ignores these points
-    qx, qy = pi_x + s * e1x, pi_y + s * e1y
-    return (np.stack([pi_x, pj_x, qx], axis=1), np.stack([pi_y, pj_y, qy], axis=1), ok)
-
-
-def _bound(X3, Y3, ex, ey, ranges, pieces: int = 1):
-    """Upper bound on twice the area of ``(P_a, P_b, P_c)`` over ``a, b, c`` in the
-    three chains ``ranges = ((a0, a1), (b0, b1), (c0, c1))`` (arrays, one entry
-    per run).  Each chain is cut into ``pieces`` consecutive sub-chains, each
-    contained in a triangle (:func:`_chain_caps`); the chain lies in their union.
-    The signed area is affine in each vertex, so its maximum over the unions is
-    at a choice of their corners.  ``inf`` where a sub-chain cannot be capped."""
-    corners = []
-    for lo, hi in ranges:
-        cuts = [lo + ((hi - lo) * j) // pieces for j in range(pieces + 1)]
-        xs, ys, oks = zip(
-            *(_chain_caps(X3, Y3, ex, ey, cuts[j], cuts[j + 1]) for j in range(pieces))
-        )
-        corners.append(
-            (np.concatenate(xs, axis=1), np.concatenate(ys, axis=1), np.logical_and.reduce(oks))
-        )
-    (ax, ay, oka), (bx, by, okb), (cx, cy, okc) = corners
-    ux = bx[:, None, :, None] - ax[:, :, None, None]
-    uy = by[:, None, :, None] - ay[:, :, None, None]
-    vx = cx[:, None, None, :] - ax[:, :, None, None]
-    vy = cy[:, None, None, :] - ay[:, :, None, None]
-    bound = (ux * vy - uy * vx).reshape(len(ax), -1).max(axis=1)
-    return np.where(oka & okb & okc, bound, np.inf)
-
-
-#: A run of roots is dropped when its bound is below the best area found by more
-#: than this relative margin (rounding in the bound cannot drop the optimum).
-_BOUND_RTOL = 1e-9
-
-
-def _max_area_triangle(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
-    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
-    in O(m log m) vectorised steps.
-
-    Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
-    pseudo-angles of the ``m`` edges.  *Rooted* triangles (Boyce, Dobkin, Drysdale
-    and Guibas, "Finding extremal polygons", SIAM J. Comput. 14, 1985): the largest
-    triangle with a given vertex ``a`` as its first vertex, ``(a, b(a), c(a))``.
-    The largest triangle is the best rooted one.  Rooted optima interleave: as the
-    root moves forward, some optimal ``b`` and ``c`` move forward too -- the
-    property the O(n log n) divide and conquer of Keikha, Löffler, Urhausen and van
-    der Hoog ("Maximum-area triangle in a convex polygon, revisited", 2017) rests
-    on.  So, after the root ``0`` is solved, the roots are solved by bisection:
-    the middle root of a run ``a_lo..a_hi`` only searches ``b`` between the
-    ``b`` of its solved neighbours (and ``c`` likewise); every level of the
-    bisection handles all its runs at once (each level scans O(m) pairs
-    ``(a, b)``: the ranges of ``b`` only touch at their ends), and for each pair
-    the best ``c`` is a support-vertex search (:func:`_best_third`).  At most
-    log₂ m levels.  A run is dropped when an upper bound on every triangle it can
-    hold (:func:`_bound`, from triangles that contain the three chains of
-    candidate vertices) is below the best triangle found: on data this leaves
-    few runs after the first levels.  Tested against the O(m² log m) search over
-    all chords (:func:`_max_area_triangle_chords`) and against brute force.
-
-    Returns ``(twice_area, (a, b, c))`` with ``a < b < c`` (indices mod m).
-    """
-    m = X.size
-    X3, Y3 = np.concatenate([X, X, X]), np.concatenate([Y, Y, Y])
-    ex, ey = np.roll(X, -1) - X, np.roll(Y, -1) - Y  # edge t: P_t → P_{t+1}
-    # Root 0: every b in 1..m-2, c in b+1..m-1.
-    b = np.arange(1, m - 1)
-    a = np.zeros_like(b)
-    area, c = _best_third(X3, Y3, theta, a, b, b + 1, np.full_like(b, m - 1))
-    j = int(np.argmax(area))
-    B = np.empty(m + 1, dtype=np.intp)  # rooted optimum of root r (unrolled), r = 0..m
-    Cc = np.empty(m + 1, dtype=np.intp)
-    B[0], Cc[0] = b[j], c[j]
-    B[m], Cc[m] = b[j] + m, c[j] + m  # root m is root 0 again
-    best_area, best = float(area[j]), (0, int(b[j]), int(c[j]))
-    lo, hi = np.array([0]), np.array([m])  # runs: solved ends, roots strictly between
-    levels = 0
-    while lo.size:
-        keep = hi - lo > 1
-        lo, hi = lo[keep], hi[keep]
-        if lo.size:
-            # Finer caps while the runs are few and long (a few thousand corner
-            # triples per run), plain caps once they are many and short.
-            pieces = 8 if lo.size <= 64 else 1
-            bound = _bound(
-                X3, Y3, ex, ey, ((lo + 1, hi - 1), (B[lo], B[hi]), (Cc[lo], Cc[hi])), pieces
-            )
-            keep = bound >= best_area * (1.0 - _BOUND_RTOL)
-            lo, hi = lo[keep], hi[keep]
-        if not lo.size:
-            break
-        levels += 1
-        mid = (lo + hi) // 2
-        # b of root `mid` lies in [B[lo], B[hi]] and in (mid, mid + m - 1)
-        b_lo = np.maximum(B[lo], mid + 1)
-        b_hi = np.maximum(np.minimum(B[hi], mid + m - 2), b_lo)
-        cnt = b_hi - b_lo + 1
-        starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-        root = np.repeat(np.arange(mid.size), cnt)
-        bb = b_lo[root] + (np.arange(int(cnt.sum())) - starts[root])
-        aa = mid[root]
-        c_lo = np.maximum(Cc[lo][root], bb + 1)
-        c_hi = np.minimum(Cc[hi][root], aa + m - 1)
-        area, cc = _best_third(X3, Y3, theta, aa, bb, c_lo, c_hi)
-        first, seg_best = _segment_argmax(area, starts)
-        B[mid], Cc[mid] = bb[first], cc[first]
-        top = int(np.argmax(seg_best))
-        if seg_best[top] > best_area:
-            best_area = float(seg_best[top])
-            best = (int(mid[top]), int(B[mid[top]]), int(Cc[mid[top]]))
-        lo, hi = np.concatenate([lo, mid]), np.concatenate([mid, hi])
-    return best_area, tuple(sorted(v % m for v in best))
-
-
 def _cones_labels(problem: Problem) -> np.ndarray:
     """Globally optimal labels for ``k = 3`` (see the module docstring for the proof).
 
@@ -436,57 +195,67 @@ def _cones_labels(problem: Problem) -> np.ndarray:
     return _cones(problem)[0]
 
 
+def _ray_polygon(problem: Problem):
+    """The convex polygon of the angle-sorted rays from the mean (step 4 of the
+    module docstring): its vertices ``(X, Y)``, the sorted distinct pseudo-angles
+    ``theta`` of its edges, each row's pseudo-angle (``inf`` at the mean) and the
+    mask of the rows away from the mean.  Large temporaries are dropped as soon as
+    they are used (10⁶ rows: the peak stays a few times the input's size)."""
+    Yc = problem.Y
+    sq = np.einsum("ij,ij->i", Yc, Yc)
+    away = sq > _AT_MEAN_RTOL**2 * sq.max()
+    del sq
+    n_away = int(np.count_nonzero(away))
+    angle = pseudo_angle(Yc[:, 0], Yc[:, 1])
+    if n_away < angle.size:
+        angle[~away] = np.inf  # sorted last, left out of the polygon
+    order = np.argsort(angle)[:n_away]
+    # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
+    Yo = Yc.take(order, axis=0)
+    del Yc
+    if problem.weights is not None:
+        Yo *= (problem.weights.take(order) / problem.weights.max())[:, None]
+    sorted_angle = angle.take(order)
+    del order
+    # One edge per ray from the mean: equal angles merge (rays stay together).
+    new_ray = np.empty(n_away, dtype=bool)
+    new_ray[0] = True
+    np.not_equal(sorted_angle[1:], sorted_angle[:-1], out=new_ray[1:])
+    first = np.flatnonzero(new_ray)
+    del new_ray
+    theta = sorted_angle.take(first)
+    del sorted_angle
+    edges = np.add.reduceat(Yo, first, axis=0)
+    del Yo, first
+    X, Y = np.zeros(theta.size), np.zeros(theta.size)
+    np.cumsum(edges[:-1, 0], out=X[1:])
+    np.cumsum(edges[:-1, 1], out=Y[1:])
+    return X, Y, theta, angle, away
+
+
 def _cones(problem: Problem):
     """:func:`_cones_labels` plus the number of rays (polygon vertices)."""
     if problem.k != 3:
         raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
-    Y = problem.Y
-    n = Y.shape[0]
-    norms = np.hypot(Y[:, 0], Y[:, 1])
-    away = norms > _AT_MEAN_RTOL * norms.max()
-    Yv = Y[away]
-    if problem.weights is not None:
-        Yv = Yv * (problem.weights[away] / problem.weights.max())[:, None]
-    # One edge per ray from the mean: equal angles merge (rays stay together).
-    angle = _pseudo_angle(Yv[:, 0], Yv[:, 1])
-    theta, ray = np.unique(angle, return_inverse=True)
+    X, Y, theta, angle, away = _ray_polygon(problem)
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
         raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
-    edges = np.stack(
-        [
-            np.bincount(ray, weights=Yv[:, 0], minlength=m),
-            np.bincount(ray, weights=Yv[:, 1], minlength=m),
-        ],
-        axis=1,
-    )
-    P = np.vstack([np.zeros((1, 2)), np.cumsum(edges, axis=0)[:-1]])
-    area, (a, b, c) = _max_area_triangle(
-        np.ascontiguousarray(P[:, 0]), np.ascontiguousarray(P[:, 1]), theta
-    )
+    area, (a, b, c) = max_area_triangle(X, Y, theta)
     if not area > 0:
         raise RuntimeError("the 2-D solver found no triangle of positive area")
-    # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1.
-    ray_label = np.full(m, 2, dtype=np.intp)
-    ray_label[a:b] = 0
-    ray_label[b:c] = 1
-    labels = np.empty(n, dtype=np.intp)
-    labels[away] = ray_label[ray]
+    # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1: the
+    # angles in [theta[a], theta[b]).  Rays are equal angles, so this keeps them whole.
+    labels = (angle >= theta[b]).astype(np.intp)
+    labels += angle >= theta[c]
+    labels[angle < theta[a]] = 2
+    del angle, X, Y, theta
     if not away.all():
         # Points at the mean: any cluster gives the same score; take idxmax([Y 1]D).
         labels[~away] = 0
         _, _, D = _score_and_D(problem, labels)
         labels[~away] = argmax_rows(problem.A_tilde[~away] @ D)
-    return _first_appearance(labels, 3), {"n_rays": int(m)}
-
-
-def _first_appearance(labels: np.ndarray, k: int) -> np.ndarray:
-    """Renumber clusters in order of first appearance (row 0 is in cluster 0)."""
-    _, first = np.unique(labels, return_index=True)
-    order = np.unique(labels)[np.argsort(first)]
-    rename = np.empty(k, dtype=np.intp)
-    rename[order] = np.arange(order.size)
-    return rename[labels]
+    return canonical_labels(labels), {"n_rays": int(m)}
 
 
 def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
@@ -616,13 +385,15 @@ def _sum_table(E: np.ndarray, rows) -> np.ndarray:
 def _brute_force_labels(
     problem: Problem,
     max_labelings: int = DEFAULT_MAX_LABELINGS,
+    chunk: int = _BRUTE_CHUNK,
 ) -> np.ndarray:
     """Enumerate all ``k**(n-1)`` labelings (row 0 fixed in cluster 0) and keep the
     first, in base-k counting order, with the largest ``|det(CᵀÃ)|``.
 
     Meet in the middle: ``CᵀÃ`` is a sum of one term per row, so the sums over the
     last ``r`` rows (all ``k**r`` labelings) and over the first rows are tabulated
-    once and every labeling's matrix is one addition of two table entries.
+    once and every labeling's matrix is one addition of two table entries,
+    ``chunk`` labelings per vectorised batch.
     """
     max_labelings = _check_max_labelings(max_labelings)
     n, k = problem.n, problem.k
@@ -643,10 +414,10 @@ def _brute_force_labels(
     if problem.weights is not None:
         X *= (problem.weights / problem.weights.max())[:, None]
     E = np.einsum("cd,ij->icdj", np.eye(k), X)  # E[i, c]: row i's term in cluster c
-    r = min(n - 1, max(1, int(np.log(_BRUTE_CHUNK) / np.log(k)) // 2 + 1))
+    r = min(n - 1, max(1, int(np.log(chunk) / np.log(k)) // 2 + 1))
     low = _sum_table(E, range(n - r, n)) + E[0, 0]  # rows n-r..n-1, plus row 0 in 0
     high = _sum_table(E, range(1, n - r))  # rows 1..n-r-1
-    per_chunk = max(1, _BRUTE_CHUNK // low.shape[0])
+    per_chunk = max(1, chunk // low.shape[0])
     best_val, best_code = -np.inf, None
     for h0 in range(0, high.shape[0], per_chunk):
         dets = np.abs(_det(high[h0 : h0 + per_chunk, None] + low[None]))
@@ -658,7 +429,7 @@ def _brute_force_labels(
     powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
     labels = np.zeros(n, dtype=np.intp)
     labels[1:] = (best_code // powers) % k
-    return _first_appearance(labels, k)
+    return canonical_labels(labels)
 
 
 def brute_force(

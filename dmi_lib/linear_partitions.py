@@ -42,6 +42,7 @@ from math import comb, factorial
 import numpy as np
 from scipy.optimize import linprog
 
+from .labels import canonical_labels
 from .problem import _result, cluster_sums, prepare
 
 __all__ = [
@@ -244,11 +245,6 @@ def linear_partition_optimum(
     )
 
 
-def _canonical(labels: np.ndarray) -> tuple:
-    names: dict = {}
-    return tuple(names.setdefault(int(c), len(names)) for c in labels)
-
-
 def fans_at_mean(A) -> np.ndarray:
     """The linear partitions of 2-D points whose three rays start at the mean.
 
@@ -293,7 +289,7 @@ def fans_at_mean(A) -> np.ndarray:
                     lab = np.empty(n, dtype=int)
                     for j, arc in enumerate(arcs):
                         lab[order[arc]] = j
-                    found.add(_canonical(lab))
+                    found.add(tuple(canonical_labels(lab).tolist()))
     return np.array(sorted(found), dtype=np.intp).reshape(len(found), n)
 
 

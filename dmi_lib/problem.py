@@ -18,6 +18,8 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
+import scipy.linalg
 
 from .labels import same_partition  # re-exported: its home is dmi_lib.labels
 from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
@@ -129,6 +131,11 @@ def _count_rank(sv, tol, shape, magnitude: float = 0.0) -> int:
     return int(np.sum(sv > max(tol * sv[0], floor, IDENTICAL_RTOL * magnitude)))
 
 
+#: Rows per block when ``prepare`` and :meth:`Problem.coordinates` pass over the data
+#: (blocked QR, centring): O(block · d) extra memory instead of a copy of ``A``.
+_BLOCK = 1 << 16
+
+
 @dataclass(frozen=True)
 class Problem:
     """A prepared DMI-clustering instance (Algorithm 1, lines 1-4).
@@ -136,19 +143,18 @@ class Problem:
     Attributes
     ----------
     A : ndarray (n, d)
-        The data.
+        The data (the caller's array itself when it is already float64: not copied).
     k : int
         ``rank([A 1])``, the number of clusters.
     columns : tuple of int
         ``L``: indices into the columns of ``[A 1]`` (index ``d`` is the ones column).
     A_tilde : ndarray (n, k)
-        ``Ã = [A 1][:, L]``.
-    Y : ndarray (n, k-1)
-        Well-conditioned coordinates of the centred data in its own (k-1)-dim affine
-        hull (principal axes), divided by :attr:`scale`.  ``[Y 1]`` is an invertible
-        affine image of ``Ã``, so solvers may work in ``Y`` (the Theorem's affine
-        invariance); every solver does, so translating or scaling ``A`` cannot
-        change its answer.
+        ``Ã = [A 1][:, L]``.  When ``L`` picks evenly spaced columns of ``A`` (answer
+        distributions: ``Ã = A``) this is a read-only view of ``A``, no copy.
+    mean : ndarray (d,)
+        The (weighted) mean of the rows of ``A / scale``.
+    axes : ndarray (k-1, d)
+        The principal axes of the centred data (right singular vectors), unit rows.
     singular_values : ndarray
         Singular values of ``A - ā`` (rows weighted by ``√wᵢ`` when weighted).
     rank_tol : float
@@ -163,7 +169,8 @@ class Problem:
     k: int
     columns: tuple
     A_tilde: np.ndarray
-    Y: np.ndarray
+    mean: np.ndarray
+    axes: np.ndarray
     singular_values: np.ndarray
     rank_tol: float
     weights: np.ndarray | None = None
@@ -177,6 +184,37 @@ class Problem:
     def total_weight(self) -> float:
         """``Σ wᵢ`` (``n`` when unweighted): the number of rows the data stand for."""
         return float(self.n) if self.weights is None else float(self.weights.sum())
+
+    @property
+    def Y(self) -> np.ndarray:
+        """``(A / scale - mean) @ axesᵀ``, shape (n, k-1): see :meth:`coordinates`.
+
+        Computed on each access (not stored): keep the result if it is used twice.
+        """
+        return self.coordinates()
+
+    def coordinates(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Well-conditioned coordinates of the rows in their own (k-1)-dim affine hull.
+
+        ``Y = (A / scale - mean) @ axesᵀ``: the centred data on its principal axes
+        (unweighted: ``U_r Σ_r`` of its SVD, divided by :attr:`scale`).  ``[Y 1]`` is an
+        invertible affine image of ``Ã``, so solvers may work in ``Y`` (the Theorem's
+        affine invariance); every solver does, so translating or scaling ``A`` cannot
+        change its answer.  Computed block by block into ``out`` (any array of shape
+        ``(n, k-1)``, e.g. the transpose of a row-major buffer), with O(block · d)
+        memory besides it.
+        """
+        n, r = self.n, self.k - 1
+        if out is None:
+            out = np.empty((n, r))
+        elif out.shape != (n, r):
+            raise ValueError(f"out must have shape {(n, r)}, got {out.shape}")
+        V = self.axes.T
+        for s0 in range(0, n, _BLOCK):
+            block = self.A[s0 : s0 + _BLOCK] / self.scale
+            block -= self.mean
+            out[s0 : s0 + _BLOCK] = _times(block, V)
+        return out
 
 
 def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -192,21 +230,36 @@ def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
     return out
 
 
-#: Rows per block of the blocked QR (:func:`_tall_r`).
-_QR_BLOCK = 1 << 16
+def _moments(A: np.ndarray, s: float, wn):
+    """Mean of the rows of ``A / s`` (weights ``wn``), their total weight, and the
+    root of their (weighted) sum of squares, block by block (no copy of ``A``)."""
+    n, d = A.shape
+    total_sum, squares = np.zeros(d), 0.0
+    for s0 in range(0, n, _BLOCK):
+        block = A[s0 : s0 + _BLOCK] / s
+        if wn is None:
+            total_sum += block.sum(axis=0)
+            squares += float(np.einsum("ij,ij->", block, block))
+        else:
+            wb = wn[s0 : s0 + _BLOCK]
+            total_sum += wb @ block
+            squares += float(wb @ np.einsum("ij,ij->i", block, block))
+    total = float(n) if wn is None else float(wn.sum())
+    return total_sum / total, total, float(np.sqrt(squares))
 
 
-def _tall_r(Z: np.ndarray, root_w=None) -> np.ndarray:
-    """The triangular factor ``R`` of ``diag(root_w) Z = QR`` (``n >> d``), by blocks
-    of rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same
-    singular values and right vectors as ``Z``'s, with O(block · d) extra memory
-    instead of LAPACK's copy of ``Z``."""
-    n, d = Z.shape
+def _tall_r(A: np.ndarray, s: float, mean: np.ndarray, root_w=None) -> np.ndarray:
+    """The triangular factor ``R`` of ``diag(root_w) (A / s - mean) = QR``, by blocks of
+    rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same singular
+    values and right vectors as the centred data's, with O(block · d) extra memory
+    instead of a centred copy of ``A`` and LAPACK's copy of that."""
+    n, d = A.shape
     R = np.zeros((0, d))
-    for s0 in range(0, n, _QR_BLOCK):
-        block = Z[s0 : s0 + _QR_BLOCK]
+    for s0 in range(0, n, _BLOCK):
+        block = A[s0 : s0 + _BLOCK] / s
+        block -= mean
         if root_w is not None:
-            block = block * root_w[s0 : s0 + _QR_BLOCK, None]
+            block *= root_w[s0 : s0 + _BLOCK, None]
         R = np.linalg.qr(np.vstack([R, block]), mode="r")
     return R
 
@@ -214,10 +267,25 @@ def _tall_r(Z: np.ndarray, root_w=None) -> np.ndarray:
 def _pow2_scale(A: np.ndarray) -> float:
     """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
     exact (no rounding), so it changes no answer."""
-    amax = float(np.abs(A).max()) if A.size else 0.0
+    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0  # no |A| copy
     if amax == 0.0:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
+
+
+def _tilde(A: np.ndarray, columns: tuple) -> np.ndarray:
+    """``Ã = [A 1][:, L]``: a read-only view of ``A`` when ``L`` is evenly spaced
+    columns of ``A``, else a new array (``k`` column copies, no ``[A 1]``)."""
+    n, d = A.shape
+    step = columns[1] - columns[0] if len(columns) > 1 else 1
+    if columns[-1] < d and step > 0 and columns == tuple(range(columns[0], columns[-1] + 1, step)):
+        view = A[:, columns[0] : columns[-1] + 1 : step]
+        view.flags.writeable = False
+        return view
+    out = np.empty((n, len(columns)))
+    for j, col in enumerate(columns):
+        out[:, j] = A[:, col] if col < d else 1.0
+    return out
 
 
 def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=None) -> Problem:
@@ -230,7 +298,9 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
 
     The data are divided by a power of two (exact) and centred at their (weighted)
     mean before any decomposition, so that magnitudes from 1e-300 to 1e300 and
-    large offsets work alike.  Rows with weight 0 do not count for ``k``.
+    large offsets work alike.  Rows with weight 0 do not count for ``k``.  Memory:
+    ``A`` is not copied (when float64); the decomposition passes over it by blocks,
+    and only ``Ã`` (none when it is a view of ``A``) is stored besides.
 
     Raises
     ------
@@ -245,31 +315,13 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
     tol = _rank_tol(rank_tol)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     s = _pow2_scale(A)
-    centred = A / s  # exact; centred in place below (one n × d copy in all)
-    if w is None:
-        magnitude = float(np.sqrt(np.einsum("ij,ij->", centred, centred)))
-        mean = centred.mean(axis=0)
-        centred -= mean
-        Z = centred
-        total = float(n)
-    else:
-        wn = w / w.max()  # the weights' own scale drops out of k and Y
-        total = float(wn.sum())
-        magnitude = float(np.sqrt(wn @ np.einsum("ij,ij->i", centred, centred)))
-        mean = (wn @ centred) / total
-        centred -= mean
-        Z = None  # √w-weighted rows, made block by block in _tall_r
-    if n > 2 * d:
-        # Tall data: the SVD of the small triangular factor R has the same singular
-        # values and right vectors, at a fraction of the cost of a thin SVD of n rows.
-        _, sv, Vt = np.linalg.svd(
-            _tall_r(centred, None if w is None else np.sqrt(wn)), full_matrices=False
-        )
-    else:
-        if Z is None:
-            Z = centred * np.sqrt(wn)[:, None]
-        _, sv, Vt = np.linalg.svd(Z, full_matrices=False)
-    r = _count_rank(sv, tol, centred.shape, magnitude)
+    wn = None if w is None else w / w.max()  # the weights' own scale drops out of k and Y
+    mean, total, magnitude = _moments(A, s, wn)
+    # The SVD of the small triangular factor R has the singular values and right
+    # vectors of the centred data, at a fraction of the cost of a thin SVD of n rows.
+    R = _tall_r(A, s, mean, None if w is None else np.sqrt(wn))
+    _, sv, Vt = np.linalg.svd(R, full_matrices=False)
+    r = _count_rank(sv, tol, (n, d), magnitude)
     k = r + 1
     if k < min_k:
         rows = n if w is None else int(np.count_nonzero(w))
@@ -279,11 +331,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
             f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
             "DMI-clustering needs at least two distinct points"
         )
-    Y = _times(centred, Vt[:r].T)  # = U_r Σ_r (unweighted: on the principal axes)
     columns = _choose_columns(Vt[:r], sv[:r], mean, total, tol)
-    A_tilde = np.empty((n, k))
-    for j, col in enumerate(columns):  # k column copies; no n × (d+1) temporary
-        A_tilde[:, j] = A[:, col] if col < d else 1.0
     if w is not None:
         sv = sv * np.sqrt(w.max())
     with np.errstate(over="ignore"):
@@ -292,8 +340,9 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         A=A,
         k=k,
         columns=columns,
-        A_tilde=A_tilde,
-        Y=Y,
+        A_tilde=_tilde(A, columns),
+        mean=mean,
+        axes=Vt[:r].copy(),
         singular_values=sv,
         rank_tol=tol,
         weights=w,
@@ -331,9 +380,7 @@ def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
             if len(chosen) == k:
                 return tuple(chosen)
     # Unreachable in exact arithmetic (P has rank k); pivoted QR is the safe fallback.
-    from scipy.linalg import qr
-
-    _, _, piv = qr(P, mode="economic", pivoting=True)
+    _, _, piv = scipy.linalg.qr(P, mode="economic", pivoting=True)
     return tuple(sorted(int(p) for p in piv[:k]))
 
 
@@ -666,13 +713,14 @@ def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool, **ex
 
 
 def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
-    """The rows ``keep`` of a prepared problem (same ``k``, columns and axes)."""
+    """The rows ``keep`` of a prepared problem (same ``k``, columns, mean and axes)."""
     return Problem(
         A=problem.A[keep],
         k=problem.k,
         columns=problem.columns,
         A_tilde=problem.A_tilde[keep],
-        Y=problem.Y[keep],
+        mean=problem.mean,
+        axes=problem.axes,
         singular_values=problem.singular_values,
         rank_tol=problem.rank_tol,
         weights=None if problem.weights is None else problem.weights[keep],
@@ -716,8 +764,6 @@ def distinct_rows(A):
     >>> index.tolist(), inverse.tolist(), counts.tolist()
     ([0, 1], [0, 1, 0], [2, 1])
     """
-    import pandas as pd
-
     A = check_matrix(A)
     n, d = A.shape
     code, size = pd.factorize(A[:, 0])[0].astype(np.int64), None

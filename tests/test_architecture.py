@@ -36,11 +36,9 @@ PENDING = {
         "dmi_lib._compiled",
         "dmi_lib._numba_kernels",
         "dmi_lib.kcofactors",
-        "dmi_lib.problem",
     },
     "size": {
         "dmi_lib._numba_kernels",
-        "dmi_lib.core",
         "dmi_lib.kcofactors",
     },
 }

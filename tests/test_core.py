@@ -20,13 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
-from dmi_lib.core import (
+from dmi_lib.core import DMIClustering, dmi_cluster
+from dmi_lib.problem import (
     DEFAULT_RANK_TOL,
-    DMIClustering,
     _result,
     assign,
     cluster_sums,
-    dmi_cluster,
     dmi_rank,
     dmi_score,
     idxmax,
@@ -38,6 +37,7 @@ from dmi_lib.core import (
     prepare,
 )
 from dmi_lib.datasets import load_paper_data
+from dmi_lib.labels import same_partition
 
 SEEDS = st.integers(0, 2**32 - 1)
 PROPERTY = settings(max_examples=30, deadline=None)
@@ -249,6 +249,28 @@ def test_A_tilde_spans_the_column_space_of_A1(seed):
     Q, *_ = np.linalg.lstsq(Y1, p.A_tilde, rcond=None)
     np.testing.assert_allclose(Y1 @ Q, p.A_tilde, atol=1e-9)
     np.testing.assert_allclose(p.Y.mean(axis=0), 0, atol=1e-12)
+
+
+def test_prepare_keeps_no_copy_of_answer_distributions():
+    """Rows that sum to one: Ã = A, a read-only view of the caller's array (no copy);
+    the coordinates are filled into any buffer of the right shape, block by block."""
+    A = np.random.default_rng(0).dirichlet(np.ones(4), size=200_000)
+    p = prepare(A)
+    assert p.columns == (0, 1, 2, 3) and p.A is A
+    assert np.shares_memory(p.A_tilde, A) and not p.A_tilde.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        p.A_tilde[0, 0] = 1.0
+    buf = np.empty((p.k - 1, p.n))  # row-major, filled through its transpose
+    assert p.coordinates(out=buf.T) is not None
+    np.testing.assert_array_equal(buf.T, p.Y)
+    np.testing.assert_allclose(p.Y.mean(axis=0), 0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"out must have shape \(200000, 3\)"):
+        p.coordinates(out=np.empty((p.n, 2)))
+    # Columns that are not evenly spaced (or the ones column) are copied.
+    B = np.c_[A[:, :1], 2 * A[:, :1], A[:, 1:3]]
+    q = prepare(B)
+    assert q.columns == (0, 2, 3, 4) and not np.shares_memory(q.A_tilde, B)
+    np.testing.assert_array_equal(q.A_tilde, ones_col(B)[:, [0, 2, 3, 4]])
 
 
 # --------------------------------------------------------------------------- #
@@ -792,11 +814,6 @@ def test_predict_before_fit():
 # --------------------------------------------------------------------------- #
 # Needs the solvers (exact.py, kcofactors.py)
 # --------------------------------------------------------------------------- #
-def _same_up_to_permutation(a, b):
-    pairs = set(zip(np.asarray(a).tolist(), np.asarray(b).tolist()))
-    return len(pairs) == len(set(a)) == len(set(b))
-
-
 def test_fit_attributes_and_predict(paper):
     X = paper["kcofactors"].A
     est = DMIClustering(random_state=0)
@@ -825,7 +842,7 @@ def test_dmi_cluster_is_optimal_and_affine_invariant_on_figure_3(paper):
     assert res.k == 3 and res.exact
     assert res.score == pytest.approx(dets.max(), rel=1e-9)
     res2 = dmi_cluster(d.A @ d.T + d.b)
-    assert _same_up_to_permutation(res.labels, res2.labels)
+    assert same_partition(res.labels, res2.labels)
     assert res2.score / res.score == pytest.approx(abs(np.linalg.det(d.T)), rel=1e-9)
 
 
@@ -860,7 +877,6 @@ def test_k_cofactors_path_is_seeded_and_ends_at_a_local_maximum():
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("seed", range(20))
 def test_same_partition_relabelling_and_changes(seed):
-    from dmi_lib.core import same_partition
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 4, size=30)

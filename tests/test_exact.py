@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmi_lib
-from dmi_lib import core, exact
+from dmi_lib import exact
 from dmi_lib import problem as dmi_problem
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import brute_force, cone_partition, mean_split
@@ -55,7 +55,7 @@ def arcs_optimum(A):
     """Best log-score over every split of the angle-sorted points into three
     contiguous arcs (O(m³)); relies only on the cone structure, not on the
     polygon / support-vertex search of the solver."""
-    problem = core.prepare(A)
+    problem = dmi_problem.prepare(A)
     Y = problem.Y
     order = np.argsort(np.arctan2(Y[:, 1], Y[:, 0]), kind="stable")
     m = len(order)
@@ -69,7 +69,7 @@ def arcs_optimum(A):
     pos[order] = np.arange(m)
     labels[(pos >= a[best]) & (pos < b[best])] = 0
     labels[(pos >= b[best]) & (pos < c[best])] = 1
-    return core.log_dmi_score(A, labels)
+    return dmi_problem.log_dmi_score(A, labels)
 
 
 def hill_climb(problem, labels, max_moves=10_000):
@@ -89,13 +89,13 @@ def hill_climb(problem, labels, max_moves=10_000):
 
 
 def best_local_search(A, restarts, rng):
-    problem = core.prepare(A)
+    problem = dmi_problem.prepare(A)
     best = -np.inf
     for _ in range(restarts):
         labels = rng.integers(0, problem.k, problem.n)
         if dmi_problem._score_and_D(problem, labels)[2] is None:
             continue
-        best = max(best, core.log_dmi_score(A, hill_climb(problem, labels)))
+        best = max(best, dmi_problem.log_dmi_score(A, hill_climb(problem, labels)))
     return best
 
 
@@ -135,7 +135,7 @@ def k3_instances(seed, n_range=(3, 10), per_kind=12):
         found = 0
         for _ in range(200):
             A = random_instance(rng, int(rng.integers(*n_range)), kind)
-            if core.dmi_rank(A)[0] == 3:
+            if dmi_problem.dmi_rank(A)[0] == 3:
                 out.append((kind, A))
                 found += 1
                 if found == per_kind:
@@ -147,20 +147,21 @@ def k3_instances(seed, n_range=(3, 10), per_kind=12):
 # Brute force
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("seed", range(6))
-def test_brute_force_matches_itertools(seed, monkeypatch):
-    # A tiny chunk so that chunk boundaries are crossed.
-    monkeypatch.setattr(exact, "_BRUTE_CHUNK", 7)
+def test_brute_force_matches_itertools(seed):
     rng = np.random.default_rng(seed)
     for d in (1, 2, 3):
         n = int(rng.integers(d + 1, 8 - d))
         A = rng.normal(size=(n, d))
-        problem = core.prepare(A)
+        problem = dmi_problem.prepare(A)
         res = brute_force(A)
         ref = itertools_optimum(problem.A_tilde, problem.k)
         assert res.score == pytest.approx(ref, rel=RTOL)
         assert det_abs(problem.A_tilde, res.labels, problem.k) == pytest.approx(ref, rel=RTOL)
         assert res.labels[0] == 0 and res.exact and res.method == "brute-force"
         assert res.info["n_labelings"] == problem.k ** (n - 1)
+        # A tiny chunk, so that chunk boundaries are crossed: the same first optimum.
+        tiny = exact._brute_force_labels(problem, chunk=7)
+        np.testing.assert_array_equal(tiny, res.labels)
 
 
 def test_brute_force_k4_tiny_is_legal_clustering():
@@ -210,7 +211,7 @@ def test_mean_split_closed_form_and_brute_force(seed):
 def test_mean_split_points_at_mean_can_go_either_side():
     a = np.array([[-2.0], [0.0], [0.0], [2.0]])  # two points exactly at the mean
     res = mean_split(a)
-    scores = {core.log_dmi_score(a, [0, x, y, 1]) for x in (0, 1) for y in (0, 1)}
+    scores = {dmi_problem.log_dmi_score(a, [0, x, y, 1]) for x in (0, 1) for y in (0, 1)}
     assert max(scores) - min(scores) < 1e-12  # moving them multiplies det by 1
     assert res.log_score == pytest.approx(max(scores), abs=1e-12)
 
@@ -265,7 +266,7 @@ def test_cones_match_arc_enumeration_medium(seed):
     rng = np.random.default_rng(100 + seed)
     for kind in KINDS_2D:
         A = random_instance(rng, 45, kind)
-        if core.dmi_rank(A)[0] != 3:
+        if dmi_problem.dmi_rank(A)[0] != 3:
             continue
         assert cone_partition(A).log_score == pytest.approx(arcs_optimum(A), rel=RTOL, abs=1e-9), (
             kind
@@ -277,15 +278,15 @@ def test_cones_match_arc_enumeration_medium(seed):
 def test_cones_result_is_valid_partition(seed, n):
     rng = np.random.default_rng(seed)
     A = rng.integers(-2, 3, size=(n, 2)).astype(float)
-    if core.dmi_rank(A)[0] != 3:
+    if dmi_problem.dmi_rank(A)[0] != 3:
         return
     res = cone_partition(A)
     # Labels 0..2 by first appearance, every cluster non-empty.
     _, first = np.unique(res.labels, return_index=True)
     assert res.labels[0] == 0 and np.all(np.diff(res.labels[np.sort(first)]) == 1)
     assert np.all(res.sizes > 0)
-    assert core.is_linearly_partitioned(A, res.labels)
-    assert core.is_local_maximum(A, res.labels)
+    assert dmi_problem.is_linearly_partitioned(A, res.labels)
+    assert dmi_problem.is_local_maximum(A, res.labels)
     assert res.log_score == pytest.approx(brute_force(A).log_score, rel=RTOL, abs=1e-9)
 
 
@@ -299,8 +300,10 @@ def test_cones_legal_duplicates_and_points_at_mean():
     A = np.vstack([base[truth], np.tile(base[truth].mean(axis=0), (3, 1))])
     res = cone_partition(A)
     assert np.array_equal(res.labels[:9], truth)
-    assert res.log_score == pytest.approx(core.log_dmi_score(A, np.r_[truth, 0, 1, 2]), abs=1e-12)
-    assert core.is_linearly_partitioned(A, res.labels)
+    assert res.log_score == pytest.approx(
+        dmi_problem.log_dmi_score(A, np.r_[truth, 0, 1, 2]), abs=1e-12
+    )
+    assert dmi_problem.is_linearly_partitioned(A, res.labels)
 
 
 def test_cones_on_three_d_plane_and_distributions_match_2d_coordinates():
@@ -310,7 +313,7 @@ def test_cones_on_three_d_plane_and_distributions_match_2d_coordinates():
     X = rng.normal(size=(60, 2))
     A3 = X @ rng.normal(size=(2, 3)) + rng.normal(size=3)
     r2, r3 = cone_partition(X), cone_partition(A3)
-    assert core.log_dmi_score(X, r3.labels) == pytest.approx(r2.log_score, rel=RTOL)
+    assert dmi_problem.log_dmi_score(X, r3.labels) == pytest.approx(r2.log_score, rel=RTOL)
 
 
 def test_cones_k_not_3_raises():
@@ -347,7 +350,7 @@ def test_affine_invariance_paper_example():
     r, rT = cone_partition(A), cone_partition(A @ T + b)
     # [AT+b 1] = [A 1] [[T, 0], [b, 1]]: every score scales by |det T|.
     assert rT.log_score == pytest.approx(r.log_score + np.log(abs(np.linalg.det(T))), rel=RTOL)
-    assert core.log_dmi_score(A, rT.labels) == pytest.approx(r.log_score, rel=RTOL)
+    assert dmi_problem.log_dmi_score(A, rT.labels) == pytest.approx(r.log_score, rel=RTOL)
     assert r.log_score == pytest.approx(brute_force(A).log_score, rel=RTOL)
 
 
@@ -364,10 +367,10 @@ def test_affine_invariance_ratios(seed):
     AT = A @ T + b
     opt, optT = brute_force(A), cone_partition(AT)
     # The optimum under AT + b is optimal under A (Theorem, affine-invariant).
-    assert core.log_dmi_score(A, optT.labels) == pytest.approx(opt.log_score, rel=RTOL)
+    assert dmi_problem.log_dmi_score(A, optT.labels) == pytest.approx(opt.log_score, rel=RTOL)
     # Score ratios of two clusterings are preserved.
     C1, C2 = rng.integers(0, 3, n), rng.integers(0, 3, n)
-    s = [core.log_dmi_score(X, C) for X in (A, AT) for C in (C1, C2)]
+    s = [dmi_problem.log_dmi_score(X, C) for X in (A, AT) for C in (C1, C2)]
     if np.all(np.isfinite(s)):
         assert s[0] - s[1] == pytest.approx(s[2] - s[3], abs=1e-8)
 
@@ -378,7 +381,7 @@ def test_soft_never_beats_hard(seed):
     rng = np.random.default_rng(seed)
     d = 1 + seed % 3
     A = rng.normal(size=(7, d))
-    problem = core.prepare(A)
+    problem = dmi_problem.prepare(A)
     hard = brute_force(A).score
     C = rng.dirichlet(np.full(problem.k, 0.5), size=(20_000, problem.n))
     soft = np.abs(np.linalg.det(np.einsum("snk,nj->skj", C, problem.A_tilde)))
@@ -396,8 +399,8 @@ def test_paper_20x3_is_k3_and_exact_is_optimal():
     assert res.k == 3 and res.method == "exact-2d"
     assert res.log_score == pytest.approx(arcs_optimum(A), rel=RTOL)
     assert res.log_score >= best_local_search(A, 200, np.random.default_rng(0)) - 1e-9
-    assert core.is_linearly_partitioned(A, res.labels)
-    assert core.is_local_maximum(A, res.labels)
+    assert dmi_problem.is_linearly_partitioned(A, res.labels)
+    assert dmi_problem.is_local_maximum(A, res.labels)
 
 
 def test_paper_30x2_exact_is_optimal():
@@ -418,7 +421,9 @@ def test_dispatcher_uses_exact_solvers():
     A4 = rng.normal(size=(8, 3))
     r4 = dmi_lib.dmi_cluster(A4, method="exact")
     assert (r4.method, r4.k) == ("brute-force", 4)
-    assert r4.score == pytest.approx(itertools_optimum(core.prepare(A4).A_tilde, 4), rel=RTOL)
+    assert r4.score == pytest.approx(
+        itertools_optimum(dmi_problem.prepare(A4).A_tilde, 4), rel=RTOL
+    )
 
 
 # --------------------------------------------------------------------------- #
@@ -427,12 +432,23 @@ def test_dispatcher_uses_exact_solvers():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from dmi_lib import _triangle  # noqa: E402
+from dmi_lib._triangle import pseudo_angle  # noqa: E402
+
+
+def _bnb_only(X, Y, theta, max_triples=10**9):
+    return _triangle._branch_and_bound(X, Y, max_triples)
+
+
+#: The exact searches: as the solver runs them, and each alone.
+SEARCHES = (_triangle.max_area_triangle, _triangle._rooted_bisection, _bnb_only)
+
 
 def _polygon(Y, w=None):
     """The convex polygon of angle-sorted prefix sums that the 2-D solver builds."""
     if w is not None:
         Y = Y * w[:, None]
-    angle = exact._pseudo_angle(Y[:, 0], Y[:, 1])
+    angle = pseudo_angle(Y[:, 0], Y[:, 1])
     theta, ray = np.unique(angle, return_inverse=True)
     m = theta.size
     edges = np.stack(
@@ -470,17 +486,18 @@ def centred_points(draw):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(centred_points())
-def test_rooted_bisection_matches_chord_search(data):
+def test_triangle_searches_match_chord_search(data):
     Y, w = data
     X_, Y_, theta = _polygon(Y, w)
     if theta.size < 3:
         return
-    ref, _ = exact._max_area_triangle_chords(X_, Y_, theta)
-    got, (a, b, c) = exact._max_area_triangle(X_, Y_, theta)
-    assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
-    assert 0 <= a < b < c < theta.size  # and the returned vertices realise it
-    twice = (X_[b] - X_[a]) * (Y_[c] - Y_[a]) - (Y_[b] - Y_[a]) * (X_[c] - X_[a])
-    assert twice == pytest.approx(got, rel=1e-9, abs=1e-12)
+    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    for search in SEARCHES:
+        got, (a, b, c) = search(X_, Y_, theta)
+        assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
+        assert 0 <= a < b < c < theta.size  # and the returned vertices realise it
+        twice = (X_[b] - X_[a]) * (Y_[c] - Y_[a]) - (Y_[b] - Y_[a]) * (X_[c] - X_[a])
+        assert twice == pytest.approx(got, rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -490,7 +507,7 @@ def test_cone_partition_matches_brute_force_with_weights(n, seed, integer):
     A = rng.integers(-3, 4, size=(n, 2)).astype(float) if integer else rng.normal(size=(n, 2))
     w = rng.integers(1, 4, size=n).astype(float)
     try:
-        p = core.prepare(A, sample_weight=w)
+        p = dmi_problem.prepare(A, sample_weight=w)
     except ValueError:
         return
     if p.k != 3:
@@ -506,12 +523,13 @@ def test_cone_partition_large_is_near_linear():
     A = rng.dirichlet(np.ones(3), size=100_000)
     res = exact.cone_partition(A)
     assert res.info["n_rays"] == 100_000
-    assert core.is_local_maximum(A, res.labels)
+    assert dmi_problem.is_local_maximum(A, res.labels)
 
 
 @pytest.mark.parametrize("kind", ["normal", "dirichlet", "integer"])
-def test_rooted_bisection_matches_chord_search_medium(kind):
-    """Thousands of vertices: the bisection's later levels (many runs, plain caps)."""
+def test_triangle_searches_match_chord_search_medium(kind):
+    """Thousands of vertices: the bisection's later levels (many runs, plain caps) and
+    the branch and bound's pruning."""
     rng = np.random.default_rng(7)
     n = 3000
     Y = {
@@ -522,6 +540,20 @@ def test_rooted_bisection_matches_chord_search_medium(kind):
     Y = Y - Y.mean(axis=0)
     Y = Y[np.hypot(Y[:, 0], Y[:, 1]) > 0]
     X_, Y_, theta = _polygon(Y)
-    ref, _ = exact._max_area_triangle_chords(X_, Y_, theta)
-    got, _ = exact._max_area_triangle(X_, Y_, theta)
-    assert got == pytest.approx(ref, rel=1e-10)
+    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    for search in SEARCHES:
+        got, _ = search(X_, Y_, theta)
+        assert got == pytest.approx(ref, rel=1e-10)
+
+
+def test_branch_and_bound_gives_up_on_a_regular_polygon_and_the_bisection_answers():
+    """A regular polygon: every rotation of the best triangle is as large, so the
+    branch and bound cannot prune; past its limit the bisection answers, exactly."""
+    m = 300
+    t = 2 * np.pi * np.arange(m) / m
+    X_, Y_, theta = _polygon(np.c_[np.cos(t), np.sin(t)])
+    assert _triangle._branch_and_bound(X_, Y_, max_triples=1000) is None
+    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    got, (a, b, c) = _triangle.max_area_triangle(X_, Y_, theta, max_triples=1000)
+    assert got == pytest.approx(ref, rel=1e-12)
+    assert (b - a, c - b) == (100, 100)

@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from dmi_lib.core import prepare
+from dmi_lib.labels import canonical_labels
+from dmi_lib.problem import prepare
 from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors
 from dmi_lib.linear_partitions import (
@@ -35,9 +36,8 @@ RTOL = 1e-9
 
 
 def canonical(labels):
-    """Rename clusters by first appearance."""
-    names = {}
-    return tuple(names.setdefault(int(c), len(names)) for c in labels)
+    """The partition of a labeling, hashable: clusters renamed by first appearance."""
+    return tuple(canonical_labels(labels).tolist())
 
 
 def separable(At, labels, k):
