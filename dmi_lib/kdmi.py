@@ -44,7 +44,7 @@ from .kdmi_partitions import (
     _virtual_peer_scores,
 )
 from .mechanisms import _check_executor, _check_reports, _count_det, _split_halves, dmi_mechanism
-from .simulation import Reports
+from .reports import Reports
 
 __all__ = ["KDMIResult", "kdmi_mechanism"]
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .core import DMIResult, _solve, dmi_cluster, prepare
 from .mechanisms import _map
-from .simulation import Reports
+from .reports import Reports
 
 #: label and mask arrays to ~40 MB).
 _BLOCK_ENTRIES = 4_000_000

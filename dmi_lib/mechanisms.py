@@ -34,7 +34,7 @@ from scipy import sparse
 from ._deprecation import moved
 from ._validation import check_distribution, check_random_state
 from .exact import _det
-from .simulation import Reports
+from .reports import Reports
 
 __all__ = [
     "DMIMechanismResult",

@@ -1,11 +1,13 @@
 """The layering of dmi_lib, read from the source: no import cycles, no hidden imports.
 
-The layers (README, "Architecture"), each importing only from layers below it:
+The layers (README, "Architecture"), each importing only from its own layer and the
+layers below it (:data:`LAYERS`):
 
-0. numerical core: ``_validation``, ``labels``, ``problem``
-1. solvers: ``exact``, ``linear_partitions``, ``kcofactors`` and its kernels
+0. numerical core: argument checks, labelings up to renaming, the problem ``Ã``
+1. solvers: ``exact`` (with ``_triangle``), ``linear_partitions``, ``kcofactors``
+   (with its ``_kc_*`` parts and compiled kernels)
 2. front door: ``core`` (``dmi_cluster``, ``DMIClustering``)
-3. elicitation: aggregation of answer matrices and tables, the mechanisms
+3. elicitation: aggregation of answer matrices and tables (also on Dask), the mechanisms
 4. simulation and data
 5. on top, never imported by the library: ``plotting``, ``studies``
 """
@@ -13,6 +15,7 @@ The layers (README, "Architecture"), each importing only from layers below it:
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -49,6 +52,43 @@ MAX_FUNCTION_LINES = 60
 LONG_MARK = "# long function:"
 
 
+#: Layer of each module, by name prefix (the longest matching prefix wins).
+LAYERS = {
+    "dmi_lib._validation": 0,
+    "dmi_lib._deprecation": 0,
+    "dmi_lib.labels": 0,
+    "dmi_lib.planar_geometry": 0,
+    "dmi_lib.problem": 0,
+    "dmi_lib._triangle": 1,
+    "dmi_lib.exact": 1,
+    "dmi_lib.linear_partitions": 1,
+    "dmi_lib.kcofactors": 1,
+    "dmi_lib._kc_": 1,
+    "dmi_lib._compiled": 1,
+    "dmi_lib._numba_kernels": 1,
+    "dmi_lib.core": 2,
+    "dmi_lib.aggregation": 3,
+    "dmi_lib.answers": 3,
+    "dmi_lib.practical": 3,
+    "dmi_lib.reports": 3,
+    "dmi_lib.mechanisms": 3,
+    "dmi_lib.kdmi": 3,
+    "dmi_lib.tabular": 3,
+    "dmi_lib.scale_out": 3,
+    "dmi_lib.beyond": 3,
+    "dmi_lib.simulation": 4,
+    "dmi_lib.crowd_data": 4,
+    "dmi_lib.datasets": 4,
+    "dmi_lib.plotting": 5,
+    "dmi_lib.studies": 5,
+}
+
+
+def layer(mod: str) -> int | None:
+    prefixes = [p for p in LAYERS if mod.startswith(p)]
+    return LAYERS[max(prefixes, key=len)] if prefixes else None
+
+
 def module_name(path: Path) -> str:
     rel = path.relative_to(ROOT).with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
@@ -69,7 +109,9 @@ def resolve(mod: str, node: ast.ImportFrom | ast.Import, is_package: bool) -> li
             prefix = ".".join(base + ([node.module] if node.module else []))
         else:
             prefix = node.module or ""
-        names = [prefix] + [f"{prefix}.{a.name}" for a in node.names]
+        names = [f"{prefix}.{a.name}" for a in node.names]
+        # "from . import x" loads module x; "from .m import x" loads module m.
+        names = [n for n in names if n in MODULES] or [prefix]
     return [n for n in names if n in MODULES]
 
 
@@ -92,6 +134,7 @@ def imports(mod: str) -> list[tuple[str, ast.AST, bool]]:
     ]
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
     g = {}
     for mod in MODULES:
@@ -131,6 +174,19 @@ def test_no_import_cycles():
 def test_the_cycle_check_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("mod", [m for m in MODULES if m != "dmi_lib"])
+def test_every_import_goes_down_the_layers(mod):
+    assert layer(mod) is not None, f"{mod} has no layer in LAYERS"
+    up = sorted(t for t in graph()[mod] if t != "dmi_lib" and (layer(t) or 0) > layer(mod))
+    assert not up, f"{mod} (layer {layer(mod)}) imports from layers above it: {up}"
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert layer("dmi_lib.core") > layer("dmi_lib.exact") > layer("dmi_lib.problem")
+    assert layer("dmi_lib._kc_engine") == layer("dmi_lib.kcofactors")
+    assert layer("dmi_lib.plotting.geometry") == 5 and layer("dmi_lib.nowhere") is None
 
 
 @pytest.mark.parametrize("mod", [m for m in MODULES if not m.startswith(TOP)])
