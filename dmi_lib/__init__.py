@@ -22,8 +22,8 @@ from .core import (
     is_local_maximum,
     log_dmi_score,
     prepare,
-    same_partition,
 )
+from .labels import agreement, align_labels, canonical_labels, same_partition
 
 from .aggregation import (
     DMIAggregation,
@@ -74,6 +74,19 @@ _LAZY = {
         "MajorityVote",
         "SurprisinglyPopular",
         "aggregate",
+    ),
+    "mechanisms": ("DMIMechanismResult", "dmi", "dmi_mechanism"),
+    "kdmi": ("KDMIResult", "kdmi_mechanism"),
+    "reports": ("Reports",),
+    "simulation": (
+        "always",
+        "permutation_strategy",
+        "random_states",
+        "random_strategy",
+        "simulate_crowd",
+        "simulate_reports",
+        "simulate_single_task",
+        "truthful",
     ),
     # Beyond the paper (chapter 14): its future directions.
     "beyond": (
