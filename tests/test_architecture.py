@@ -30,11 +30,8 @@ LAZY_OK = ("dask", "distributed", "pyarrow", "numba", "matplotlib_inline", "IPyt
 PENDING = {
     "cycles": True,
     "hidden imports": {
-        "dmi_lib._compiled",
-        "dmi_lib._numba_kernels",
         "dmi_lib.aggregation",
         "dmi_lib.beyond",
-        "dmi_lib.kcofactors",
         "dmi_lib.mechanisms",
         "dmi_lib.plotting._base",
         "dmi_lib.plotting.beyond_plots",
@@ -49,10 +46,8 @@ PENDING = {
         "dmi_lib.tabular",
     },
     "size": {
-        "dmi_lib._numba_kernels",
         "dmi_lib.beyond",
         "dmi_lib.core",
-        "dmi_lib.kcofactors",
         "dmi_lib.mechanisms",
         "dmi_lib.plotting.elicitation",
         "dmi_lib.plotting.geometry",
