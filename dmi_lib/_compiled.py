@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import types
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -60,6 +61,24 @@ def kernels():
     if "kernels" not in _LOADED:
         _LOADED["kernels"] = _compile() if available() else None
     return _LOADED["kernels"]
+
+
+@contextmanager
+def threads(n: int | None):
+    """Run the compiled kernels on ``n`` threads (None: numba's default) in the
+    calling thread (numba's setting is thread-local); nothing to do before the
+    kernels are loaded."""
+    if n is None or _LOADED.get("kernels") is None:
+        yield
+        return
+    import numba
+
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
 
 
 def _compile():

@@ -79,6 +79,7 @@ def _blank_info() -> dict:
         "cycled": False,
         "cycle_length": None,
         "batch_converged": False,
+        "batch_stalled": False,
         "compiled_passes": 0,
     }
 
@@ -464,7 +465,8 @@ class Engine:
         """The paper's batch iteration from the non-singular ``st``.
 
         Stops when the clustering is consistent (``C ∈ idxmax(XD)``), repeats an
-        earlier clustering (a cycle), the next step would be singular, or after
+        earlier clustering (a cycle), the next step would be singular, the best
+        score has not risen for ``batch_patience`` iterations, or after
         ``max_iter`` iterations.  Returns the best state seen (``st`` included).
         Each iteration is one :meth:`sweep` (assignment, the change of ``CᵀX`` and
         of the fingerprint) and a ``k × k`` inverse; ``CᵀX`` is updated from the
@@ -488,7 +490,7 @@ class Engine:
         # best clustering, so keeping the best needs no copy.
         bufs = [np.empty_like(st.labels) for _ in range(3)]
         dense = self._first_guess_dense(st, bounds)
-        it = 0
+        it = stalled = 0
         while it < max_iter:
             out = next(b for b in bufs if b is not st.labels and b is not best.labels)
             sw, fresh = self._batch_pass(st, bounds, out, it, dense)
@@ -505,13 +507,15 @@ class Engine:
                 break
             h = (h + sw.hdelta) % 2**64
             st = nxt
-            if st.logabs > best.logabs:
-                best = st
+            best, stalled = (st, 0) if st.logabs > best.logabs else (best, stalled + 1)
             if h in seen:  # a clustering repeats: the batch iteration cycles
                 info["cycled"] = True
                 info["cycle_length"] = it - seen[h]
                 break
             seen[h] = it
+            if stalled >= opts.batch_patience:  # wandering: the ascent takes over
+                info["batch_stalled"] = True
+                break
         info["batch_iterations"] = it
         return best.with_labels_as(np.intp) if best.labels.dtype != np.intp else best
 
@@ -526,7 +530,8 @@ class Engine:
             info["repaired"] = True
             st = self.state(labels)
         best = self.batch(st, max_iter, info)
-        batch_capped = not (info["batch_converged"] or info["cycled"] or info["singular_step"])
+        ended = ("batch_converged", "cycled", "singular_step", "batch_stalled")
+        batch_capped = not any(info[key] for key in ended)
         # Resume from the best state seen, with CᵀX summed afresh (no drift).
         final, passes, moves, conv = self.ascent(self.state(best.labels), max_iter)
         info["single_move_passes"] = passes

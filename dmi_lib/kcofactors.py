@@ -43,6 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from . import _compiled
 from ._kc_common import KCOptions, default_options, tie_tol
 from ._kc_engine import Engine
 from ._kc_planar import cone_labels_2d, k_cofactors_2d, partition_rays_2d
@@ -113,9 +114,29 @@ _RUN_KEYS = (
     "cycled",
     "cycle_length",
     "batch_converged",
+    "batch_stalled",
     "converged",
     "compiled_passes",
 )
+
+
+def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: int):
+    """Run every start; returns the runs' infos, the best run and its final state."""
+    runs, best, win_state = [], 0, None
+    with _compiled.threads(eng.options.threads):
+        for r in range(n_init):
+            name, labels = _start(eng, problem, r, init, rng)
+            info = eng.run(labels, max_iter)
+            info["init"] = name
+            # Keep the labels of the best restart only (n_init label arrays of n
+            # rows would dominate the memory); the first of equal scores wins.
+            st = info.pop("state")
+            info["logabs"] = st.logabs
+            if win_state is None or st.logabs > win_state.logabs:
+                best, win_state = r, st
+            runs.append(info)
+            del st, labels
+    return runs, best, win_state
 
 
 def _k_cofactors_result(
@@ -138,21 +159,9 @@ def _k_cofactors_result(
     init = check_init(init, problem.n, problem.k)
     rng = check_random_state(random_state)
     options = default_options() if options is None else options
-    runs, best, win_state = [], 0, None
     with _single_thread_blas(problem.n, options):
         eng = Engine(problem, options)
-        for r in range(n_init):
-            name, labels = _start(eng, problem, r, init, rng)
-            info = eng.run(labels, max_iter)
-            info["init"] = name
-            # Keep the labels of the best restart only (n_init label arrays of n
-            # rows would dominate the memory); the first of equal scores wins.
-            st = info.pop("state")
-            info["logabs"] = st.logabs
-            if win_state is None or st.logabs > win_state.logabs:
-                best, win_state = r, st
-            runs.append(info)
-            del st, labels
+        runs, best, win_state = _restarts(eng, problem, n_init, init, rng, max_iter)
     win = runs[best]
     res = _result(
         problem,
@@ -191,8 +200,9 @@ def k_cofactors(
     row changes only if its cluster is not among its row's maxima) and the update
     ``D = (CᵀÃ)⁻¹`` until ``C ∈ idxmax(ÃD)``.  Because that batch iteration can
     cycle, decrease ``|det(CᵀÃ)|`` or empty a cluster, the batch phase stops on a
-    repeated clustering or a singular step, keeps the best clustering seen, and
-    single-row moves that raise ``|det(CᵀÃ)|`` finish the job.
+    repeated clustering, a singular step or ten iterations without a new best
+    score, keeps the best clustering seen, and single-row moves that raise
+    ``|det(CᵀÃ)|`` finish the job.
 
     Parameters
     ----------
@@ -229,7 +239,9 @@ def k_cofactors(
         cycled.  ``info`` holds ``batch_iterations``, ``single_moves``,
         ``single_move_passes``, ``repaired`` (an empty cluster / singular ``CᵀÃ``
         was met and repaired), ``singular_step``, ``cycle_length``,
-        ``compiled_passes`` (passes over the rows made by the compiled kernels),
+        ``batch_stalled`` (the batch phase stopped after iterations without a
+        new best score), ``compiled_passes`` (passes over the rows made by the
+        compiled kernels),
         ``restart_log_scores`` (``log|det CᵀÃ|`` of every start), ``best_restart``
         and per-start details in ``restarts``.
 

@@ -619,7 +619,7 @@ def test_batch_phase_returns_the_best_state_it_visited():
         if not (len(steps) > 2 and np.isfinite(scores[-1]) and scores[-1] < max(scores) - 1e-6):
             continue
         p = core.prepare(A)
-        eng = Engine(p)
+        eng = Engine(p, KCOptions(batch_patience=np.inf))
         info = {}
         best = eng.batch(eng.state(steps[0].labels), 300, info)
         # X-coordinates differ from Ã by a constant factor: compare via Ã.
@@ -921,3 +921,59 @@ def test_many_rows_high_dimension_ends_at_a_local_maximum():
     # the same answer in one block, without bounds
     again = solve(A, NUMPY)
     assert np.array_equal(again.labels, res.labels)
+
+
+def test_compiled_threads_do_not_change_the_result(compiled):
+    """The compiled pass sums its chunks in a fixed order: one thread and all
+    threads give the same run, bit for bit."""
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(5000, 4)) + 3 * rng.normal(size=(5, 4))[rng.integers(5, size=5000)]
+    one = solve(A, KCOptions(compiled_min_rows=0, threads=1), n_init=2, random_state=1)
+    every = solve(A, KCOptions(compiled_min_rows=0, threads=None), n_init=2, random_state=1)
+    assert one.info["compiled_passes"] > 0
+    assert np.array_equal(one.labels, every.labels) and one.info == every.info
+    assert one.log_score == every.log_score
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("block", 0),
+        ("block", 2.5),
+        ("watch_fraction", True),
+        ("sequential_moves", -1),
+        ("compiled_min_rows", -1),
+        ("threads", 0),
+        ("batch_patience", 0),
+    ],
+)
+def test_bad_options_name_the_field(field, value):
+    with pytest.raises(ValueError, match=f"KCOptions.{field} must be"):
+        KCOptions(**{field: value})
+
+
+def test_compiled_min_rows_from_the_environment(monkeypatch):
+    monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "123")
+    assert _kc_common.default_options().compiled_min_rows == 123
+    monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "")
+    assert _kc_common.default_options() == KCOptions()
+    for bad in ("many", "-5"):
+        monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", bad)
+        with pytest.raises(ValueError, match="DMI_LIB_COMPILED_MIN_ROWS"):
+            _kc_common.default_options()
+
+
+def test_a_wandering_batch_phase_stops_and_the_ascent_finishes():
+    """With little patience the batch phase stops once its best score stalls;
+    the run still ends at a local maximum, from the best state seen."""
+    found = 0
+    for seed in range(300):
+        A = random_data(seed, 1 + seed % 4, 10 + seed % 40, "float")
+        if not preparable(A):
+            continue
+        res = solve(A, KCOptions(batch_patience=1), random_state=seed)
+        if res.info["batch_stalled"]:
+            assert not (res.info["cycled"] or res.info["batch_converged"])
+            check_local_max(A, res)
+            found += 1
+    assert found >= 5
