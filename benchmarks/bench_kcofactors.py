@@ -118,7 +118,7 @@ def batch_options(column, threads=1):
     from dmi_lib._kc_common import KCOptions, default_options
 
     if column == "kc full":  # compiled, every row every iteration
-        return KCOptions(compiled_min_rows=0, threads=threads)
+        return KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=threads)
     if column == "np full":  # numpy, every row every iteration
         return KCOptions(compiled_min_rows=float("inf"), bounds_min_rows=float("inf"))
     return default_options()  # "kc run": as k_cofactors runs by default
@@ -204,7 +204,7 @@ def fresh(args):
             km = np.median(
                 [fresh_call(n, d, args.seed, "kmeans", {})[0] for _ in range(args.e2e_repeats)]
             )
-            for what in ("dmi1", "dmi10"):
+            for what in args.fresh_what:
                 row = {}
                 for name, env in (
                     ("numpy", {"DMI_LIB_NO_NUMBA": "1"}),
@@ -254,6 +254,13 @@ def main(argv=None):
     )
     ap.add_argument("--fresh-n", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--cold", action="store_true", help="with --fresh: also numba's cache cold")
+    ap.add_argument(
+        "--fresh-what",
+        nargs="+",
+        default=["dmi1", "dmi10"],
+        choices=["dmi1", "dmi10"],
+        help="with --fresh: dmi_cluster with n_init=1 and/or its default n_init=10",
+    )
     args = ap.parse_args(argv)
     if args.fresh:
         return fresh(args)

@@ -97,11 +97,11 @@ def tie_tol(k: int, row_l1_max: float, D: np.ndarray) -> float:
     return TIE_SAFETY * k * _EPS * row_l1_max * float(np.abs(D).max())
 
 
-def compiled_min_rows_from_env(default: float) -> float:
-    """``DMI_LIB_COMPILED_MIN_ROWS`` (a whole number of rows), or ``default``."""
+def compiled_min_rows_from_env() -> int | None:
+    """``DMI_LIB_COMPILED_MIN_ROWS`` (a whole number of rows), or None when unset."""
     raw = os.environ.get("DMI_LIB_COMPILED_MIN_ROWS", "").strip()
     if not raw:
-        return default
+        return None
     try:
         value = int(raw)
     except ValueError:
@@ -113,8 +113,10 @@ def compiled_min_rows_from_env(default: float) -> float:
     return value
 
 
-#: Default of :attr:`KCOptions.compiled_min_rows` (see there for the measurements).
-COMPILED_MIN_ROWS = 1 << 17
+#: Defaults of :attr:`KCOptions.compiled_min_rows` and
+#: :attr:`KCOptions.compiled_min_work` (see there for the measurements).
+COMPILED_MIN_ROWS = 1 << 16
+COMPILED_MIN_WORK = 2 * 10**8
 
 
 @dataclass(frozen=True)
@@ -137,12 +139,25 @@ class KCOptions:
         (as in scikit-learn's Lloyd k-means): OpenBLAS threading a ``k × k`` by
         ``k × block`` product costs more in synchronisation than it saves, and on
         a loaded machine it can be ten times slower.
-    compiled_min_rows : float
-        Full passes over at least this many rows use the compiled pass when numba
-        is installed (``inf``: never).  ``DMI_LIB_COMPILED_MIN_ROWS`` overrides
-        the default.
+    compiled_min_rows, compiled_min_work : float
+        With numba installed, full passes use the compiled pass when the problem
+        has at least ``compiled_min_rows`` rows and ``n·k²·n_init`` (the work of a
+        pass times the starts) is at least ``compiled_min_work`` (``inf``: never).
+        The environment variable ``DMI_LIB_COMPILED_MIN_ROWS`` sets the rows and
+        drops the work condition.  The first call in a process pays for
+        loading the kernels from numba's on-disk cache (importing numba and the
+        machine code: 0.5-0.9 s) and the first call on a machine for compiling
+        them (13-27 s, once).  Measured with ``bench_kcofactors.py --fresh``
+        (first call of ``dmi_cluster`` in a fresh process, cache warm, shared
+        2-core machine, load average 1.1-4.6, medians of 3), compiled / numpy
+        time: n = 10⁴: 3-85x (every d, n_init); n = 10⁵: d = 4: 10.6x
+        (n_init = 1), 1.4x (10); d = 9: 2.4x (1), 0.89x (10); n = 10⁶: d = 4:
+        2.0x (1), 0.64x (10); d = 9: 0.99-1.49x (1), 0.83x (10, one run).  The
+        pass pays only from about ``n·k²·n_init = 10⁸`` on, so the default
+        ``2·10⁸`` leaves every measured case that was slower or even with
+        numba to the numpy pass.
     bounds_min_rows : float
-        The batch phase skips rows certified by margin bounds (``_Bounds``) from
+        The batch phase skips rows certified by margin bounds (``_kc_engine.Bounds``) from
         this many rows on (below, a full scan is cheap; the ascent always uses
         them).  Not with the compiled pass, whose full pass costs less than the
         numpy scan of the watched rows.
@@ -177,6 +192,7 @@ class KCOptions:
     block: int = 1 << 16
     blas_single_thread_min_rows: float = 1 << 16
     compiled_min_rows: float = COMPILED_MIN_ROWS
+    compiled_min_work: float = COMPILED_MIN_WORK
     bounds_min_rows: float = 1 << 16
     watch_fraction: int = 16
     watch_min: int = 1024
@@ -198,11 +214,19 @@ class KCOptions:
             )
         if not self.batch_patience >= 1:
             raise ValueError(f"KCOptions.batch_patience must be >= 1, got {self.batch_patience!r}")
-        for name in ("blas_single_thread_min_rows", "compiled_min_rows", "bounds_min_rows"):
+        for name in (
+            "blas_single_thread_min_rows",
+            "compiled_min_rows",
+            "compiled_min_work",
+            "bounds_min_rows",
+        ):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"KCOptions.{name} must be >= 0, got {getattr(self, name)!r}")
 
 
 def default_options() -> KCOptions:
     """The defaults, with ``DMI_LIB_COMPILED_MIN_ROWS`` read from the environment."""
-    return KCOptions(compiled_min_rows=compiled_min_rows_from_env(COMPILED_MIN_ROWS))
+    rows = compiled_min_rows_from_env()
+    if rows is None:
+        return KCOptions()
+    return KCOptions(compiled_min_rows=rows, compiled_min_work=0)

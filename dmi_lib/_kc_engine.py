@@ -89,10 +89,11 @@ class Engine:
 
     ``X`` is stored transposed (``Xt``, shape ``(k, n)``, the last row all ones) so
     that a block of rows is ``k`` contiguous runs and ``(XD)ᵀ = DᵀXᵀ`` is one BLAS
-    product per block.
+    product per block.  ``n_init``, the number of starts it will run, decides
+    with the options whether the compiled pass pays for its loading.
     """
 
-    def __init__(self, problem: Problem, options: KCOptions | None = None):
+    def __init__(self, problem: Problem, options: KCOptions | None = None, n_init: int = 1):
         self.problem = problem
         self.options = KCOptions() if options is None else options
         n, k = problem.n, problem.k
@@ -119,7 +120,9 @@ class Engine:
         self._hash_weights = None
         self.compiled_passes = 0
         self.kernels = None
-        if n >= self.options.compiled_min_rows and not self.weighted:
+        opts = self.options
+        work = n * k * k * n_init  # what the compiled pass must save its loading on
+        if n >= opts.compiled_min_rows and work >= opts.compiled_min_work and not self.weighted:
             self.kernels = _compiled.kernels()  # None without numba
 
     # ---- elementary pieces ------------------------------------------------ #

@@ -27,7 +27,7 @@ coordinates, where ``idxmax`` is the same (Theorem: affine-invariant); scores ar
 reported in the paper's ``Ã``.  Its passes over the rows run in numpy
 (:mod:`dmi_lib._kc_pass`: blocks of rows, one small BLAS product each, rows that
 margin bounds certify skipped) or, with numba installed and at least
-:attr:`KCOptions.compiled_min_rows <dmi_lib._kc_common.KCOptions>` rows, in
+:class:`~dmi_lib._kc_common.KCOptions`' ``compiled_min_rows`` and work, in
 compiled kernels (:mod:`dmi_lib._numba_kernels`, compiled once per machine and
 cached on disk by :mod:`dmi_lib._compiled`).  Both find the same rows; their sums
 differ only in the order of floating-point additions.  The tuning values are the
@@ -160,7 +160,7 @@ def _k_cofactors_result(
     rng = check_random_state(random_state)
     options = default_options() if options is None else options
     with _single_thread_blas(problem.n, options):
-        eng = Engine(problem, options)
+        eng = Engine(problem, options, n_init)
         runs, best, win_state = _restarts(eng, problem, n_init, init, rng, max_iter)
     win = runs[best]
     res = _result(

@@ -708,7 +708,7 @@ def compiled():
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
         pytest.skip("DMI_LIB_NO_NUMBA is set")
     assert _compiled.available(), "numba is missing: install requirements-dev.txt"
-    return KCOptions(compiled_min_rows=0)
+    return KCOptions(compiled_min_rows=0, compiled_min_work=0)
 
 
 def test_fingerprint_weights_are_fixed_and_spread():
@@ -928,8 +928,15 @@ def test_compiled_threads_do_not_change_the_result(compiled):
     threads give the same run, bit for bit."""
     rng = np.random.default_rng(4)
     A = rng.normal(size=(5000, 4)) + 3 * rng.normal(size=(5, 4))[rng.integers(5, size=5000)]
-    one = solve(A, KCOptions(compiled_min_rows=0, threads=1), n_init=2, random_state=1)
-    every = solve(A, KCOptions(compiled_min_rows=0, threads=None), n_init=2, random_state=1)
+    one = solve(
+        A, KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=1), n_init=2, random_state=1
+    )
+    every = solve(
+        A,
+        KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=None),
+        n_init=2,
+        random_state=1,
+    )
     assert one.info["compiled_passes"] > 0
     assert np.array_equal(one.labels, every.labels) and one.info == every.info
     assert one.log_score == every.log_score
@@ -943,6 +950,7 @@ def test_compiled_threads_do_not_change_the_result(compiled):
         ("watch_fraction", True),
         ("sequential_moves", -1),
         ("compiled_min_rows", -1),
+        ("compiled_min_work", float("nan")),
         ("threads", 0),
         ("batch_patience", 0),
     ],
@@ -954,7 +962,8 @@ def test_bad_options_name_the_field(field, value):
 
 def test_compiled_min_rows_from_the_environment(monkeypatch):
     monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "123")
-    assert _kc_common.default_options().compiled_min_rows == 123
+    opted_in = _kc_common.default_options()
+    assert opted_in.compiled_min_rows == 123 and opted_in.compiled_min_work == 0
     monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "")
     assert _kc_common.default_options() == KCOptions()
     for bad in ("many", "-5"):
@@ -977,3 +986,16 @@ def test_a_wandering_batch_phase_stops_and_the_ascent_finishes():
             check_local_max(A, res)
             found += 1
     assert found >= 5
+
+
+def test_the_compiled_pass_is_used_where_its_work_pays(compiled):
+    """Rows and ``n·k²·n_init`` both decide; weighted problems stay numpy."""
+    p = core.prepare(random_data(3, 4, 300, "float"))
+    work = p.n * p.k**2
+    opts = KCOptions(compiled_min_rows=0, compiled_min_work=2 * work)
+    assert Engine(p, opts, n_init=1).kernels is None
+    assert Engine(p, opts, n_init=2).kernels is not None
+    assert Engine(p, KCOptions(compiled_min_rows=p.n + 1, compiled_min_work=0)).kernels is None
+    assert Engine(p, KCOptions(), n_init=10).kernels is None  # the defaults: far too small
+    w = core.prepare(random_data(3, 4, 300, "float"), sample_weight=np.arange(1, 301))
+    assert Engine(w, compiled, n_init=10).kernels is None
