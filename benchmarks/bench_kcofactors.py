@@ -15,25 +15,25 @@ medians over repeats and the ratio of the medians.
 Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
 Gaussians (so both methods have ``k`` clusters).  k-cofactors' full passes over
 the rows run in the compiled kernels (``dmi_lib._numba_kernels``, compiled by numba
-and cached on disk, on all CPUs) when numba is installed and the input has at least
-``KCOptions.compiled_min_rows`` rows; scikit-learn runs on its OpenMP threads (all
-CPUs).
+and cached on disk; one thread unless ``--kc-threads``) when numba is installed and
+the input is large enough (``KCOptions.compiled_min_rows``, ``compiled_min_work``);
+scikit-learn runs on its OpenMP threads (all CPUs).
 
 Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
 ``ratio``, ``r run``, ``r np``):
 
-* k-cofactors: the paper's batch phase from the paper's start (``_Engine.batch``,
+* k-cofactors: the paper's batch phase from the paper's start (``Engine.batch``,
   as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
   assignment ``C ← idxmax(ÃD)`` with the paper's tie rule, ``CᵀÃ`` (updated from
   the rows that moved, or summed afresh when most rows moved and every 8th
   iteration), the cycle fingerprint and the update ``D = (CᵀÃ)⁻¹``.
   ``kc full``: the compiled pass, every row assigned in every iteration (Lloyd's
   amount of work); ``kc run``: as ``k_cofactors`` runs it by default (the
-  compiled pass from ``KCOptions.compiled_min_rows`` rows on, else the numpy pass
+  compiled pass where ``KCOptions`` says it pays, else the numpy pass
   with the rows that margin bounds certify skipped, like the bounds of Elkan's /
   Hamerly's k-means, which ``lloyd`` does not use); ``np full``: the numpy pass,
   every row, every iteration.  ``its``: iterations of that phase (it
-  stops at a cycle or a singular step).
+  stops at a cycle, a singular step or after 10 iterations without a new best).
 * scikit-learn, one Lloyd iteration: ``KMeans(algorithm="lloyd", n_init=1, tol=0,
   init=<fixed centres>)`` fitted with ``max_iter=M`` and ``max_iter=1``; the time
   difference divided by the difference in ``n_iter_`` (this removes input checks

@@ -11,7 +11,8 @@ them (one signature for every ``k``) and writes numba's cache beside
 :mod:`dmi_lib._numba_kernels` (``__pycache__``; numba falls back to a user cache
 directory when that is not writable, and ``NUMBA_CACHE_DIR`` overrides both);
 later processes load the machine code from there.  Which inputs use them is
-:attr:`dmi_lib._kc_common.KCOptions.compiled_min_rows`.
+:class:`dmi_lib._kc_common.KCOptions` (``compiled_min_rows``,
+``compiled_min_work``: where the saving pays for the loading).
 """
 
 from __future__ import annotations

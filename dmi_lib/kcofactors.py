@@ -26,10 +26,11 @@ Implementation.  The solver (:mod:`dmi_lib._kc_engine`) works in whitened
 coordinates, where ``idxmax`` is the same (Theorem: affine-invariant); scores are
 reported in the paper's ``Ã``.  Its passes over the rows run in numpy
 (:mod:`dmi_lib._kc_pass`: blocks of rows, one small BLAS product each, rows that
-margin bounds certify skipped) or, with numba installed and at least
-:class:`~dmi_lib._kc_common.KCOptions`' ``compiled_min_rows`` and work, in
-compiled kernels (:mod:`dmi_lib._numba_kernels`, compiled once per machine and
-cached on disk by :mod:`dmi_lib._compiled`).  Both find the same rows; their sums
+margin bounds certify skipped) or, with numba installed and enough work to pay
+for loading them (``n·k²·n_init >= 2·10⁸``, see
+:class:`~dmi_lib._kc_common.KCOptions`), in compiled kernels
+(:mod:`dmi_lib._numba_kernels`, compiled once per machine and cached on disk by
+:mod:`dmi_lib._compiled`).  Both find the same rows; their sums
 differ only in the order of floating-point additions.  The tuning values are the
 fields of :class:`dmi_lib._kc_common.KCOptions`, which
 ``_k_cofactors_result(problem, ..., options=...)`` accepts.
