@@ -15,7 +15,7 @@ medians over repeats and the ratio of the medians.
 Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
 Gaussians (so both methods have ``k`` clusters).  k-cofactors' full passes over
 the rows run in the compiled kernels (``dmi_lib._numba_kernels``, compiled by numba
-and cached on disk; one thread unless ``--kc-threads``) when numba is installed and
+and cached on disk; on all CPUs unless ``--kc-threads``) when numba is installed and
 the input is large enough (``KCOptions.compiled_min_rows``, ``compiled_min_work``);
 scikit-learn runs on its OpenMP threads (all CPUs).
 
@@ -114,7 +114,7 @@ def time_sklearn(X, centres, max_iter):
 
 
 #: The columns of the per-iteration table: how the batch phase runs.
-def batch_options(column, threads=1):
+def batch_options(column, threads=None):
     from dmi_lib._kc_common import KCOptions, default_options
 
     if column == "kc full":  # compiled, every row every iteration
@@ -246,8 +246,8 @@ def main(argv=None):
     ap.add_argument(
         "--kc-threads",
         type=lambda v: None if v == "all" else int(v),
-        default=1,
-        help="threads of the compiled pass in the kc full column (an integer or 'all')",
+        default=None,
+        help="threads of the compiled pass in the kc full column (an integer; default all)",
     )
     ap.add_argument(
         "--fresh", action="store_true", help="first calls in fresh processes instead (see fresh)"

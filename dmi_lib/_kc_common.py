@@ -180,13 +180,14 @@ class KCOptions:
         iteration 77, after 60 without gain) or hit ``max_iter = 300``, while the
         ascent from its best state reached the same local maximum.
     threads : int or None
-        Threads of the compiled pass (None: numba's default, one per CPU).  One
-        by default: on a shared 2-core machine (load average 2-3) a full pass
-        at ``n = 10⁶``, ``k = 10`` took 27 ms on one thread and 47 ms on two,
-        and at ``n = 2·10⁴`` a parallel pass took 19 ms against 0.4 ms for the
-        numpy pass -- a parallel loop waits for its slowest thread, which the
-        other processes deschedule.  One thread also leaves the other CPUs to
-        the caller's own parallelism (dask workers, scikit-learn).
+        Threads of the compiled pass (None: numba's default, one per CPU, as
+        scikit-learn's Lloyd iteration uses).  Measured per batch iteration at
+        ``n = 10⁶``, ``k = 10`` on a 2-core machine: idle (load average 0.1-0.6),
+        17 ms on two threads, 25 ms on one, scikit-learn 16-18 ms; shared (load
+        average 2-3), 47 ms on two, 27 ms on one, scikit-learn 85 ms -- a
+        parallel loop waits for its slowest thread, which other processes
+        deschedule.  Set 1 to leave the other CPUs to the caller's own
+        parallelism (dask workers, for instance).
     """
 
     block: int = 1 << 16
@@ -199,7 +200,7 @@ class KCOptions:
     sequential_moves: int = 256
     refresh: int = 8
     batch_patience: float = 10
-    threads: int | None = 1
+    threads: int | None = None
 
     def __post_init__(self):
         for name in ("block", "watch_fraction", "watch_min", "refresh"):
