@@ -147,18 +147,31 @@ class KCOptions:
         drops the work condition.  The first call in a process pays for
         loading the kernels from numba's on-disk cache (importing numba and the
         machine code: 0.5-0.9 s) and the first call on a machine for compiling
-        them (13-27 s, once).  Measured with ``bench_kcofactors.py --fresh``
-        (first call of ``dmi_cluster`` in a fresh process, cache warm, shared
-        2-core machine, load average 1.1-4.6, medians of 3), compiled / numpy
-        time: n = 10⁴: 3-85x (every d, n_init); n = 10⁵: d = 4: 10.6x
-        (n_init = 1), 1.4x (10); d = 9: 2.4x (1), 0.89x (10); n = 10⁶: d = 4:
-        2.0x (1), 0.64x (10); d = 9: 0.99-1.49x (1), 0.83x (10, one run).  The
-        pass pays only from about ``n·k²·n_init = 10⁸`` on, so the default
-        ``2·10⁸`` leaves every measured case that was slower or even with
-        numba to the numpy pass.
+        them (13-27 s, once).  Compiled / numpy time of the first call of
+        ``dmi_cluster`` in a fresh process, cache warm (``bench_kcofactors.py
+        --fresh``, 2-core machine, medians of 3; "shared": one thread, load
+        average 1.1-4.6; "idle": all threads, load average 0.6-1.1):
+
+        ======  ==  ======  ==========  ==========  ===============
+        n       d   n_init  n·k²·n_init  shared      idle
+        ======  ==  ======  ==========  ==========  ===============
+        10⁴     4   1, 10   ≤ 10⁷       85x, 10x
+        10⁴     9   1, 10   ≤ 10⁷       6.7x, 3.1x
+        10⁵     4   1       2.5·10⁶     10.6x       6.5x
+        10⁵     4   10      2.5·10⁷     1.4x        1.4x
+        10⁵     9   1       10⁷         2.4x        2.2x
+        10⁵     9   10      10⁸         0.89x
+        10⁶     4   1       2.5·10⁷     2.0x        1.4x
+        10⁶     4   10      2.5·10⁸     0.64x       0.61x
+        10⁶     9   1       10⁸         0.99-1.49x  0.89x
+        10⁶     9   10      10⁹         0.83x (1 run)
+        ======  ==  ======  ==========  ==========  ===============
+
+        The pass pays from about ``n·k²·n_init = 10⁸`` on; the default
+        ``2·10⁸`` leaves every case measured slower or even to the numpy pass.
     bounds_min_rows : float
-        The batch phase skips rows certified by margin bounds (``_kc_engine.Bounds``) from
-        this many rows on (below, a full scan is cheap; the ascent always uses
+        The batch phase skips rows certified by margin bounds
+        (``_kc_engine.Bounds``) from this many rows on (below, a full scan is cheap; the ascent always uses
         them).  Not with the compiled pass, whose full pass costs less than the
         numpy scan of the watched rows.
     watch_fraction, watch_min : int
