@@ -14,26 +14,26 @@ medians over repeats and the ratio of the medians.
 
 Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
 Gaussians (so both methods have ``k`` clusters).  k-cofactors' full passes over
-the rows run in the compiled kernels (``dmi_lib._compiled``, numba, generated per
-``k``, on all CPUs) when numba is installed; scikit-learn runs on its OpenMP threads
-(all CPUs).
+the rows run in the compiled kernels (``dmi_lib._numba_kernels``, compiled by numba
+and cached on disk; on all CPUs unless ``--kc-threads``) when numba is installed and
+the input is large enough (``KCOptions.compiled_min_rows``, ``compiled_min_work``);
+scikit-learn runs on its OpenMP threads (all CPUs).
 
 Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
 ``ratio``, ``r run``, ``r np``):
 
-* k-cofactors: the paper's batch phase from the paper's start (``_Engine.batch``,
+* k-cofactors: the paper's batch phase from the paper's start (``Engine.batch``,
   as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
   assignment ``C ← idxmax(ÃD)`` with the paper's tie rule, ``CᵀÃ`` (updated from
   the rows that moved, or summed afresh when most rows moved and every 8th
   iteration), the cycle fingerprint and the update ``D = (CᵀÃ)⁻¹``.
-  ``kc full``: every row is assigned in every iteration (Lloyd's amount of work);
-  ``kc full`` uses the compiled pass when numba is installed (timed explicitly:
-  the library leaves it off by default, ``kcofactors._COMPILED_MIN_ROWS``);
-  ``kc run``: as ``k_cofactors`` runs it by default -- the numpy pass, rows that
-  margin bounds certify skipped (like the bounds of Elkan's / Hamerly's k-means,
-  which ``lloyd`` does not use); ``np full``: as ``kc full`` with the numpy pass
-  (every row, every iteration).  ``its``: iterations of that phase (it
-  stops at a cycle or a singular step).
+  ``kc full``: the compiled pass, every row assigned in every iteration (Lloyd's
+  amount of work); ``kc run``: as ``k_cofactors`` runs it by default (the
+  compiled pass where ``KCOptions`` says it pays, else the numpy pass
+  with the rows that margin bounds certify skipped, like the bounds of Elkan's /
+  Hamerly's k-means, which ``lloyd`` does not use); ``np full``: the numpy pass,
+  every row, every iteration.  ``its``: iterations of that phase (it
+  stops at a cycle, a singular step or after 10 iterations without a new best).
 * scikit-learn, one Lloyd iteration: ``KMeans(algorithm="lloyd", n_init=1, tol=0,
   init=<fixed centres>)`` fitted with ``max_iter=M`` and ``max_iter=1``; the time
   difference divided by the difference in ``n_iter_`` (this removes input checks
@@ -53,6 +53,11 @@ To a local optimum (medians over ``--e2e-repeats``):
   ``its`` = ``n_iter_``.
 * ``logDMI``: ``log|det(CᵀÃ)|`` of the k-cofactors result and of the k-means labels
   (higher is better; the same ``Ã``).
+
+With ``--fresh`` it times first calls in fresh processes instead (see :func:`fresh`):
+``dmi_cluster`` with its defaults and with ``n_init=1`` against ``KMeans(n_init=1)``,
+the numpy pass against the compiled pass with numba's on-disk cache warm (and, with
+``--cold``, cold), for the sizes ``--fresh-n``.
 """
 
 from __future__ import annotations
@@ -108,36 +113,119 @@ def time_sklearn(X, centres, max_iter):
     return time.perf_counter() - t0, km.n_iter_
 
 
-def time_kcofactors_batch(problem, bounds, compiled=True):
-    """Seconds per iteration of the paper's batch phase from the paper's start, as
-    ``k_cofactors`` runs it (``bounds=True``: certified rows skipped) or with every
-    row assigned in every iteration (``bounds=False``, Lloyd's amount of work); and
-    the phase's info."""
-    from dmi_lib import kcofactors as kc
+#: The columns of the per-iteration table: how the batch phase runs.
+def batch_options(column, threads=None):
+    from dmi_lib._kc_common import KCOptions, default_options
 
-    saved = kc._BOUNDS_MIN_ROWS, kc._COMPILED_MIN_ROWS
-    if not bounds:
-        kc._BOUNDS_MIN_ROWS = float("inf")
-    # The library's default leaves the compiled pass off (kcofactors.
-    # _COMPILED_MIN_ROWS); this column times it explicitly.
-    kc._COMPILED_MIN_ROWS = 0 if compiled else float("inf")
-    try:
-        with kc._workers(problem.n) as (pool, block):  # as k_cofactors sets it up
-            eng = kc._Engine(problem, pool, block)
-            st = eng.state(kc._paper_init(problem))
-            if st.D is None:  # the paper's start can leave a cluster empty in high d
-                st = eng.state(eng.make_nonsingular(st.labels)[0])
-            eng.label_hash(st.labels)  # fingerprint weights: outside the timing
-            info = {"batch_converged": False}
-            t0 = time.perf_counter()
-            eng.batch(st, 300, info)
-            elapsed = time.perf_counter() - t0
-    finally:
-        kc._BOUNDS_MIN_ROWS, kc._COMPILED_MIN_ROWS = saved
+    if column == "kc full":  # compiled, every row every iteration
+        return KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=threads)
+    if column == "np full":  # numpy, every row every iteration
+        return KCOptions(compiled_min_rows=float("inf"), bounds_min_rows=float("inf"))
+    return default_options()  # "kc run": as k_cofactors runs by default
+
+
+def time_kcofactors_batch(problem, options):
+    """Seconds per iteration of the paper's batch phase from the paper's start, run
+    with ``options`` (:class:`dmi_lib._kc_common.KCOptions`), and the phase's info."""
+    from dmi_lib import _compiled
+    from dmi_lib import kcofactors as kc
+    from dmi_lib._kc_engine import Engine
+    from dmi_lib._kc_start import paper_init
+
+    eng = Engine(problem, options)
+    # as k_cofactors sets it up
+    with kc._single_thread_blas(problem.n, options), _compiled.threads(options.threads):
+        st = eng.state(paper_init(problem))
+        if st.D is None:  # the paper's start can leave a cluster empty in high d
+            st = eng.state(eng.make_nonsingular(st.labels)[0])
+        eng.label_hash(st.labels)  # fingerprint weights: outside the timing
+        info = {"batch_converged": False}
+        t0 = time.perf_counter()
+        eng.batch(st, 300, info)
+        elapsed = time.perf_counter() - t0
     # Every iteration is one sweep over the rows and one update of D; a phase that
     # converged made one more sweep (which found nothing to move).
     sweeps = info["batch_iterations"] + int(info["batch_converged"])
     return elapsed / max(sweeps, 1), info
+
+
+#: Child process of ``--fresh``: times the first call of one solver on fresh data.
+CHILD = """
+import sys, time
+import numpy as np
+t0 = time.perf_counter()
+import dmi_lib
+from sklearn.cluster import KMeans
+imported = time.perf_counter() - t0
+n, d, seed, what = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+rng = np.random.default_rng(seed + d)
+k = d + 1
+centres = rng.normal(size=(k, d)) * 2.0
+X = centres[rng.integers(k, size=n)] + rng.normal(size=(n, d))
+t0 = time.perf_counter()
+if what == "kmeans":
+    KMeans(n_clusters=k, n_init=1, random_state=seed).fit(X)
+elif what == "dmi1":
+    dmi_lib.dmi_cluster(X, n_init=1, random_state=seed)
+else:
+    res = dmi_lib.dmi_cluster(X, random_state=seed)
+print(time.perf_counter() - t0, imported)
+"""
+
+
+def fresh_call(n, d, seed, what, env):
+    """Seconds of the first call of ``what`` in a new process, and its imports."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(n), str(d), str(seed), what],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    first, imported = map(float, out.stdout.split())
+    return first, imported
+
+
+def fresh(args):
+    """First calls in fresh processes: ``dmi_cluster`` (its default ``n_init=10``, and
+    ``n_init=1``) vs ``KMeans(n_init=1)``, numpy pass (``DMI_LIB_NO_NUMBA=1``) vs the
+    compiled pass with numba's cache warm and cold (an empty ``NUMBA_CACHE_DIR``)."""
+    import tempfile
+
+    print(f"first call in a fresh process, medians of {args.e2e_repeats}; start: {load()}")
+    head = f"{'n':>8} {'d':>2} {'what':>6} | {'numpy':>6} {'warm':>6} {'cold':>6} | {'kmeans':>6}"
+    print(head + " | warm/numpy  numpy/km  warm/km")
+    print("-" * (len(head) + 33))
+    for n in args.fresh_n:
+        for d in args.dims:
+            km = np.median(
+                [fresh_call(n, d, args.seed, "kmeans", {})[0] for _ in range(args.e2e_repeats)]
+            )
+            for what in args.fresh_what:
+                row = {}
+                for name, env in (
+                    ("numpy", {"DMI_LIB_NO_NUMBA": "1"}),
+                    ("warm", {"DMI_LIB_COMPILED_MIN_ROWS": "0"}),
+                ):
+                    ts = [
+                        fresh_call(n, d, args.seed, what, env)[0] for _ in range(args.e2e_repeats)
+                    ]
+                    row[name] = float(np.median(ts))
+                row["cold"] = float("nan")
+                if args.cold:
+                    with tempfile.TemporaryDirectory() as cache:
+                        env = {"DMI_LIB_COMPILED_MIN_ROWS": "0", "NUMBA_CACHE_DIR": cache}
+                        row["cold"] = fresh_call(n, d, args.seed, what, env)[0]
+                print(
+                    f"{n:>8} {d:>2} {what:>6} | {row['numpy']:>6.2f} {row['warm']:>6.2f} "
+                    f"{row['cold']:>6.2f} | {km:>6.2f} | {row['warm'] / row['numpy']:>10.2f} "
+                    f"{row['numpy'] / km:>9.2f} {row['warm'] / km:>8.2f}",
+                    flush=True,
+                )
+    print(f"end: {load()}")
 
 
 def main(argv=None):
@@ -155,7 +243,27 @@ def main(argv=None):
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-numpy", action="store_true", help="skip the numpy-pass column (np full)")
+    ap.add_argument(
+        "--kc-threads",
+        type=lambda v: None if v == "all" else int(v),
+        default=None,
+        help="threads of the compiled pass in the kc full column (an integer; default all)",
+    )
+    ap.add_argument(
+        "--fresh", action="store_true", help="first calls in fresh processes instead (see fresh)"
+    )
+    ap.add_argument("--fresh-n", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument("--cold", action="store_true", help="with --fresh: also numba's cache cold")
+    ap.add_argument(
+        "--fresh-what",
+        nargs="+",
+        default=["dmi1", "dmi10"],
+        choices=["dmi1", "dmi10"],
+        help="with --fresh: dmi_cluster with n_init=1 and/or its default n_init=10",
+    )
     args = ap.parse_args(argv)
+    if args.fresh:
+        return fresh(args)
 
     from sklearn.cluster import KMeans
 
@@ -164,10 +272,9 @@ def main(argv=None):
 
     compiled = _compiled.available()
     if compiled:  # compile (or load from the on-disk cache) outside the timings
-        for d in args.dims:
-            t0 = time.perf_counter()
-            _compiled.kernels(d + 1)
-            print(f"compiled pass, k = {d + 1}: numba, ready in {time.perf_counter() - t0:.1f} s")
+        t0 = time.perf_counter()
+        _compiled.kernels()
+        print(f"compiled pass: numba, ready in {time.perf_counter() - t0:.1f} s (every k)")
     else:
         print("compiled pass: off (numba missing or DMI_LIB_NO_NUMBA set)")
 
@@ -202,14 +309,17 @@ def main(argv=None):
             t_one, it_one = time_sklearn(X, centres, 1)
             if it_long > it_one:
                 km_t.append((t_long - t_one) / (it_long - it_one))
-            t, batch_info = time_kcofactors_batch(problem, bounds=False)
-            full_t.append(t)
-            t, _ = time_kcofactors_batch(problem, bounds=True, compiled=False)
+            if compiled:
+                opts = batch_options("kc full", args.kc_threads)
+                t, batch_info = time_kcofactors_batch(problem, opts)
+                full_t.append(t)
+            t, run_info = time_kcofactors_batch(problem, batch_options("kc run"))
             run_t.append(t)
             if not args.no_numpy:
-                t, _ = time_kcofactors_batch(problem, bounds=False, compiled=False)
+                t, _ = time_kcofactors_batch(problem, batch_options("np full"))
                 np_t.append(t)
-        full_ms = 1e3 * float(np.median(full_t))
+        full_ms = 1e3 * float(np.median(full_t)) if full_t else float("nan")
+        batch_info = run_info if not full_t else batch_info
         np_ms = 1e3 * float(np.median(np_t)) if np_t else float("nan")
         run_ms = 1e3 * float(np.median(run_t))
         km_ms = 1e3 * float(np.median(km_t)) if km_t else float("nan")

@@ -1,65 +1,45 @@
-"""Optional compiled kernels for the k-cofactors passes over the rows (numba).
+"""The compiled k-cofactors passes: :mod:`dmi_lib._numba_kernels` compiled with numba.
 
 numba is an optional dependency (``pip install "dmi-lib[fast]"``; the project's
-development and book environments install it).  Without it, or with the
-environment variable ``DMI_LIB_NO_NUMBA=1``, :mod:`dmi_lib.kcofactors` runs its
-numpy pass, which finds the same rows (up to rounding-level ties) but is slower on
-large inputs: numpy cannot fuse the product, the row maxima and the cluster sums
-into one pass over a block that stays in cache (measured in
-``benchmarks/bench_kcofactors.py``).
+development and book environments install it), imported on the first call of
+:func:`kernels`.  Without it, or with the environment variable
+``DMI_LIB_NO_NUMBA=1``, k-cofactors runs its numpy pass (:mod:`dmi_lib._kc_pass`),
+which finds the same rows (up to rounding-level ties).
 
-The kernel is generated and compiled per number of clusters ``k``
-(:mod:`dmi_lib._numba_kernels`) and used only for problems of at least
-``kcofactors._COMPILED_MIN_ROWS`` rows -- by default never: measured end to end
-the numpy pass was faster at every size tried (see that constant); set
-``DMI_LIB_COMPILED_MIN_ROWS`` to opt in.  The one-off compile takes 15-45 s per
-``k`` on a 2-core machine, then is cached on disk (``__pycache__`` beside this
-file, or ``DMI_LIB_CACHE_DIR``).
-
-The pass is split into a fixed number of chunks (``_CHUNKS``) summed in chunk order,
-so its result does not depend on the number of threads.
+The kernels are compiled with ``cache=True``: the first use on a machine compiles
+them (one signature for every ``k``) and writes numba's cache beside
+:mod:`dmi_lib._numba_kernels` (``__pycache__``; numba falls back to a user cache
+directory when that is not writable, and ``NUMBA_CACHE_DIR`` overrides both);
+later processes load the machine code from there.  Which inputs use them is
+:class:`dmi_lib._kc_common.KCOptions` (``compiled_min_rows``,
+``compiled_min_work``: where the saving pays for the loading).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import types
+from contextlib import contextmanager
 
 import numpy as np
 
-#: Chunks of rows of one pass, summed in a fixed order (independent of threads).
-_CHUNKS = 16
+from . import _numba_kernels
 
-#: Rows per block inside a chunk: the block's rows stay in L1 between the
-#: assignment and the cluster sums.
-_BLOCK = 256
-
-_HASH_SEED = 0x6B_C0FA
-
-
-def hash_weights(n: int) -> np.ndarray:
-    """The fingerprint weight ``w_i`` of row ``i`` (splitmix64 of ``i``), as uint64.
-
-    :mod:`dmi_lib.kcofactors` fingerprints a clustering as ``Σ w_i·label_i mod
-    2⁶⁴``; the compiled kernel computes ``w_i`` on the fly instead of reading a
-    table, with the same arithmetic.
-    """
-    z = np.arange(n, dtype=np.uint64)
-    z *= np.uint64(0x9E3779B97F4A7C15)
-    z += np.uint64(_HASH_SEED)
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(0xBF58476D1CE4E5B9)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return z
-
-
-#: Largest ``k`` with compiled kernels; beyond it the numpy passes run.  Their
-#: one-off compile grows fast with ``k`` (measured on 2 cores: 15 s at k = 3, 31 s
-#: at k = 10, 43 s at k = 12), and at k = 13 and 16 the batch pass was already
-#: only as fast as scikit-learn's Lloyd iteration (still 3-4x the numpy pass).
-_MAX_K = 12
+#: Functions the kernels call: compiled first, and bound in the kernels' globals.
+HELPERS = (
+    "weight",
+    "products",
+    "row_maxima",
+    "other_maxima",
+    "gap_bucket",
+    "add_rows",
+    "chunk_total",
+    "sweep_chunk",
+    "screen_chunk",
+)
+#: The kernels, with a parallel loop over the chunks of rows.
+KERNELS = ("sweep", "screen")
 
 
 def available() -> bool:
@@ -69,19 +49,69 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-_KERNELS: dict = {}
+_LOADED: dict = {}
 
 
-def kernels(k: int):
-    """The compiled passes for ``k`` clusters (a module with ``sweep`` and
-    ``screen``, see :mod:`dmi_lib._numba_kernels`), or None when numba is missing
-    or disabled or ``k`` is outside ``2 ≤ k ≤ _MAX_K``.  numba is imported, and the
-    kernels compiled (or loaded from the on-disk cache), on first use."""
-    if k not in _KERNELS:
-        mod = None
-        if 2 <= k <= _MAX_K and available():
-            from ._numba_kernels import load_kernels
+def kernels():
+    """The compiled passes (a namespace with ``sweep`` and ``screen``, see
+    :mod:`dmi_lib._numba_kernels`), or None when numba is missing or disabled.
 
-            mod = load_kernels(k)
-        _KERNELS[k] = mod
-    return _KERNELS[k]
+    The first call in a process imports numba and compiles the kernels, or
+    loads them from numba's on-disk cache, for the argument types the solver
+    uses (:meth:`dmi_lib._kc_engine.Engine.sweep`)."""
+    if "kernels" not in _LOADED:
+        _LOADED["kernels"] = _compile() if available() else None
+    return _LOADED["kernels"]
+
+
+@contextmanager
+def threads(n: int | None):
+    """Run the compiled kernels on ``n`` threads (None: numba's default) in the
+    calling thread (numba's setting is thread-local); nothing to do before the
+    kernels are loaded."""
+    if n is None or _LOADED.get("kernels") is None:
+        yield
+        return
+    import numba
+
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
+
+
+def _compile():
+    import numba
+
+    namespace = dict(vars(_numba_kernels))
+    namespace["prange"] = numba.prange
+
+    def jit(name, **options):
+        fn = getattr(_numba_kernels, name)
+        # The same code with globals where the helpers are compiled: numba
+        # resolves a kernel's globals when it compiles, so its calls reach
+        # compiled code.  The cache still belongs to _numba_kernels.py.
+        rebound = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__)
+        rebound.__qualname__ = fn.__qualname__
+        return numba.njit(cache=True, nogil=True, boundscheck=False, **options)(rebound)
+
+    for name in HELPERS:
+        namespace[name] = jit(name)
+    out = types.SimpleNamespace(**{name: jit(name, parallel=True) for name in KERNELS})
+    _warm_up(out)
+    return out
+
+
+def _warm_up(kern):
+    """Compile (or load from the cache) now, with the solver's argument types:
+    int32 labels in the batch phase, intp labels in the ascent."""
+    k, n = 2, 3
+    Xt = np.ones((k, n))
+    lab32 = np.zeros(n, np.int32)
+    kern.sweep(Xt, np.eye(k), lab32, 0.0, lab32.copy(), True)
+    labels, idx, tgt, src, bkt = (np.zeros(n, np.intp) for _ in range(5))
+    kern.screen(
+        Xt, np.eye(k), labels, 0.0, np.ones(n), np.empty(n), idx, tgt, src, np.empty(n), bkt
+    )

@@ -1,316 +1,291 @@
-"""Source of the compiled k-cofactors passes, generated for each number of clusters.
+"""The k-cofactors passes over the rows, written for numba (compiled by :mod:`dmi_lib._compiled`).
 
-Imported only when numba is installed (see :mod:`dmi_lib._compiled`).  For each
-``k`` one module holds ``sweep`` (the batch phase's pass) and ``screen`` (the
-finishing ascent's full pass).  They are generated per ``k`` because numba
-vectorises the loop over the rows only when a row's ``k`` products, its maximum
-and its current cluster's value are straight-line code on scalars: the previous
-kernel, one loop over a run-time ``k`` with a ``k × block`` buffer, was 1.6-2.3x
-slower at k = 3, 5, 10 (n = 10⁶, ``benchmarks/bench_kcofactors.py``).
+Two kernels, one per kind of pass, for any number of clusters ``k`` (``k`` is a
+loop bound read from the arrays' shapes, in the manner of scikit-learn's Lloyd
+kernel):
 
-The generated module is written to a cache directory and imported from there, so
-that numba's on-disk cache (``cache=True``, which needs a source file) keeps the
-compiled kernels for the next process.
+* :func:`sweep`, the batch phase's pass (Algorithm 2's assignment
+  ``C ← idxmax(XD)`` with the paper's tie rule, the change of ``CᵀX`` or ``CᵀX``
+  itself, and the change of the clustering's fingerprint);
+* :func:`screen`, the finishing ascent's full pass (the rows with an improving
+  move, their gaps in buckets with the bucket sums for the line search, and
+  the margins of every row).
+
+They do what :func:`dmi_lib._kc_pass.sweep` does in numpy, fused per block of
+:data:`~dmi_lib._kc_common.KERNEL_BLOCK` rows that stays in the L1 cache: the
+products, the row maxima and the sums are made while the block's rows are
+loaded once.  Rows are split into :data:`~dmi_lib._kc_common.CHUNKS` chunks run
+in parallel (``prange``) and summed in chunk order, so the result does not depend
+on the number of threads.
+
+The functions are plain Python on scalars and arrays, so that this module imports
+without numba; :mod:`dmi_lib._compiled` compiles them with numba (binding
+``prange`` to ``numba.prange`` and the helpers to their compiled versions).  The
+loops over the rows of a block are innermost, so that the compiler vectorises
+them over rows.  Every row array must have ``n`` entries: the compiled kernels do
+not check bounds.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import sys
-import tempfile
+import math
 
-import numba
 import numpy as np
 
-from ._compiled import _BLOCK, _CHUNKS, _HASH_SEED
+from ._kc_common import (
+    BUCKET_EMAX,
+    CHUNKS,
+    GOLDEN,
+    HASH_SEED,
+    KERNEL_BLOCK,
+    MIX1,
+    MIX2,
+    N_BUCKETS,
+    SQRT_HALF,
+)
 
-_COPIES = 4  # copies of the cluster sums: consecutive rows add into different ones
+#: A loop whose iterations may run in parallel (``numba.prange`` once compiled).
+prange = range
+
+#: Copies of the cluster sums: consecutive rows add into different copies, which
+#: breaks the chain of dependent additions when many rows share a cluster.
+COPIES = 4
 
 
-def _row_lines(k: int, ind: str, margin: bool = False) -> list:
-    """The vectorised loop over a block's rows, up to the tie rule: ``g0..g{k-1}``
-    (the row of ``XD``), its first maximum ``hi`` at ``tg``, ``lab`` and ``cur``;
-    with ``margin``, ``other``: the maximum over the clusters other than ``lab``."""
-    d = k - 1
-    L = [f"{ind}for r in range(w):  # vectorised over rows", f"{ind}    i = s0 + r"]
-    ind += "    "
-    L += [f"{ind}x{j} = Xt[{j}, i]" for j in range(d)]
+# --------------------------------------------------------------------------- #
+# Helpers (compiled too, and called from the kernels)
+# --------------------------------------------------------------------------- #
+def weight(i):
+    """``dmi_lib._kc_common.hash_weights(n)[i]``, by the same uint64 arithmetic."""
+    z = np.uint64(i) * np.uint64(GOLDEN) + np.uint64(HASH_SEED)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
+    return z ^ (z >> np.uint64(31))
+
+
+def products(Xt, D, s0, w, G):
+    """``G[c, r] = (XD)[s0 + r, c]`` for the block's ``w`` rows.
+
+    ``Xt``'s last row (all ones) is not read: it adds ``D[k-1, c]``.  Four
+    columns of ``X`` per pass over ``G[c]`` (fewer loads and stores of ``G``:
+    1.4x faster at k = 10).  The loops run over row views: an index ``s0 + r``
+    of unknown sign would keep numba's negative-index check in the loop and stop
+    it vectorising."""
+    k = D.shape[0]
+    m = k - 1
     for c in range(k):
-        terms = "".join(f" + d{j}_{c} * x{j}" for j in range(d))
-        L.append(f"{ind}g{c} = d{d}_{c}{terms}")
-    L += [f"{ind}hi = g0", f"{ind}tg = 0"]
-    for c in range(1, k):  # the first maximum, branch-free
-        L += [f"{ind}b = g{c} > hi", f"{ind}hi = g{c} if b else hi", f"{ind}tg = {c} if b else tg"]
-    L += [f"{ind}lab = labels[i]", f"{ind}cur = g0"]
-    L += [f"{ind}cur = g{c} if lab == {c} else cur" for c in range(1, k)]
-    if margin:
-        L.append(f"{ind}other = -np.inf")
-        for c in range(k):
-            L += [
-                f"{ind}v = g{c} if lab != {c} else -np.inf",
-                f"{ind}other = v if v > other else other",
-            ]
-    return L
+        g = G[c]
+        last = D[m, c]
+        for r in range(w):
+            g[r] = last
+        j = 0
+        while j + 4 <= m:
+            d0, d1, d2, d3 = D[j, c], D[j + 1, c], D[j + 2, c], D[j + 3, c]
+            x0, x1 = Xt[j, s0 : s0 + w], Xt[j + 1, s0 : s0 + w]
+            x2, x3 = Xt[j + 2, s0 : s0 + w], Xt[j + 3, s0 : s0 + w]
+            for r in range(w):
+                g[r] += (d0 * x0[r] + d1 * x1[r]) + (d2 * x2[r] + d3 * x3[r])
+            j += 4
+        while j < m:
+            d = D[j, c]
+            x = Xt[j, s0 : s0 + w]
+            for r in range(w):
+                g[r] += d * x[r]
+            j += 1
 
 
-def _move_lines(k: int, ind: str, to: str, frm: str) -> list:
-    """``V[to] += xᵢ; V[frm] -= xᵢ`` for row ``i`` (``xᵢ``'s last entry is 1)."""
-    L = []
+def row_maxima(G, w, lab, hi, tg, cur):
+    """Per row ``r`` of the block (labels ``lab``): its maximum ``hi[r]``, the first
+    cluster ``tg[r]`` that reaches it, and ``cur[r]``, the entry of its own
+    cluster."""
+    k = G.shape[0]
+    g0 = G[0]
+    for r in range(w):
+        hi[r] = g0[r]
+        tg[r] = 0
+        cur[r] = G[lab[r], r]
+    for c in range(1, k):
+        g = G[c]
+        for r in range(w):
+            up = g[r] > hi[r]
+            hi[r] = g[r] if up else hi[r]
+            tg[r] = c if up else tg[r]
+
+
+def other_maxima(G, w, lab, other):
+    """Per row of the block: the maximum over the clusters other than its own."""
+    k = G.shape[0]
+    for r in range(w):
+        other[r] = -np.inf
+    for c in range(k):
+        g = G[c]
+        for r in range(w):
+            v = g[r] if lab[r] != c else -np.inf
+            other[r] = v if v > other[r] else other[r]
+
+
+def gap_bucket(gap):
+    """``dmi_lib._kc_common.gap_buckets`` of one gap."""
+    m, e = math.frexp(gap)  # gap = m·2^e, 0.5 <= m < 1
+    b = 2 * (BUCKET_EMAX - e) + (1 if m < SQRT_HALF else 0)
+    return min(max(b, 0), N_BUCKETS - 1)
+
+
+def add_rows(V, Xt, s0, w, lab):
+    """``V[copy·k + lab[r]] += x_{s0+r}`` for the block's rows (``x``'s last entry
+    is 1), consecutive rows into different copies of the ``k × k`` sums."""
+    k = Xt.shape[0]
     for j in range(k - 1):
-        L += [f"{ind}x = Xt[{j}, i]", f"{ind}V[{to}, {j}] += x", f"{ind}V[{frm}, {j}] -= x"]
-    return L + [f"{ind}V[{to}, {k - 1}] += 1.0", f"{ind}V[{frm}, {k - 1}] -= 1.0"]
+        x = Xt[j, s0 : s0 + w]
+        for r in range(w):
+            V[(r % COPIES) * k + lab[r], j] += x[r]
+    for r in range(w):
+        V[(r % COPIES) * k + lab[r], k - 1] += 1.0
 
 
-def _chunk_sum_lines(rows: int, k: int) -> list:
-    """Opens the loop over chunks and adds chunk ``c``'s ``Vp[c]`` into ``Vt``, in
-    chunk order (independent of the threads); the caller adds to the loop body."""
-    return [
-        f"    for c in range({_CHUNKS}):  # in chunk order: independent of threads",
-        f"        for p in range({rows}):",
-        f"            for q in range({k}):",
-        "                Vt[p, q] += Vp[c, p, q]",
-    ]
+def chunk_total(Vp, counts):
+    """The chunks' sums added in chunk order (independent of the threads)."""
+    V = np.zeros(Vp.shape[1:])
+    total = counts[0] * 0
+    for c in range(Vp.shape[0]):
+        V += Vp[c]
+        total += counts[c]
+    return V, total
 
 
-def _head(k: int, arrays: tuple) -> list:
-    """Per-call set-up: ``n``, the shapes checked (the kernels index without
-    bounds checks), and the ``k × k`` entries of ``D`` as scalars."""
-    L = [
-        "    n = Xt.shape[1]",
-        f"    if Xt.shape[0] != {k} or D.shape[0] != {k} or D.shape[1] != {k}:",
-        f"        raise ValueError('kernel for k = {k}: Xt must be {k} x n, D {k} x {k}')",
-        "    if " + " or ".join(f"{a}.shape[0] != n" for a in arrays) + ":",
-        "        raise ValueError('kernel: every row array must have n entries')",
-    ]
-    for j in range(k):
-        L.append("    " + "; ".join(f"d{j}_{c} = D[{j}, {c}]" for c in range(k)))
-    L += [f"    chunk = (n + {_CHUNKS - 1}) // {_CHUNKS}"]
-    return L
+# --------------------------------------------------------------------------- #
+# The batch phase's pass
+# --------------------------------------------------------------------------- #
+def sweep_chunk(Xt, D, labels, tol, out, new_sums, s, e, V):
+    """:func:`sweep` over the rows ``s:e``; adds into ``V`` (``COPIES·k × k``) and
+    returns the rows moved and the fingerprint change."""
+    k = D.shape[0]
+    G = np.empty((k, KERNEL_BLOCK))
+    hi = np.empty(KERNEL_BLOCK)
+    cur = np.empty(KERNEL_BLOCK)
+    tg = np.empty(KERNEL_BLOCK, np.int64)
+    moved = 0
+    fingerprint = np.uint64(0)
+    for s0 in range(s, e, KERNEL_BLOCK):
+        w = min(e, s0 + KERNEL_BLOCK) - s0
+        lab, new = labels[s0 : s0 + w], out[s0 : s0 + w]
+        products(Xt, D, s0, w, G)
+        row_maxima(G, w, lab, hi, tg, cur)
+        m = 0
+        for r in range(w):
+            t = tg[r] if cur[r] < hi[r] - tol else lab[r]  # the footnote's tie rule
+            new[r] = t
+            m += t != lab[r]
+        moved += m
+        for r in range(w if m else 0):  # the moved rows
+            t, c0 = new[r], lab[r]
+            if t != c0:
+                i = s0 + r  # fingerprint: mod 2**64, as hash_weights' sum
+                fingerprint += weight(i) * (np.uint64(t) - np.uint64(c0))
+                if not new_sums:  # Σ (e_new − e_old) xᵢᵀ
+                    for j in range(k - 1):
+                        V[t, j] += Xt[j, i]
+                        V[c0, j] -= Xt[j, i]
+                    V[t, k - 1] += 1.0
+                    V[c0, k - 1] -= 1.0
+        if new_sums:  # CᵀX of the new labels
+            add_rows(V, Xt, s0, w, new)
+    return moved, fingerprint
 
 
-def sweep_source(k: int) -> str:
-    """Python source of the kernels for ``k`` clusters: ``sweep(Xt, D, labels, tol,
-    out, new_sums)`` (the batch phase's pass) and ``screen`` (the finishing
-    ascent's pass over all rows).  ``Xt``: ``k × n``, last row all ones and never read."""
-    d = k - 1
-    L = []
-    a = L.append
-    a(f'"""Generated by dmi_lib._numba_kernels.sweep_source({k}); do not edit."""')
-    a("import math")
-    a("")
-    a("import numba as nb")
-    a("import numpy as np")
-    a("")
-    a("u64 = np.uint64")
-    a("")
-    a("")
-    a("@nb.njit(inline='always', cache=True)")
-    a("def weight(i):  # dmi_lib._compiled.hash_weights(n)[i]")
-    a(f"    z = u64(i) * u64(0x9E3779B97F4A7C15) + u64({_HASH_SEED})")
-    a("    z = (z ^ (z >> u64(30))) * u64(0xBF58476D1CE4E5B9)")
-    a("    z = (z ^ (z >> u64(27))) * u64(0x94D049BB133111EB)")
-    a("    return z ^ (z >> u64(31))")
-    a("")
-    a("")
-    a("@nb.njit(parallel=True, boundscheck=False, cache=True, nogil=True)")
-    a("def sweep(Xt, D, labels, tol, out, new_sums):")
-    L.extend(_head(k, ("labels", "out")))
-    a(f"    Vp = np.zeros(({_CHUNKS}, {k}, {k}))")
-    a(f"    moved = np.zeros({_CHUNKS}, np.int64)")
-    a(f"    hd = np.zeros({_CHUNKS}, np.uint64)")
-    a(f"    for c in nb.prange({_CHUNKS}):")
-    a("        s = c * chunk")
-    a("        e = min(n, s + chunk)")
-    a(f"        V = np.zeros(({_COPIES * k}, {k}))")
-    a("        m = 0")
-    a("        hh = u64(0)")
-    a(f"        for s0 in range(s, e, {_BLOCK}):")
-    a(f"            w = min(e, s0 + {_BLOCK}) - s0")
-    a("            mm = 0")
-    L.extend(_row_lines(k, "            "))
-    a("                t = tg if cur < hi - tol else lab  # the footnote's tie rule")
-    a("                out[i] = t")
-    a("                mm += t != lab")
-    a("            m += mm")
-    a("            if new_sums:  # CᵀX of the new labels")
-    a("                for r in range(w):")
-    a("                    i = s0 + r")
-    a("                    t = out[i]")
-    a("                    lab = labels[i]")
-    a("                    if t != lab:")
-    a("                        hh += weight(i) * (u64(t) - u64(lab))  # mod 2**64")
-    a(f"                    q = (r & {_COPIES - 1}) * {k} + t")
-    for j in range(d):
-        a(f"                    V[q, {j}] += Xt[{j}, i]")
-    a(f"                    V[q, {d}] += 1.0")
-    a("            elif mm:  # Σ (e_new − e_old) xᵢᵀ over the moved rows")
-    a("                for r in range(w):")
-    a("                    i = s0 + r")
-    a("                    t = out[i]")
-    a("                    lab = labels[i]")
-    a("                    if t != lab:")
-    a("                        hh += weight(i) * (u64(t) - u64(lab))")
-    L.extend(_move_lines(k, "                        ", "t", "lab"))
-    # Explicit loops: an array expression in the prange body (V[0] += V[1]) makes
-    # numba compile the row loop above as scalar code (measured: 3.5x slower).
-    a(f"        for p in range({k}):")
-    a(f"            for q in range({k}):")
-    copies = " + ".join(f"V[{i * k} + p, q]" for i in range(_COPIES))
-    a(f"                Vp[c, p, q] = {copies}")
-    a("        moved[c] = m")
-    a("        hd[c] = hh")
-    a(f"    Vt = np.zeros(({k}, {k}))")
-    a("    mt = 0")
-    a("    ht = u64(0)")
-    L.extend(_chunk_sum_lines(k, k))
-    a("        mt += moved[c]")
-    a("        ht += hd[c]")
-    a("    return mt, Vt, ht")
-    L.extend(_screen_lines(k))
-    return "\n".join(L) + "\n"
+def sweep(Xt, D, labels, tol, out, new_sums):
+    """The batch phase's full pass: writes ``C ← idxmax(XD)`` (the footnote's tie
+    rule) into ``out`` and returns ``(moved, V, fingerprint change)``, ``V`` the
+    change of ``CᵀX`` (or, with ``new_sums``, ``CᵀX`` of ``out``).
+
+    ``Xt``: ``k × n`` (last row all ones, not read), ``D``: ``k × k``, ``labels``
+    and ``out``: ``n`` labels of the same integer type."""
+    k, n = Xt.shape
+    chunk = (n + CHUNKS - 1) // CHUNKS
+    Vp = np.zeros((CHUNKS, k, k))
+    moved = np.zeros(CHUNKS, np.int64)
+    fingerprints = np.zeros(CHUNKS, np.uint64)
+    for c in prange(CHUNKS):
+        V = np.zeros((COPIES * k, k))
+        s = min(n, c * chunk)
+        m, h = sweep_chunk(Xt, D, labels, tol, out, new_sums, s, min(n, s + chunk), V)
+        moved[c] = m
+        fingerprints[c] = h
+        # Explicit loops: an array expression in the parallel loop makes numba
+        # compile the row loops above as scalar code (measured: 3.5x slower).
+        for p in range(k):
+            for q in range(k):
+                total = 0.0
+                for copy in range(COPIES):
+                    total += V[copy * k + p, q]
+                Vp[c, p, q] = total
+    V, total_moved = chunk_total(Vp, moved)
+    fingerprint = np.uint64(0)
+    for c in range(CHUNKS):
+        fingerprint += fingerprints[c]
+    return total_moved, V, fingerprint
 
 
-def _screen_lines(k: int) -> list:
-    """``screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt)``: the
-    finishing ascent's full pass (``_Engine.sweep(..., collect=True,
-    buckets=True, margins=True)``).  Chunk ``c``'s moved rows are written from
-    ``idx[c·chunk]`` on; returns the number per chunk, the bucket sums ``V``
-    (``nb·k × k``: row ``b·k + c``) and the rows per bucket.  (The ascent's
-    passes over the watched rows stay numpy: compiling them too added ~40 % to
-    the compile time for ~0.15 s per run at n = 10⁶, d = 9.)"""
-    from .kcofactors import _BUCKET_EMAX, _N_BUCKETS, _SQRT_HALF
-
-    nb = _N_BUCKETS
-    L = [
-        "",
-        "",
-        "@nb.njit(parallel=True, boundscheck=False, cache=True, nogil=True)",
-        "def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):",
-    ]
-    a = L.append
-    L.extend(_head(k, ("labels", "l1", "margin", "idx", "tgt", "src", "gap", "bkt")))
-    a(f"    Vp = np.zeros(({_CHUNKS}, {nb * k}, {k}))")
-    a(f"    cp = np.zeros(({_CHUNKS}, {nb}), np.int64)")
-    a(f"    found = np.zeros({_CHUNKS}, np.int64)")
-    a(f"    for c in nb.prange({_CHUNKS}):")
-    a("        s = c * chunk")
-    a("        e = min(n, s + chunk)")
-    a(f"        V = np.zeros(({nb * k}, {k}))")
-    a(f"        cnt = np.zeros({nb}, np.int64)")
-    a(f"        tb = np.empty({_BLOCK}, np.int32)")
-    a(f"        gb = np.empty({_BLOCK})")
-    a("        o = s")
-    a(f"        for s0 in range(s, e, {_BLOCK}):")
-    a(f"            w = min(e, s0 + {_BLOCK}) - s0")
-    a("            mm = 0")
-    L.extend(_row_lines(k, "            ", margin=True))
-    a("                t = tg if cur < hi - tol else lab")
-    a("                tb[r] = t")
-    a("                gb[r] = hi - cur")
-    a("                mm += t != lab")
-    # Always: a store under a condition stops numba vectorising the loop (3x).
-    a("                margin[i] = (cur - other) / l1[i]")
-    a("            if mm == 0:")
-    a("                continue")
-    a("            for r in range(w):  # the moved rows: few, once near a maximum")
-    a("                t = tb[r]")
-    a("                i = s0 + r")
-    a("                lab = labels[i]")
-    a("                if t != lab:")
-    a("                    gp = gb[r]")
-    a("                    fm, fe = math.frexp(gp)  # gp = fm·2^fe, 0.5 <= fm < 1")
-    a(f"                    b = 2 * ({_BUCKET_EMAX} - fe) + (1 if fm < {_SQRT_HALF!r} else 0)")
-    a(f"                    b = min(max(b, 0), {nb - 1})")
-    a("                    idx[o] = i")
-    a("                    tgt[o] = t")
-    a("                    src[o] = lab")
-    a("                    gap[o] = gp")
-    a("                    bkt[o] = b")
-    a("                    o += 1")
-    a("                    cnt[b] += 1")
-    a(f"                    p = b * {k} + t")
-    a(f"                    q = b * {k} + lab")
-    L.extend(_move_lines(k, "                    ", "p", "q"))
-    a(f"        for p in range({nb * k}):  # explicit loops (see sweep)")
-    a(f"            for q in range({k}):")
-    a("                Vp[c, p, q] = V[p, q]")
-    a(f"        for p in range({nb}):")
-    a("            cp[c, p] = cnt[p]")
-    a("        found[c] = o - s")
-    a(f"    Vt = np.zeros(({nb * k}, {k}))")
-    a(f"    ct = np.zeros({nb}, np.int64)")
-    L.extend(_chunk_sum_lines(nb * k, k))
-    a(f"        for p in range({nb}):")
-    a("            ct[p] += cp[c, p]")
-    a("    return found, Vt, ct")
-    return L
+# --------------------------------------------------------------------------- #
+# The finishing ascent's full pass
+# --------------------------------------------------------------------------- #
+def screen_chunk(Xt, D, labels, tol, l1, margin, found, s, e, V, counts):
+    """:func:`screen` over the rows ``s:e``: writes the moved rows from ``s`` on
+    into ``found`` (``idx, tgt, src, gap, bkt``) and returns how many."""
+    idx, tgt, src, gap, bkt = found
+    k = D.shape[0]
+    G = np.empty((k, KERNEL_BLOCK))
+    hi = np.empty(KERNEL_BLOCK)
+    cur = np.empty(KERNEL_BLOCK)
+    other = np.empty(KERNEL_BLOCK)
+    tg = np.empty(KERNEL_BLOCK, np.int64)
+    o = s
+    for s0 in range(s, e, KERNEL_BLOCK):
+        w = min(e, s0 + KERNEL_BLOCK) - s0
+        lab, mb, lb = labels[s0 : s0 + w], margin[s0 : s0 + w], l1[s0 : s0 + w]
+        products(Xt, D, s0, w, G)
+        row_maxima(G, w, lab, hi, tg, cur)
+        other_maxima(G, w, lab, other)
+        for r in range(w):  # every row: a store under a condition stops vectorising
+            mb[r] = (cur[r] - other[r]) / lb[r]
+        for r in range(w):  # the moved rows: few, once near a maximum
+            if cur[r] < hi[r] - tol:
+                i, t, c0, g = s0 + r, tg[r], lab[r], hi[r] - cur[r]
+                b = gap_bucket(g)
+                idx[o], tgt[o], src[o], gap[o], bkt[o] = i, t, c0, g, b
+                o += 1
+                counts[b] += 1
+                for j in range(k - 1):
+                    V[b * k + t, j] += Xt[j, i]
+                    V[b * k + c0, j] -= Xt[j, i]
+                V[b * k + t, k - 1] += 1.0
+                V[b * k + c0, k - 1] -= 1.0
+    return o - s
 
 
-def _cache_dirs():
-    """Where the generated modules (and numba's cache of them) may live: the
-    ``DMI_LIB_CACHE_DIR`` environment variable, else ``__pycache__`` beside this
-    file, else the user's cache directory."""
-    env = os.environ.get("DMI_LIB_CACHE_DIR", "").strip()
-    if env:
-        yield env
-    yield os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__", "dmi_lib_kernels")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    yield os.path.join(base, "dmi_lib")
-
-
-def _write(path: str, src: str) -> bool:
-    if os.path.exists(path):
-        return True
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(src)
-        os.replace(tmp, path)  # atomic: a parallel process sees all or nothing
-        return True
-    except OSError:
-        return False
-
-
-def load_kernels(k: int):
-    """The compiled kernels for ``k`` clusters, as a module with ``sweep`` and
-    ``screen`` (compiled on first use, then loaded from numba's on-disk cache)."""
-    src = sweep_source(k)
-    digest = hashlib.sha256((src + numba.__version__).encode()).hexdigest()[:16]
-    name = f"_dmi_sweep_k{k}_{digest}"
-    if name in sys.modules:
-        return sys.modules[name]
-    for directory in _cache_dirs():
-        path = os.path.join(directory, name + ".py")
-        if _write(path, src):
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]  # no half-initialised module for a retry
-                raise
-            # numba compiles (or loads from its cache) at the first call: do it
-            # now, with the argument types of kcofactors._Engine.sweep.
-            one = np.zeros(1, np.int32)
-            module.sweep(np.ones((k, 1)), np.eye(k), one, 0.0, one.copy(), True)
-            ints = [np.zeros(1, np.intp) for _ in range(5)]  # labels, idx, tgt,
-            module.screen(
-                np.ones((k, 1)),
-                np.eye(k),
-                ints[0],
-                0.0,  # src, bkt
-                np.ones(1),
-                np.empty(1),
-                *ints[1:4],
-                np.empty(1),
-                ints[4],
-            )
-            return module
-    raise OSError(
-        "dmi_lib: no writable directory for the compiled kernel; set "
-        "DMI_LIB_CACHE_DIR or DMI_LIB_NO_NUMBA=1"
-    )
+def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):
+    """The ascent's full pass (``_kc_pass.sweep(..., collect=True, buckets=True,
+    margins=True)``): writes every row's margin into ``margin`` and chunk ``c``'s
+    moved rows from ``idx[c·chunk]`` on (``idx, tgt, src, gap, bkt``); returns
+    the number per chunk, the bucket sums (``N_BUCKETS·k × k``: row ``b·k + c``)
+    and the rows per bucket."""
+    k, n = Xt.shape
+    chunk = (n + CHUNKS - 1) // CHUNKS
+    rows = N_BUCKETS * k
+    Vp = np.zeros((CHUNKS, rows, k))
+    cp = np.zeros((CHUNKS, N_BUCKETS), np.int64)
+    found = np.zeros(CHUNKS, np.int64)
+    for c in prange(CHUNKS):
+        V = np.zeros((rows, k))
+        counts = np.zeros(N_BUCKETS, np.int64)
+        s = min(n, c * chunk)
+        e = min(n, s + chunk)
+        out = (idx, tgt, src, gap, bkt)
+        found[c] = screen_chunk(Xt, D, labels, tol, l1, margin, out, s, e, V, counts)
+        for p in range(rows):  # explicit loops (see sweep)
+            for q in range(k):
+                Vp[c, p, q] = V[p, q]
+        for p in range(N_BUCKETS):
+            cp[c, p] = counts[p]
+    V, counts = chunk_total(Vp, cp)
+    return found, V, counts

@@ -31,21 +31,6 @@ LAZY_OK = ("dask", "distributed", "pyarrow", "numba", "matplotlib_inline", "IPyt
 #: dask): importing one inside a function is the lazy import of that dependency.
 LAZY_OK_MODULES = ("dmi_lib.scale_out",)
 
-#: Modules still being reworked, per check: their checks are expected to fail
-#: (strictly: one that starts passing must leave this list).
-PENDING = {
-    "cycles": True,
-    "hidden imports": {
-        "dmi_lib._compiled",
-        "dmi_lib._numba_kernels",
-        "dmi_lib.kcofactors",
-    },
-    "size": {
-        "dmi_lib._numba_kernels",
-        "dmi_lib.kcofactors",
-    },
-}
-
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 60
 #: A function longer than MAX_FUNCTION_LINES must say why in a comment right above it.
@@ -166,7 +151,6 @@ def find_cycle(g: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-@pytest.mark.xfail(PENDING["cycles"], strict=True, reason="being reworked")
 def test_no_import_cycles():
     assert find_cycle(graph()) is None, f"import cycle: {' -> '.join(find_cycle(graph()))}"
 
@@ -195,12 +179,7 @@ def test_the_library_never_imports_plotting_or_studies(mod):
     assert not bad, f"{mod} imports {bad}"
 
 
-def pending(check):
-    mark = pytest.mark.xfail(strict=True, reason="being reworked")
-    return [pytest.param(m, marks=mark) if m in PENDING[check] else m for m in MODULES]
-
-
-@pytest.mark.parametrize("mod", pending("hidden imports"))
+@pytest.mark.parametrize("mod", list(MODULES))
 def test_imports_inside_functions_are_optional_dependencies_only(mod):
     hidden = []
     found = imports(mod)
@@ -251,7 +230,7 @@ def long_functions(path: Path) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("mod", pending("size"))
+@pytest.mark.parametrize("mod", list(MODULES))
 def test_modules_and_functions_stay_small(mod):
     path = MODULES[mod]
     n = len(path.read_text().splitlines())

@@ -10,20 +10,22 @@ for tiny inputs, the Theorem's closed-form legal case, and numpy's ``argmax`` /
 from __future__ import annotations
 
 import itertools
-from fractions import Fraction
-
 import os
-import types
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import core
+from dmi_lib import _compiled, _kc_common, _kc_pass, _numba_kernels, core
 from dmi_lib import problem as dmi_problem
-from dmi_lib import kcofactors as kc
+from dmi_lib._kc_common import KCOptions
+from dmi_lib._kc_engine import Engine
+from dmi_lib._kc_start import paper_init
 from dmi_lib.datasets import load_paper_data
+from dmi_lib.kcofactors import _k_cofactors_result
+from dmi_lib.labels import same_partition
 from dmi_lib.kcofactors import (
     KCofactorsStep,
     cone_labels_2d,
@@ -95,11 +97,14 @@ def exact_batch_step(rows, labels):
     return d, new
 
 
-def same_partition(a, b) -> bool:
-    """Equal up to a permutation of the cluster names."""
-    a, b = np.asarray(a), np.asarray(b)
-    pairs = set(zip(a.tolist(), b.tolist()))
-    return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+def solve(A, options: KCOptions, **kwargs):
+    """``k_cofactors(A, **kwargs)`` with the tuning ``options`` (the documented
+    internal entry point that ``dmi_cluster`` calls)."""
+    return _k_cofactors_result(core.prepare(A), options=options, **kwargs)
+
+
+#: The compiled pass off, whatever numba and the environment say.
+NUMPY = KCOptions(compiled_min_rows=float("inf"))
 
 
 def preparable(A) -> bool:
@@ -196,7 +201,7 @@ def test_exact_ties_matter():
     _, _, D = dmi_problem._score_and_D(p, state1)
     G = p.A_tilde @ D
     assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)  # a genuine tie
-    tol = kc._tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
+    tol = _kc_common.tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
     assert 0 < tol < 1e-10
     assert dmi_problem.argmax_rows(G, current=state1, tol=tol)[4] == 2
 
@@ -228,7 +233,7 @@ def test_always_a_local_maximum(seed, d, n, kind, init):
     if not isinstance(init, str):
         assert res.log_score >= core.log_dmi_score(A, init) - 1e-9
     elif init == "paper":
-        assert res.log_score >= core.log_dmi_score(A, kc._paper_init(p)) - 1e-9
+        assert res.log_score >= core.log_dmi_score(A, paper_init(p)) - 1e-9
 
 
 @FAST
@@ -242,14 +247,10 @@ def test_line_search_path_is_also_a_local_maximum(seed, d, n, kind):
     A = random_data(seed, d, n, kind)
     if not preparable(A):
         return
-    with pytest.MonkeyPatch.context() as mp:
-        # Force the vectorised ascent (prefix line search) and the margin-certified
-        # partial screens that large inputs use.
-        mp.setattr(kc, "_SEQUENTIAL_MOVES", 0)
-        mp.setattr(kc, "_BOUNDS_MIN_ROWS", 0)
-        mp.setattr(kc, "_WATCH_MIN", 2)
-        mp.setattr(kc, "_WATCH_FRACTION", 4)
-        res = k_cofactors(A, init="random", random_state=seed)
+    # Force the vectorised ascent (prefix line search) and the margin-certified
+    # partial screens that large inputs use.
+    options = KCOptions(sequential_moves=0, bounds_min_rows=0, watch_min=2, watch_fraction=4)
+    res = solve(A, options, init="random", random_state=seed)
     check_local_max(A, res)
 
 
@@ -266,12 +267,9 @@ def test_bounds_do_not_change_the_result(seed, d, n, kind):
     A = random_data(seed, d, n, kind)
     if not preparable(A):
         return
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(kc, "_BOUNDS_MIN_ROWS", 0)
-        mp.setattr(kc, "_WATCH_MIN", 1)
-        mp.setattr(kc, "_WATCH_FRACTION", 3)
-        with_bounds = k_cofactors(A, n_init=2, random_state=seed)
-    without = k_cofactors(A, n_init=2, random_state=seed)
+    options = KCOptions(bounds_min_rows=0, watch_min=1, watch_fraction=3)
+    with_bounds = solve(A, options, n_init=2, random_state=seed)
+    without = solve(A, KCOptions(bounds_min_rows=float("inf")), n_init=2, random_state=seed)
     assert np.array_equal(with_bounds.labels, without.labels)
     assert with_bounds.info == without.info
 
@@ -334,17 +332,18 @@ def test_paper_figure5_data():
     check_local_max(FIG5_A, more)
 
 
-def test_large_input_uses_blocks_and_threads_deterministically(monkeypatch):
-    monkeypatch.setattr(kc, "_MAX_WORKERS", 2)
+def test_large_input_uses_blocks_and_one_blas_thread_deterministically():
+    """Blocks of rows and the BLAS setting change how the passes run, not what
+    they find: a large input, and the same with many odd-sized blocks and the
+    caller's BLAS threads."""
     rng = np.random.default_rng(3)
-    n = kc._PARALLEL_MIN_ROWS + 4321
+    n = KCOptions().blas_single_thread_min_rows + 4321
     centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
     A = centres[rng.integers(3, size=n)] + rng.normal(size=(n, 2))
-    res = k_cofactors(A, max_iter=50)
+    res = solve(A, NUMPY, max_iter=50)
     check_local_max(A, res)
-    monkeypatch.setattr(kc, "_PARALLEL_MIN_ROWS", 10**12)  # one thread, one setting
-    monkeypatch.setattr(kc, "_BLOCK", 997)  # many odd-sized blocks
-    again = k_cofactors(A, max_iter=50)
+    options = KCOptions(compiled_min_rows=np.inf, blas_single_thread_min_rows=np.inf, block=997)
+    again = solve(A, options, max_iter=50)
     assert np.array_equal(res.labels, again.labels)
 
 
@@ -372,7 +371,7 @@ def test_paper_start_last_cluster_is_the_all_negative_orthant(d):
     A = rng.normal(size=(200, d))
     p = core.prepare(A)
     assert p.columns == tuple(range(d + 1))
-    start = kc._paper_init(p)
+    start = paper_init(p)
     np.testing.assert_array_equal(start == d, np.all(A - A.mean(0) < 0, axis=1))
     if d == 9:
         assert not np.any(start == d)
@@ -578,22 +577,7 @@ def test_first_index_is_argmax_with_ties(k):
     rng = np.random.default_rng(k)
     G = rng.integers(0, 3, size=(k, 500)).astype(float)  # many ties
     mask = G >= G.max(axis=0)
-    np.testing.assert_array_equal(kc._first_index(mask), G.argmax(axis=0))
-
-
-def test_incremental_fingerprint_matches_full():
-    p = core.prepare(random_data(2, 3, 200, "float"))
-    eng = kc._Engine(p)
-    rng = np.random.default_rng(0)
-    labels = rng.integers(0, p.k, size=p.n)
-    h = eng.label_hash(labels)
-    for _ in range(20):
-        idx = np.unique(rng.integers(0, p.n, size=30))
-        new = labels.copy()
-        new[idx] = rng.integers(0, p.k, size=idx.size)
-        h = (h + eng.hash_delta(idx, labels[idx], new[idx])) % 2**64
-        labels = new
-        assert h == eng.label_hash(labels)
+    np.testing.assert_array_equal(_kc_pass.first_index(mask), G.argmax(axis=0))
 
 
 def test_dmi_cluster_dispatches_to_k_cofactors():
@@ -609,7 +593,7 @@ def test_margin_bound_is_sound(seed):
     rng = np.random.default_rng(seed)
     A = rng.normal(size=(400, 3))
     p = core.prepare(A)
-    eng = kc._Engine(p)
+    eng = Engine(p)
     labels = k_cofactors(A).labels  # consistent: all margins >= 0
     st0 = eng.state(labels)
     tol = eng.tie_tol(st0.D)
@@ -635,7 +619,7 @@ def test_batch_phase_returns_the_best_state_it_visited():
         if not (len(steps) > 2 and np.isfinite(scores[-1]) and scores[-1] < max(scores) - 1e-6):
             continue
         p = core.prepare(A)
-        eng = kc._Engine(p)
+        eng = Engine(p, KCOptions(batch_patience=np.inf))
         info = {}
         best = eng.batch(eng.state(steps[0].labels), 300, info)
         # X-coordinates differ from Ã by a constant factor: compare via Ã.
@@ -676,7 +660,7 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
     k = p.k
     labels = rng.integers(0, k, size=n)
     for block in (n + 5, 37):
-        eng = kc._Engine(p, None, block)
+        eng = Engine(p, KCOptions(block=block))
         st = eng.state(labels)
         if st.D is None:  # a random labelling can leave a cluster empty
             continue
@@ -718,66 +702,54 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
 
 
 @pytest.fixture
-def compiled(monkeypatch):
-    """The compiled pass, switched on for every size (numba is a dev dependency;
-    ``DMI_LIB_NO_NUMBA=1`` runs the suite without it)."""
-    from dmi_lib import _compiled
-
+def compiled():
+    """Tuning that sends every full pass to the compiled kernels (numba is a dev
+    dependency; ``DMI_LIB_NO_NUMBA=1`` runs the suite without it)."""
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
         pytest.skip("DMI_LIB_NO_NUMBA is set")
     assert _compiled.available(), "numba is missing: python3 dev.py setup installs it"
-    kernels = _compiled.kernels
-    monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", 0)
-    calls = []
-
-    def counted_kernels(k):
-        mod = kernels(k)
-        assert mod is not None, k
-
-        def counted(name):
-            def call(*args):
-                calls.append(name)
-                return getattr(mod, name)(*args)
-
-            return call
-
-        return types.SimpleNamespace(sweep=counted("sweep"), screen=counted("screen"))
-
-    monkeypatch.setattr(_compiled, "kernels", counted_kernels)
-    return calls
+    return KCOptions(compiled_min_rows=0, compiled_min_work=0)
 
 
 def test_fingerprint_weights_are_fixed_and_spread():
-    from dmi_lib import _compiled
-
-    w = _compiled.hash_weights(10_000)
+    w = _kc_common.hash_weights(10_000)
     assert w.dtype == np.uint64 and np.unique(w).size == w.size
     bits = np.unpackbits(w.view(np.uint8)).mean()
     assert 0.49 < bits < 0.51
-    np.testing.assert_array_equal(w[:100], _compiled.hash_weights(100))
+    np.testing.assert_array_equal(w[:100], _kc_common.hash_weights(100))
 
 
-def test_generated_kernel_source_and_its_cache_directory(tmp_path, monkeypatch):
-    """Every supported ``k`` has valid kernel source (the row loop unrolled over
-    the ``k`` clusters); the generated module goes to ``DMI_LIB_CACHE_DIR`` first,
-    skipping directories that cannot be written; outside ``2 ≤ k ≤ _MAX_K`` there
-    is no kernel (the numpy pass runs)."""
-    pytest.importorskip("numba")
-    from dmi_lib import _compiled, _numba_kernels as gen
-
-    for k in range(2, _compiled._MAX_K + 1):
-        src = gen.sweep_source(k)
-        compile(src, f"sweep_k{k}", "exec")
-        assert f"g{k - 1} = d{k - 1}_{k - 1}" in src and f"g{k} =" not in src
-    monkeypatch.setenv("DMI_LIB_CACHE_DIR", str(tmp_path / "kernels"))
-    assert next(gen._cache_dirs()) == str(tmp_path / "kernels")
-    path = tmp_path / "kernels" / "m.py"
-    assert gen._write(str(path), "x = 1\n") and path.read_text() == "x = 1\n"
-    blocker = tmp_path / "file"
-    blocker.write_text("")
-    assert not gen._write(str(blocker / "m.py"), "x = 1\n")  # not a directory
-    for k in (1, _compiled._MAX_K + 1):
-        assert _compiled.kernels(k) is None
+@pytest.mark.parametrize("k", [2, 3, 7])
+def test_kernels_as_plain_python_equal_the_compiled_kernels(compiled, k):
+    """The kernels' source run as plain Python (the meaning of the code) and
+    compiled by numba give the same labels, sums, fingerprints and margins."""
+    rng = np.random.default_rng(k)
+    n = 700  # several chunks and blocks, the last ones short
+    Xt = rng.normal(size=(k, n))
+    Xt[-1] = 1.0
+    D = rng.normal(size=(k, k))
+    labels = rng.integers(0, k, size=n)
+    kern = _compiled.kernels()
+    for lab in (labels.astype(np.int32), labels.astype(np.intp)):
+        for new_sums in (False, True):
+            outs = [np.empty_like(lab), np.empty_like(lab)]
+            with np.errstate(over="ignore"):  # uint64 arithmetic wraps, on purpose
+                plain = _numba_kernels.sweep(Xt, D, lab, 1e-12, outs[0], new_sums)
+            fast = kern.sweep(Xt, D, lab, 1e-12, outs[1], new_sums)
+            np.testing.assert_array_equal(outs[0], outs[1])
+            assert plain[0] == fast[0] and int(plain[2]) == int(fast[2])
+            np.testing.assert_allclose(plain[1], fast[1], rtol=1e-12, atol=1e-12)
+    lab = labels.astype(np.intp)
+    l1 = np.abs(Xt).sum(axis=0)
+    found = [[np.empty(n, np.intp) for _ in range(5)] for _ in range(2)]
+    margins, gaps = [np.empty(n), np.empty(n)], [np.empty(n), np.empty(n)]
+    results = []
+    for fn, f, m, g in zip((_numba_kernels.screen, kern.screen), found, margins, gaps):
+        results.append(fn(Xt, D, lab, 1e-12, l1, m, f[0], f[1], f[2], g, f[3]))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(results[0][2], results[1][2])
+    np.testing.assert_allclose(margins[0], margins[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -791,7 +763,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     n = int(rng.integers(20, 3000))
     p = _scaled_problem(rng, n, d, integer=seed % 2)
     k = p.k
-    eng = kc._Engine(p)
+    eng = Engine(p, compiled)
     labels = rng.integers(0, k, size=n)
     st = eng.state(labels)
     if st.D is None:
@@ -803,7 +775,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     expected = dmi_problem.argmax_rows(X @ D, current=labels, tol=tol)
     out = np.empty_like(labels)
     sw = eng.sweep(D, labels, tol, hashes=True, out=out)
-    assert len(compiled) == 1  # it ran, not the numpy pass
+    assert sw.compiled  # it ran, not the numpy pass
     np.testing.assert_array_equal(out, expected)
     assert sw.moved == np.count_nonzero(expected != labels)
     np.testing.assert_allclose(
@@ -812,7 +784,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
     dense_out = np.empty_like(labels)
     dense = eng.sweep(D, labels, tol, hashes=True, out=dense_out, new_sums=True)
-    assert len(compiled) == 2
+    assert dense.compiled
     np.testing.assert_array_equal(dense_out, expected)
     assert dense.moved == sw.moved and dense.hdelta == sw.hdelta
     np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-8)
@@ -821,7 +793,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     lab = labels.astype(np.intp)
     for margins in (True, False):
         sc = eng.sweep(D, lab, tol, collect=True, buckets=True, margins=margins)
-        assert compiled[-1] == "screen"
+        assert sc.compiled
         moved = np.flatnonzero(expected != labels)
         np.testing.assert_array_equal(sc.idx, moved)
         assert sc.moved == moved.size
@@ -831,8 +803,10 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
         np.testing.assert_allclose(
             sc.gap, G.max(axis=1)[moved] - G[moved, lab[moved]], rtol=1e-12, atol=1e-12
         )
-        np.testing.assert_array_equal(sc.bucket, kc._gap_buckets(sc.gap))
-        np.testing.assert_array_equal(sc.counts, np.bincount(sc.bucket, minlength=kc._N_BUCKETS))
+        np.testing.assert_array_equal(sc.bucket, _kc_common.gap_buckets(sc.gap))
+        np.testing.assert_array_equal(
+            sc.counts, np.bincount(sc.bucket, minlength=_kc_common.N_BUCKETS)
+        )
         _assert_bucket_sums(sc, X, lab, k, atol=1e-8)
         assert np.count_nonzero(sc.V.any(axis=(1, 2))) <= np.unique(sc.bucket).size
         if margins:
@@ -844,22 +818,23 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     # Over a subset of the rows (the ascent's watched rows) the numpy pass runs.
     subset = np.sort(rng.choice(n, size=n // 3, replace=False))
     part = eng.sweep(D, lab, tol, rows=subset, collect=True, buckets=True)
-    assert compiled[-1] == "screen"
+    assert not part.compiled
     np.testing.assert_array_equal(part.idx, sc.idx[np.isin(sc.idx, subset)])
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_compiled_and_numpy_k_cofactors_agree(compiled, monkeypatch, seed):
+def test_compiled_and_numpy_k_cofactors_agree(compiled, seed):
     """Whole runs with and without the compiled pass reach the same clustering
     (the passes differ only in summation order)."""
     rng = np.random.default_rng(seed)
     d = (2, 4, 9, 1)[seed]
     A = rng.normal(size=(4000, d)) + 3 * rng.normal(size=(d + 1, d))[rng.integers(d + 1, size=4000)]
-    fast = k_cofactors(A)
-    # the batch phase and the ascent used the compiled passes
-    assert {"sweep", "screen"} <= set(compiled)
-    monkeypatch.setattr(kc, "_COMPILED_MIN_ROWS", np.inf)
-    slow = k_cofactors(A)
+    fast = solve(A, compiled)
+    # every batch pass and the ascent's first full pass were compiled
+    batch_passes = fast.info["batch_iterations"] + fast.info["batch_converged"]
+    assert fast.info["compiled_passes"] >= batch_passes + 1
+    slow = solve(A, NUMPY)
+    assert slow.info["compiled_passes"] == 0
     assert same_partition(fast.labels, slow.labels)
     assert fast.n_iter == slow.n_iter
     assert np.isclose(fast.log_score, slow.log_score, rtol=0, atol=1e-9)
@@ -867,10 +842,10 @@ def test_compiled_and_numpy_k_cofactors_agree(compiled, monkeypatch, seed):
 
 def test_gap_buckets_are_monotone_with_ratio_sqrt2():
     gaps = np.geomspace(1e-17, 1e3, 5000)
-    b = kc._gap_buckets(gaps)
+    b = _kc_common.gap_buckets(gaps)
     assert np.all(np.diff(b) <= 0)  # larger gap, earlier bucket
-    assert b.min() >= 0 and b.max() < kc._N_BUCKETS
-    inside = (gaps > 2.0**-50) & (gaps < 2.0 ** (kc._BUCKET_EMAX - 1))
+    assert b.min() >= 0 and b.max() < _kc_common.N_BUCKETS
+    inside = (gaps > 2.0**-50) & (gaps < 2.0 ** (_kc_common.BUCKET_EMAX - 1))
     lo = {}
     for g, bb in zip(gaps[inside], b[inside]):
         lo.setdefault(bb, []).append(g)
@@ -887,7 +862,7 @@ def test_line_search_is_exact_and_picks_the_best_threshold(seed):
     n = 300
     A = rng.normal(size=(n, d))
     p = core.prepare(A)
-    eng = kc._Engine(p)
+    eng = Engine(p)
     labels = rng.integers(0, p.k, size=n)  # far from a local maximum
     st = eng.state(labels)
     tol = eng.tie_tol(st.D)
@@ -921,28 +896,106 @@ def test_single_best_move_fallback_reaches_a_local_maximum(seed, d, n, kind):
     if not preparable(A):
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(kc, "_SEQUENTIAL_MOVES", 0)
-        mp.setattr(kc._Engine, "_line_search", lambda self, *a: (None, None))
-        res = k_cofactors(A, init="random", random_state=seed)
+        mp.setattr(Engine, "_line_search", lambda self, *a: (None, None))
+        res = solve(A, KCOptions(sequential_moves=0), init="random", random_state=seed)
     check_local_max(A, res)
 
 
-def test_many_rows_high_dimension_ends_at_a_local_maximum(monkeypatch):
+def test_many_rows_high_dimension_ends_at_a_local_maximum():
     """d = 9 (k = 10), where the paper's batch iteration leaves most rows moving
-    and fails: the damped steps, margin bounds and threads on small blocks."""
+    and fails: the damped steps and margin bounds on small blocks."""
     rng = np.random.default_rng(9)
     n, d = 6000, 9
     centres = rng.normal(size=(d + 1, d)) * 2.0
     A = centres[rng.integers(d + 1, size=n)] + rng.normal(size=(n, d))
-    monkeypatch.setattr(kc, "_BLOCK", 512)
-    monkeypatch.setattr(kc, "_PARALLEL_MIN_ROWS", 1024)
-    monkeypatch.setattr(kc, "_BOUNDS_MIN_ROWS", 1024)
-    monkeypatch.setattr(kc, "_WATCH_MIN", 64)
-    monkeypatch.setattr(kc, "_MAX_WORKERS", 2)
-    res = k_cofactors(A)
+    options = KCOptions(
+        block=512,
+        blas_single_thread_min_rows=1024,
+        compiled_min_rows=np.inf,
+        bounds_min_rows=1024,
+        watch_min=64,
+    )
+    res = solve(A, options)
     assert res.info["single_move_passes"] > 0
     check_local_max(A, res)
-    # the same answer single-threaded: blocks are combined in a fixed order
-    monkeypatch.setattr(kc, "_MAX_WORKERS", 1)
-    again = k_cofactors(A)
-    assert np.array_equal(again.labels, res.labels) and again.info == res.info
+    # the same answer in one block, without bounds
+    again = solve(A, NUMPY)
+    assert np.array_equal(again.labels, res.labels)
+
+
+def test_compiled_threads_do_not_change_the_result(compiled):
+    """The compiled pass sums its chunks in a fixed order: one thread and all
+    threads give the same run, bit for bit."""
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(5000, 4)) + 3 * rng.normal(size=(5, 4))[rng.integers(5, size=5000)]
+    one = solve(
+        A, KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=1), n_init=2, random_state=1
+    )
+    every = solve(
+        A,
+        KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=None),
+        n_init=2,
+        random_state=1,
+    )
+    assert one.info["compiled_passes"] > 0
+    assert np.array_equal(one.labels, every.labels) and one.info == every.info
+    assert one.log_score == every.log_score
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("block", 0),
+        ("block", 2.5),
+        ("watch_fraction", True),
+        ("sequential_moves", -1),
+        ("compiled_min_rows", -1),
+        ("compiled_min_work", float("nan")),
+        ("threads", 0),
+        ("batch_patience", 0),
+    ],
+)
+def test_bad_options_name_the_field(field, value):
+    with pytest.raises(ValueError, match=f"KCOptions.{field} must be"):
+        KCOptions(**{field: value})
+
+
+def test_compiled_min_rows_from_the_environment(monkeypatch):
+    monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "123")
+    opted_in = _kc_common.default_options()
+    assert opted_in.compiled_min_rows == 123 and opted_in.compiled_min_work == 0
+    monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "")
+    assert _kc_common.default_options() == KCOptions()
+    for bad in ("many", "-5"):
+        monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", bad)
+        with pytest.raises(ValueError, match="DMI_LIB_COMPILED_MIN_ROWS"):
+            _kc_common.default_options()
+
+
+def test_a_wandering_batch_phase_stops_and_the_ascent_finishes():
+    """With little patience the batch phase stops once its best score stalls;
+    the run still ends at a local maximum, from the best state seen."""
+    found = 0
+    for seed in range(300):
+        A = random_data(seed, 1 + seed % 4, 10 + seed % 40, "float")
+        if not preparable(A):
+            continue
+        res = solve(A, KCOptions(batch_patience=1), random_state=seed)
+        if res.info["batch_stalled"]:
+            assert not (res.info["cycled"] or res.info["batch_converged"])
+            check_local_max(A, res)
+            found += 1
+    assert found >= 5
+
+
+def test_the_compiled_pass_is_used_where_its_work_pays(compiled):
+    """Rows and ``n·k²·n_init`` both decide; weighted problems stay numpy."""
+    p = core.prepare(random_data(3, 4, 300, "float"))
+    work = p.n * p.k**2
+    opts = KCOptions(compiled_min_rows=0, compiled_min_work=2 * work)
+    assert Engine(p, opts, n_init=1).kernels is None
+    assert Engine(p, opts, n_init=2).kernels is not None
+    assert Engine(p, KCOptions(compiled_min_rows=p.n + 1, compiled_min_work=0)).kernels is None
+    assert Engine(p, KCOptions(), n_init=10).kernels is None  # the defaults: far too small
+    w = core.prepare(random_data(3, 4, 300, "float"), sample_weight=np.arange(1, 301))
+    assert Engine(w, compiled, n_init=10).kernels is None

@@ -1,0 +1,246 @@
+"""What the k-cofactors passes over the rows share: constants, tuning and definitions.
+
+The numpy pass (:mod:`dmi_lib._kc_pass`), the compiled pass
+(:mod:`dmi_lib._numba_kernels`, compiled by :mod:`dmi_lib._compiled`) and the solver
+(:mod:`dmi_lib._kc_engine`) all import from here, and this module imports nothing
+of dmi_lib: one home for the numbers they must agree on (the fingerprint of a
+clustering, the gap buckets of the line search) and for the tuning values of
+:class:`KCOptions`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+_EPS = np.finfo(np.float64).eps
+
+#: ``CᵀX`` counts as singular when its smallest singular value is below this
+#: fraction of its largest (an empty cluster, or affinely dependent cluster means).
+RCOND = 1e-11
+
+#: Safety factor on the rounding-error bound that decides ties (see :func:`tie_tol`).
+TIE_SAFETY = 64.0
+
+#: Gap buckets of the line search: ratio √2, from ``2**BUCKET_EMAX`` down.
+BUCKET_EMAX = 8
+N_BUCKETS = 2 * (BUCKET_EMAX + 60)
+SQRT_HALF = math.sqrt(0.5)
+
+#: The compiled pass splits the rows into this many chunks, summed in chunk order,
+#: so that its result does not depend on the number of threads.
+CHUNKS = 16
+
+#: Rows per block inside a chunk of the compiled pass: the block's ``k × 256``
+#: products stay in the L1 cache between the assignment and the cluster sums.
+KERNEL_BLOCK = 256
+
+#: Seed of the fingerprint weights (:func:`hash_weights`).
+HASH_SEED = 0x6B_C0FA
+
+#: The splitmix64 multipliers of :func:`hash_weights`.
+GOLDEN = 0x9E3779B97F4A7C15
+MIX1 = 0xBF58476D1CE4E5B9
+MIX2 = 0x94D049BB133111EB
+
+
+def hash_weights(n: int) -> np.ndarray:
+    """The fingerprint weight ``w_i`` of row ``i`` (splitmix64 of ``i``), as uint64.
+
+    A clustering's fingerprint is ``Σ w_i·label_i mod 2⁶⁴``: the batch phase
+    updates it from the rows that move and recognises a repeated clustering (a
+    cycle of the paper's iteration) by it.  The compiled pass computes ``w_i`` on
+    the fly with the same arithmetic.
+
+    Examples
+    --------
+    >>> w = hash_weights(3)
+    >>> w.dtype.name, len(set(w.tolist()))
+    ('uint64', 3)
+    """
+    z = np.arange(n, dtype=np.uint64)
+    z *= np.uint64(GOLDEN)
+    z += np.uint64(HASH_SEED)
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(MIX1)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(MIX2)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def gap_buckets(gap):
+    """Bucket of each gap on a fixed grid of ratio √2, largest gaps first.
+
+    Examples
+    --------
+    >>> gap_buckets(np.array([4.0, 2.0, 1.5, 1.0])).tolist()
+    [11, 13, 14, 15]
+    """
+    m, e = np.frexp(gap)  # gap = m·2^e, 0.5 <= m < 1
+    b = 2 * (BUCKET_EMAX - e) + (m < SQRT_HALF)
+    return np.clip(b, 0, N_BUCKETS - 1)
+
+
+def tie_tol(k: int, row_l1_max: float, D: np.ndarray) -> float:
+    """Absolute tolerance under which two entries of a row of ``XD`` count as tied.
+
+    ``|fl(x·d) − x·d| <= k·eps·‖x‖₁·max|d|`` bounds the rounding of one entry; the
+    safety factor covers the error of ``D`` itself.  Without it a genuine tie (the
+    global mean is always one, Theorem) is broken by rounding noise and the paper's
+    footnote semantics ("move a row only if its cluster is not among the maxima")
+    is lost.
+    """
+    return TIE_SAFETY * k * _EPS * row_l1_max * float(np.abs(D).max())
+
+
+def compiled_min_rows_from_env() -> int | None:
+    """``DMI_LIB_COMPILED_MIN_ROWS`` (a whole number of rows), or None when unset."""
+    raw = os.environ.get("DMI_LIB_COMPILED_MIN_ROWS", "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(
+            f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, got {raw!r}"
+        ) from None
+    if value < 0:
+        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be >= 0, got {value}")
+    return value
+
+
+#: Defaults of :attr:`KCOptions.compiled_min_rows` and
+#: :attr:`KCOptions.compiled_min_work` (see there for the measurements).
+COMPILED_MIN_ROWS = 1 << 16
+COMPILED_MIN_WORK = 2 * 10**8
+
+
+@dataclass(frozen=True)
+class KCOptions:
+    """Tuning of the k-cofactors solver: how it works, never what it finds.
+
+    Every field changes only the speed; the clustering found is the same (up to
+    rounding-level ties, with the compiled pass).  The defaults are measured
+    (``benchmarks/bench_kcofactors.py``); tests set small values to exercise the
+    paths that large inputs take.
+
+    Attributes
+    ----------
+    block : int
+        Rows per block of the numpy pass: large enough to amortise its ~20 numpy
+        calls per block, small enough that the block's ``k × block`` products stay
+        in the L3 cache.
+    blas_single_thread_min_rows : float
+        From this many rows on, the blocks' small products run on one BLAS thread
+        (as in scikit-learn's Lloyd k-means): OpenBLAS threading a ``k × k`` by
+        ``k × block`` product costs more in synchronisation than it saves, and on
+        a loaded machine it can be ten times slower.
+    compiled_min_rows, compiled_min_work : float
+        With numba installed, full passes use the compiled pass when the problem
+        has at least ``compiled_min_rows`` rows and ``n·k²·n_init`` (the work of a
+        pass times the starts) is at least ``compiled_min_work`` (``inf``: never).
+        The environment variable ``DMI_LIB_COMPILED_MIN_ROWS`` sets the rows and
+        drops the work condition.  The first call in a process pays for
+        loading the kernels from numba's on-disk cache (importing numba and the
+        machine code: 0.5-0.9 s) and the first call on a machine for compiling
+        them (13-27 s, once).  Compiled / numpy time of the first call of
+        ``dmi_cluster`` in a fresh process, cache warm (``bench_kcofactors.py
+        --fresh``, 2-core machine, medians of 3; "shared": one thread, load
+        average 1.1-4.6; "idle": all threads, load average 0.6-1.1):
+
+        ======  ==  ======  ==========  ==========  ===============
+        n       d   n_init  n·k²·n_init  shared      idle
+        ======  ==  ======  ==========  ==========  ===============
+        10⁴     4   1, 10   ≤ 10⁷       85x, 10x
+        10⁴     9   1, 10   ≤ 10⁷       6.7x, 3.1x
+        10⁵     4   1       2.5·10⁶     10.6x       6.5x
+        10⁵     4   10      2.5·10⁷     1.4x        1.4x
+        10⁵     9   1       10⁷         2.4x        2.2x
+        10⁵     9   10      10⁸         0.89x
+        10⁶     4   1       2.5·10⁷     2.0x        1.4x
+        10⁶     4   10      2.5·10⁸     0.64x       0.61x
+        10⁶     9   1       10⁸         0.99-1.49x  0.89x
+        10⁶     9   10      10⁹         0.83x (1 run)
+        ======  ==  ======  ==========  ==========  ===============
+
+        The pass pays from about ``n·k²·n_init = 10⁸`` on; the default
+        ``2·10⁸`` leaves every case measured slower or even to the numpy pass.
+    bounds_min_rows : float
+        The batch phase skips rows certified by margin bounds
+        (``_kc_engine.Bounds``) from this many rows on (below, a full scan is cheap; the ascent always uses
+        them).  Not with the compiled pass, whose full pass costs less than the
+        numpy scan of the watched rows.
+    watch_fraction, watch_min : int
+        After a full screen the ``n / watch_fraction`` rows (at least
+        ``watch_min``) closest to a boundary are watched and re-screened alone
+        while that is provably enough.
+    sequential_moves : int
+        The ascent applies at most this many candidate moves one by one
+        (Sherman-Morrison); with more it moves the rows above the best gap
+        threshold at once (exact line search).
+    refresh : int
+        ``CᵀX`` is updated from the moved rows and summed afresh every
+        ``refresh`` steps (against the drift of the updates).
+    batch_patience : float
+        The batch phase stops after this many iterations without a new best
+        score (``inf``: never); the ascent then climbs from the best state.  The
+        paper's iteration can wander without converging or cycling: from random
+        starts at ``n = 2·10⁵``, ``d = 9`` it ran 117 iterations (best score at
+        iteration 77, after 60 without gain) or hit ``max_iter = 300``, while the
+        ascent from its best state reached the same local maximum.
+    threads : int or None
+        Threads of the compiled pass (None: numba's default, one per CPU, as
+        scikit-learn's Lloyd iteration uses).  Measured per batch iteration at
+        ``n = 10⁶``, ``k = 10`` on a 2-core machine: idle (load average 0.1-0.6),
+        17 ms on two threads, 25 ms on one, scikit-learn 16-18 ms; shared (load
+        average 2-3), 47 ms on two, 27 ms on one, scikit-learn 85 ms -- a
+        parallel loop waits for its slowest thread, which other processes
+        deschedule.  Set 1 to leave the other CPUs to the caller's own
+        parallelism (dask workers, for instance).
+    """
+
+    block: int = 1 << 16
+    blas_single_thread_min_rows: float = 1 << 16
+    compiled_min_rows: float = COMPILED_MIN_ROWS
+    compiled_min_work: float = COMPILED_MIN_WORK
+    bounds_min_rows: float = 1 << 16
+    watch_fraction: int = 16
+    watch_min: int = 1024
+    sequential_moves: int = 256
+    refresh: int = 8
+    batch_patience: float = 10
+    threads: int | None = None
+
+    def __post_init__(self):
+        for name in ("block", "watch_fraction", "watch_min", "refresh"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"KCOptions.{name} must be an integer >= 1, got {value!r}")
+        if self.threads is not None and (isinstance(self.threads, bool) or self.threads < 1):
+            raise ValueError(f"KCOptions.threads must be None or >= 1, got {self.threads!r}")
+        if self.sequential_moves < 0:
+            raise ValueError(
+                f"KCOptions.sequential_moves must be >= 0, got {self.sequential_moves!r}"
+            )
+        if not self.batch_patience >= 1:
+            raise ValueError(f"KCOptions.batch_patience must be >= 1, got {self.batch_patience!r}")
+        for name in (
+            "blas_single_thread_min_rows",
+            "compiled_min_rows",
+            "compiled_min_work",
+            "bounds_min_rows",
+        ):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"KCOptions.{name} must be >= 0, got {getattr(self, name)!r}")
+
+
+def default_options() -> KCOptions:
+    """The defaults, with ``DMI_LIB_COMPILED_MIN_ROWS`` read from the environment."""
+    rows = compiled_min_rows_from_env()
+    if rows is None:
+        return KCOptions()
+    return KCOptions(compiled_min_rows=rows, compiled_min_work=0)

@@ -1,0 +1,545 @@
+"""The k-cofactors solver on one prepared problem: batch phase, then monotone ascent.
+
+k-cofactors (Algorithm 2 of the paper) alternates the assignment ``C ← idxmax(ÃD)``
+with the update ``D = (CᵀÃ)⁻¹``.  :class:`Engine` runs that batch iteration,
+detects cycles (by a fingerprint of the labels) and singular steps, keeps the best
+state it saw, and finishes with moves of rows that each raise ``|det(CᵀÃ)|``
+(matrix determinant lemma), so that it always ends at a local maximum of the
+DMI-score, hence (Theorem) at a linearly partitioned clustering.
+
+It works in whitened coordinates ``X = [√n U_r, 1]`` (the centred data's
+principal axes scaled to unit variance): ``idxmax(XD)`` is the same in any
+coordinates ``ÃQ`` (Theorem: affine-invariant), and ``CᵀX`` is then as well
+conditioned as the clustering allows.  Each pass over the rows is the numpy pass
+(:mod:`dmi_lib._kc_pass`) or, for large unweighted inputs with numba installed,
+the compiled pass (:mod:`dmi_lib._compiled`); :class:`dmi_lib._kc_common.KCOptions`
+says which and tunes the rest.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _compiled, _kc_pass
+from ._kc_common import CHUNKS, N_BUCKETS, RCOND, KCOptions, hash_weights, tie_tol
+from .problem import Problem
+
+
+class State:
+    """One clustering with ``M = CᵀX`` and, if it is non-singular, ``D = M⁻¹``."""
+
+    __slots__ = ("labels", "M", "D", "logabs", "sign")
+
+    def __init__(self, labels, M, D, logabs, sign):
+        self.labels, self.M, self.D, self.logabs, self.sign = labels, M, D, logabs, sign
+
+    def with_labels_as(self, dtype) -> State:
+        return State(self.labels.astype(dtype), self.M, self.D, self.logabs, self.sign)
+
+
+class Bounds:
+    """Which rows can change their ``idxmax(XD)`` while ``D`` drifts from ``D₀``.
+
+    Row ``i``'s entries of ``XD`` move by at most ``‖xᵢ‖₁·max|D − D₀|``, so a row
+    whose margin ``νᵢ = (g_cur − max_{c≠cur} g_c)/‖xᵢ‖₁`` at ``D₀`` exceeds
+    ``2·max|D − D₀| + tol`` keeps its cluster (the idea of Hamerly's and Elkan's
+    bounds for k-means).  After a full scan the ``n / watch_fraction`` rows with
+    the smallest margins are watched; while every other row is certified, only the
+    watched rows need scanning.
+    """
+
+    def __init__(self, n: int, options: KCOptions):
+        self.n_watch = min(n - 1, max(options.watch_min, n // options.watch_fraction))
+        self.D0, self.theta, self.watch = None, -np.inf, None
+        self.settling = False  # the batch phase sets it once few rows move
+
+    def valid(self, D, tol) -> bool:
+        return self.D0 is not None and 2.0 * np.abs(D - self.D0).max() + tol < self.theta
+
+    def reset(self, D, margin):
+        self.D0 = D.copy()
+        self.theta = np.partition(margin, self.n_watch)[self.n_watch]
+        self.watch = np.flatnonzero(margin <= self.theta)
+
+    def invalidate(self):
+        """Forget the margins: rows outside the watch set were moved."""
+        self.D0 = None
+
+
+def _blank_info() -> dict:
+    return {
+        "batch_iterations": 0,
+        "single_moves": 0,
+        "single_move_passes": 0,
+        "repaired": False,
+        "repair_moves": 0,
+        "singular_step": False,
+        "cycled": False,
+        "cycle_length": None,
+        "batch_converged": False,
+        "batch_stalled": False,
+        "compiled_passes": 0,
+    }
+
+
+class Engine:
+    """k-cofactors on one prepared problem, in whitened coordinates ``X = [W 1]``.
+
+    ``X`` is stored transposed (``Xt``, shape ``(k, n)``, the last row all ones) so
+    that a block of rows is ``k`` contiguous runs and ``(XD)ᵀ = DᵀXᵀ`` is one BLAS
+    product per block.  ``n_init``, the number of starts it will run, decides
+    with the options whether the compiled pass pays for its loading.
+    """
+
+    def __init__(self, problem: Problem, options: KCOptions | None = None, n_init: int = 1):
+        self.problem = problem
+        self.options = KCOptions() if options is None else options
+        n, k = problem.n, problem.k
+        self.n, self.k = n, k
+        r = k - 1
+        scale = problem.singular_values[:r] / problem.scale / math.sqrt(problem.total_weight)
+        # Unit mean square per coordinate: CᵀX is as well conditioned as the
+        # clustering itself allows (the data's own scales drop out).
+        self.Xt = np.empty((k, n))
+        np.divide(problem.Y.T, scale[:, None], out=self.Xt[:-1])
+        self.Xt[-1] = 1.0
+        # Weights (sample_weight): row i of X is wᵢ·[yᵢ 1], so CᵀX = CᵀW[Y 1] and a
+        # move's determinant factor is 1 + wᵢ·xᵢ·(d_c' − d_c); idxmax(XD) is
+        # unchanged (wᵢ > 0).  The last column of CᵀX then holds the weight of each
+        # cluster instead of its size; the compiled passes assume sizes (unweighted).
+        self.weighted = problem.weights is not None
+        self.wmin = 1.0
+        if self.weighted:
+            w = problem.weights / problem.weights.max()
+            self.Xt *= w
+            self.wmin = float(w.min())
+        self.row_l1 = np.abs(self.Xt).sum(axis=0)  # ‖xᵢ‖₁
+        self.row_l1_max = float(self.row_l1.max())
+        self._hash_weights = None
+        self.compiled_passes = 0
+        self.kernels = None
+        opts = self.options
+        work = n * k * k * n_init  # what the compiled pass must save its loading on
+        if n >= opts.compiled_min_rows and work >= opts.compiled_min_work and not self.weighted:
+            self.kernels = _compiled.kernels()  # None without numba
+
+    # ---- elementary pieces ------------------------------------------------ #
+    def rows(self, idx) -> np.ndarray:
+        """Rows ``x_i = [w_i, 1]`` of ``X``; shape ``idx.shape + (k,)``."""
+        return np.moveaxis(self.Xt[:, np.asarray(idx)], 0, -1)
+
+    def sums(self, labels) -> np.ndarray:
+        """``CᵀX``: the last column holds the (exact, integer) cluster sizes.
+
+        Summed per block, then over blocks in a fixed order."""
+        M = np.zeros((self.k, self.k))
+        step = self.options.block
+        for s in range(0, self.n, step):
+            e = min(s + step, self.n)
+            M += _kc_pass.label_sums(labels[s:e], self.Xt[:, s:e], self.k, self.weighted)
+        return M
+
+    def state(self, labels, M=None) -> State:
+        """Score ``labels``; ``D`` is None when ``CᵀX`` is singular."""
+        if M is None:
+            M = self.sums(labels)
+        if M[:, -1].min() < 0.5 * self.wmin:  # an empty cluster (sizes: whole numbers
+            # of rows, or sums of weights of at least wmin)
+            return State(labels, M, None, -np.inf, 0.0)
+        s = np.linalg.svd(M, compute_uv=False)
+        if not s[-1] > RCOND * s[0]:
+            return State(labels, M, None, -np.inf, 0.0)
+        sign, logabs = np.linalg.slogdet(M)
+        return State(labels, M, np.linalg.inv(M), float(logabs), float(sign))
+
+    def tie_tol(self, D) -> float:
+        return tie_tol(self.k, self.row_l1_max, D)
+
+    def label_hash(self, labels) -> int:
+        """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
+        clustering that the batch loop updates from the changed rows only."""
+        if self._hash_weights is None:
+            self._hash_weights = hash_weights(self.n)
+        return int((self._hash_weights * labels.astype(np.uint64)).sum(dtype=np.uint64))
+
+    # ---- the hot loop: rows not in idxmax(XD) ------------------------------ #
+    def sweep(
+        self,
+        D,
+        labels,
+        tol,
+        *,
+        rows=None,
+        margins=False,
+        collect=False,
+        buckets=False,
+        hashes=False,
+        out=None,
+        new_sums=False,
+    ) -> _kc_pass.Sweep:
+        """One pass over the rows (or over ``rows``) at ``D``: see
+        :func:`dmi_lib._kc_pass.sweep`.
+
+        Full passes of the batch phase (``out``, int32 labels, nothing collected)
+        and of the ascent (``collect`` and ``buckets``, intp labels) run in the
+        compiled pass when :attr:`kernels` is set; the rest in numpy."""
+        full = rows is None and self.kernels is not None
+        if full and out is not None and out is not labels and not (collect or buckets or margins):
+            if labels.dtype == out.dtype == np.int32:
+                return self._compiled_sweep(D, labels, tol, out, new_sums, hashes)
+        if full and out is None and collect and buckets and not hashes:
+            if labels.dtype == np.intp:
+                return self._compiled_screen(D, labels, tol, margins)
+        if hashes and self._hash_weights is None:
+            self._hash_weights = hash_weights(self.n)
+        return _kc_pass.sweep(
+            self.Xt,
+            self.row_l1,
+            D,
+            labels,
+            tol,
+            block=self.options.block,
+            weighted=self.weighted,
+            rows=rows,
+            margins=margins,
+            collect=collect,
+            buckets=buckets,
+            hash_weights=self._hash_weights if hashes else None,
+            out=out,
+            new_sums=new_sums,
+        )
+
+    def _compiled_sweep(self, D, labels, tol, out, new_sums, hashes) -> _kc_pass.Sweep:
+        """The batch phase's full pass, fused (:func:`dmi_lib._numba_kernels.sweep`)."""
+        self.compiled_passes += 1
+        moved, V, hd = self.kernels.sweep(
+            self.Xt, np.ascontiguousarray(D), labels, float(tol), out, bool(new_sums)
+        )
+        hd = int(hd) if hashes else 0
+        return _kc_pass.Sweep(int(moved), V, None, None, None, None, None, None, hd, None, True)
+
+    def _compiled_screen(self, D, labels, tol, margins) -> _kc_pass.Sweep:
+        """The ascent's full pass, fused (:func:`dmi_lib._numba_kernels.screen`):
+        each chunk writes its moved rows from its first row on; they are gathered
+        here in chunk order (the numpy pass's row order)."""
+        self.compiled_passes += 1
+        n = self.n
+        idx, tgt, src, bkt = (np.empty(n, np.intp) for _ in range(4))
+        gap = np.empty(n)
+        margin = np.empty(n)  # written in any case (see dmi_lib._numba_kernels)
+        found, V, counts = self.kernels.screen(
+            self.Xt,
+            np.ascontiguousarray(D),
+            labels,
+            float(tol),
+            self.row_l1,
+            margin,
+            idx,
+            tgt,
+            src,
+            gap,
+            bkt,
+        )
+        chunk = -(-n // CHUNKS)
+        runs = [slice(c * chunk, c * chunk + f) for c, f in enumerate(found.tolist())]
+
+        def gather(a):
+            return np.concatenate([a[r] for r in runs])
+
+        return _kc_pass.Sweep(
+            int(found.sum()),
+            V.reshape(N_BUCKETS, self.k, self.k),
+            counts,
+            gather(idx),
+            gather(tgt),
+            gather(src),
+            gather(gap),
+            gather(bkt),
+            0,
+            margin if margins else None,
+            True,
+        )
+
+    def assign(self, D, labels, tol) -> np.ndarray:
+        """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2): new labels."""
+        out = np.empty_like(labels)
+        self.sweep(D, labels, tol, out=out)
+        return out
+
+    # ---- the finishing ascent ----------------------------------------------- #
+    def _line_search(self, V, counts, D, tol):
+        """Best threshold on the gaps for moving many rows at once.
+
+        Moving a set ``S`` of rows changes ``CᵀX`` by ``ΔM = Σ_{i∈S} (e_tgt − e_src)
+        xᵢᵀ`` and multiplies ``det`` by ``det(I + D·ΔM)`` -- exact, for every set
+        ``S_b`` = (rows of gap bucket ``<= b``) from the bucket sums ``V``.  Returns
+        the best ``b`` and its ``ΔM``, or None when no ``S_b`` raises ``|det|`` by a
+        factor ``1 + tol`` (the caller then takes the single best move).
+        """
+        nonempty = np.flatnonzero(counts)
+        dM = np.cumsum(V, axis=0)[nonempty]
+        ratio = np.abs(np.linalg.det(np.eye(self.k) + D @ dM))
+        j = int(np.argmax(ratio))
+        if not ratio[j] > 1.0 + tol:
+            return None, None
+        return int(nonempty[j]), dM[j]
+
+    def _sequential(self, cand, labels, M, D, tol) -> int:
+        """Apply the candidate moves one at a time, re-checking each against the
+        current ``D`` (Sherman-Morrison, O(k²) per move).  Mutates the arguments."""
+        moves = 0
+        for i in cand:  # sequential: every move changes D
+            x = self.Xt[:, i]
+            c = labels[i]
+            if M[c, -1] - x[-1] < 0.5 * self.wmin:  # moving it would empty c (F = 0)
+                continue
+            g = x @ D
+            c2 = int(np.argmax(g))
+            f = 1.0 + g[c2] - g[c]
+            if not f > 1.0 + tol:
+                continue
+            # Sherman-Morrison for M + (e_c2 − e_c) xᵀ; f is the determinant
+            # lemma's factor 1 + xᵀD(e_c2 − e_c).
+            u = D[:, c2] - D[:, c]
+            D -= np.outer(u, g) / f
+            M[c] -= x
+            M[c2] += x
+            labels[i] = c2
+            moves += 1
+        return moves
+
+    def _screen(self, bounds: Bounds, D, labels, tol, settling: bool):
+        """The ascent's pass: the watched rows while the bounds hold, else all rows
+        (with fresh margins once ``D`` settles)."""
+        if bounds.valid(D, tol):
+            return self.sweep(D, labels, tol, rows=bounds.watch, collect=True, buckets=True)
+        if settling:
+            sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=True)
+            bounds.reset(D, sw.margin)
+            return sw
+        # D still moves a lot: margins would not survive the next step
+        bounds.invalidate()
+        return self.sweep(D, labels, tol, collect=True, buckets=True)
+
+    def _ascent_step(self, sw, labels, M, D, tol):
+        """Apply one pass's moves: few candidates one at a time, best first; many
+        by the line search's damped batch step, else the single best row.
+        Returns the number of moves and ``CᵀX`` after them."""
+        if sw.moved <= self.options.sequential_moves:
+            order = np.argsort(-sw.gap, kind="stable")
+            return self._sequential(sw.idx[order], labels, M, D, tol), M
+        b, dM = self._line_search(sw.V, sw.counts, D, tol)
+        if b is None:
+            best = int(np.argmax(sw.gap))
+            return self._sequential(sw.idx[best : best + 1], labels, M, D, tol), M
+        sel = sw.bucket <= b
+        labels[sw.idx[sel]] = sw.tgt[sel]
+        return int(np.count_nonzero(sel)), M + dM
+
+    def ascent(self, st: State, max_passes: int):
+        """Raise ``|det(CᵀX)|`` by moves of rows until no single move gains a factor
+        ``1 + tol``.
+
+        Each pass sweeps the rows (after a full sweep, only the rows that
+        :class:`Bounds` cannot certify).  Few candidates: apply them one at a
+        time, best first.  Many (far from a local maximum, e.g. after the batch
+        phase cycled or met a singular step): a damped batch step -- move the rows
+        whose gap is above the threshold that raises ``|det|`` most (exact line
+        search, :meth:`_line_search`), else the single best row.  Every pass
+        raises ``|det|``.
+        """
+        labels, M, D = st.labels.copy(), st.M.copy(), st.D.copy()
+        logabs = st.logabs
+        passes = moves = 0
+        converged = False
+        fresh = True  # M summed afresh (not updated by moves)
+        bounds = Bounds(self.n, self.options)
+        settling = True
+        while passes < max_passes:
+            tol = self.tie_tol(D)
+            sw = self._screen(bounds, D, labels, tol, settling)
+            settling = sw.moved * self.options.watch_fraction < self.n
+            if sw.moved == 0:
+                if fresh:
+                    converged = True
+                    break
+                st = self.state(labels)  # re-check with CᵀX summed afresh
+                M, D, logabs, fresh = st.M, st.D, st.logabs, True
+                continue
+            passes += 1
+            n_moved, M = self._ascent_step(sw, labels, M, D, tol)
+            moves += n_moved
+            # CᵀX from the moves, summed afresh every few passes against drift.
+            fresh = passes % self.options.refresh == 0
+            st = self.state(labels, None if fresh else M)
+            if st.D is None:  # cannot happen: every accepted step has |det| > 0
+                raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
+            M, D = st.M, st.D
+            gained = st.logabs > logabs
+            logabs = st.logabs
+            if not gained:  # only rounding-level moves were left
+                converged = True
+                break
+        return self.state(labels), passes, moves, converged
+
+    # ---- starts -------------------------------------------------------------- #
+    def make_nonsingular(self, labels):
+        """Move rows until ``CᵀX`` has full rank.
+
+        With left / right null spaces ``Z``, ``V`` of ``M = CᵀX``, moving row ``i``
+        from ``a`` to ``b`` adds ``(e_b − e_a)xᵢᵀ`` and raises the rank by one exactly
+        when ``Zᵀ(e_b − e_a) ≠ 0`` and ``Vᵀxᵢ ≠ 0``.  We take the move with the
+        largest ``‖Vᵀxᵢ‖·‖Zᵀ(e_b − e_a)‖``; at most ``k`` moves are needed.  Such a
+        move exists: ``X`` has full column rank and ``1`` lies in its span, so no
+        left null vector is constant.
+        """
+        labels = labels.copy()
+        n_moves = 0
+        for _ in range(2 * self.k):
+            M = self.sums(labels)
+            U, s, Vt = np.linalg.svd(M)
+            r = int(np.sum(s > RCOND * s[0]))
+            if r == self.k:
+                return labels, n_moves
+            Z, V = U[:, r:], Vt[r:].T
+            row_w = np.linalg.norm(V.T @ self.Xt, axis=0)
+            pair = np.linalg.norm(Z[:, None, :] - Z[None, :, :], axis=2)
+            score = row_w[:, None] * pair[labels]
+            i, b = np.unravel_index(int(np.argmax(score)), score.shape)
+            labels[i] = b
+            n_moves += 1
+        # pragma: no cover -- each move raises the rank by one (see above)
+        raise RuntimeError("k-cofactors: could not make CᵀÃ non-singular")
+
+    def random_init(self, rng) -> np.ndarray:
+        """A random linear partition: ``k`` random rows ``S`` with ``D = X_S⁻¹``, so
+        seed ``c`` is the only sure member of cluster ``c``."""
+        n, k = self.n, self.k
+        for _ in range(10):
+            S = rng.choice(n, size=k, replace=False)
+            XS = self.rows(S)
+            s = np.linalg.svd(XS, compute_uv=False)
+            if s[-1] > 1e-8 * s[0]:
+                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=np.intp), 0.0)
+        return rng.integers(0, k, size=n).astype(np.intp)  # repaired by the caller
+
+    # ---- the paper's batch iteration ---------------------------------------- #
+    def _first_guess_dense(self, st: State, bounds) -> bool:
+        """Will most rows move in the first step?  With the compiled pass: assume
+        so (its first step sums ``CᵀX`` afresh, as cheap as a probe).  With bounds,
+        probe every 64th row (the paper's start moves most rows in high
+        dimension)."""
+        if self.kernels is not None:
+            return True
+        if bounds is None:
+            return False
+        probe = self.sweep(st.D, st.labels, self.tie_tol(st.D), rows=np.arange(0, self.n, 64))
+        return 2 * probe.moved * 64 > self.n
+
+    def _batch_pass(self, st: State, bounds, out, it: int, dense: bool):
+        """The assignment of one batch iteration into ``out``: over the watched
+        rows while the bounds hold, else over all rows.  Returns the pass and
+        whether its ``V`` is ``CᵀX`` summed afresh."""
+        tol = self.tie_tol(st.D)
+        if bounds is not None and bounds.valid(st.D, tol):
+            np.copyto(out, st.labels)
+            sw = self.sweep(st.D, st.labels, tol, rows=bounds.watch, hashes=True, out=out)
+            return sw, False
+        if bounds is not None and bounds.settling:
+            sw = self.sweep(st.D, st.labels, tol, margins=True, hashes=True, out=out)
+            bounds.reset(st.D, sw.margin)
+            return sw, False
+        # When most rows move, summing CᵀX afresh beats gathering the movers; the
+        # periodic refresh (against drift) is done by the same pass too.
+        fresh = dense or (it + 1) % self.options.refresh == 0
+        sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out, new_sums=fresh)
+        if bounds is not None and sw.moved:
+            bounds.invalidate()
+        return sw, fresh
+
+    def _next_state(self, st: State, out, sw, fresh: bool, it: int) -> State:
+        if fresh:
+            return self.state(out, sw.V)
+        return self.state(out, None if it % self.options.refresh == 0 else st.M + sw.V)
+
+    def batch(self, st: State, max_iter: int, info: dict) -> State:
+        """The paper's batch iteration from the non-singular ``st``.
+
+        Stops when the clustering is consistent (``C ∈ idxmax(XD)``), repeats an
+        earlier clustering (a cycle), the next step would be singular, the best
+        score has not risen for ``batch_patience`` iterations, or after
+        ``max_iter`` iterations.  Returns the best state seen (``st`` included).
+        Each iteration is one :meth:`sweep` (assignment, the change of ``CᵀX`` and
+        of the fingerprint) and a ``k × k`` inverse; ``CᵀX`` is updated from the
+        moved rows, or summed afresh after a step that moved most rows and every
+        ``refresh`` iterations.  Margin bounds (:class:`Bounds`) skip the
+        certified rows once few rows move.  With the compiled pass every iteration
+        is one fused full pass on int32 labels (the pass is bound by memory
+        traffic for small ``k``): a full pass then costs less than the numpy scan
+        of the watched rows, so the bounds would not pay.
+        """
+        opts = self.options
+        if self.kernels is not None:
+            st = st.with_labels_as(np.int32)
+        best = st
+        h = self.label_hash(st.labels)
+        seen = {h: 0}
+        bounds = None
+        if self.n >= opts.bounds_min_rows and self.kernels is None:
+            bounds = Bounds(self.n, opts)
+        # Three label buffers: the next labels never overwrite the current or the
+        # best clustering, so keeping the best needs no copy.
+        bufs = [np.empty_like(st.labels) for _ in range(3)]
+        dense = self._first_guess_dense(st, bounds)
+        it = stalled = 0
+        while it < max_iter:
+            out = next(b for b in bufs if b is not st.labels and b is not best.labels)
+            sw, fresh = self._batch_pass(st, bounds, out, it, dense)
+            dense = 2 * sw.moved > self.n
+            if bounds is not None:  # margins pay off once D changes little
+                bounds.settling = sw.moved * opts.watch_fraction < self.n
+            if sw.moved == 0:
+                info["batch_converged"] = True
+                break
+            it += 1
+            nxt = self._next_state(st, out, sw, fresh, it)
+            if nxt.D is None:  # the paper's step would empty a cluster: stop here
+                info["singular_step"] = info["repaired"] = True
+                break
+            h = (h + sw.hdelta) % 2**64
+            st = nxt
+            best, stalled = (st, 0) if st.logabs > best.logabs else (best, stalled + 1)
+            if h in seen:  # a clustering repeats: the batch iteration cycles
+                info["cycled"] = True
+                info["cycle_length"] = it - seen[h]
+                break
+            seen[h] = it
+            if stalled >= opts.batch_patience:  # wandering: the ascent takes over
+                info["batch_stalled"] = True
+                break
+        info["batch_iterations"] = it
+        return best.with_labels_as(np.intp) if best.labels.dtype != np.intp else best
+
+    def run(self, labels, max_iter: int) -> dict:
+        """Batch phase (the paper's iteration), then the monotone ascent.  Returns
+        the run's info with its final :class:`State` under ``"state"``."""
+        info = _blank_info()
+        self.compiled_passes = 0
+        st = self.state(labels)
+        if st.D is None:  # an init with an empty cluster or dependent means
+            labels, info["repair_moves"] = self.make_nonsingular(labels)
+            info["repaired"] = True
+            st = self.state(labels)
+        best = self.batch(st, max_iter, info)
+        ended = ("batch_converged", "cycled", "singular_step", "batch_stalled")
+        batch_capped = not any(info[key] for key in ended)
+        # Resume from the best state seen, with CᵀX summed afresh (no drift).
+        final, passes, moves, conv = self.ascent(self.state(best.labels), max_iter)
+        info["single_move_passes"] = passes
+        info["single_moves"] = moves
+        info["converged"] = conv and not batch_capped
+        info["compiled_passes"] = self.compiled_passes
+        info["state"] = final
+        return info
