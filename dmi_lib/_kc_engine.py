@@ -103,7 +103,8 @@ class Engine:
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
         self.Xt = np.empty((k, n))
-        np.divide(problem.Y.T, scale[:, None], out=self.Xt[:-1])
+        problem.coordinates(out=self.Xt[:-1].T)  # in place: no n-row temporary
+        self.Xt[:-1] /= scale[:, None]
         self.Xt[-1] = 1.0
         # Weights (sample_weight): row i of X is wᵢ·[yᵢ 1], so CᵀX = CᵀW[Y 1] and a
         # move's determinant factor is 1 + wᵢ·xᵢ·(d_c' − d_c); idxmax(XD) is
@@ -115,7 +116,9 @@ class Engine:
             w = problem.weights / problem.weights.max()
             self.Xt *= w
             self.wmin = float(w.min())
-        self.row_l1 = np.abs(self.Xt).sum(axis=0)  # ‖xᵢ‖₁
+        self.row_l1 = np.abs(self.Xt[0])  # ‖xᵢ‖₁, one coordinate at a time (no k × n copy)
+        for row in self.Xt[1:]:
+            self.row_l1 += np.abs(row)
         self.row_l1_max = float(self.row_l1.max())
         self._hash_weights = None
         self.compiled_passes = 0
