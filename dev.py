@@ -96,6 +96,9 @@ def ensure_env() -> None:
     run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     for cmd in install_commands(PY):
         run(*cmd)
+    # Compile k-cofactors' numba passes into numba's on-disk cache now (13-27 s, once),
+    # so that no test, notebook or user call pays for it.
+    run(PY, "-c", "from dmi_lib.kcofactors import compile_passes; compile_passes()")
     stamp.write_text(digest)
 
 

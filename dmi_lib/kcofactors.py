@@ -62,6 +62,7 @@ from .problem import (
 
 __all__ = [
     "KCofactorsStep",
+    "compile_passes",
     "cone_labels_2d",
     "k_cofactors",
     "k_cofactors_2d",
@@ -393,3 +394,26 @@ def k_cofactors_history(
             return steps
         seen[key] = len(steps) - 1
         labels = new
+
+
+def compile_passes() -> bool:
+    """Compile k-cofactors' optional numba passes now, into numba's on-disk cache.
+
+    A large problem otherwise compiles them inside its first call on a machine
+    (13-27 s, once; see :class:`~dmi_lib._kc_common.KCOptions`).  This runs the
+    compiled passes on a small problem, for the argument types every call uses,
+    so that later calls in any process only load them.  ``python3 dev.py setup``
+    calls it.
+
+    Returns
+    -------
+    bool
+        Whether the passes are available (numba installed and not switched off by
+        ``DMI_LIB_NO_NUMBA``); False means every call uses the numpy passes.
+    """
+    if _compiled.kernels() is None:
+        return False
+    A = np.random.default_rng(0).dirichlet(np.ones(4), size=512)
+    forced = KCOptions(compiled_min_rows=0, compiled_min_work=0)
+    res = _k_cofactors_result(prepare(A), options=forced)
+    return res.info["compiled_passes"] > 0

@@ -999,3 +999,9 @@ def test_the_compiled_pass_is_used_where_its_work_pays(compiled):
     assert Engine(p, KCOptions(), n_init=10).kernels is None  # the defaults: far too small
     w = core.prepare(random_data(3, 4, 300, "float"), sample_weight=np.arange(1, 301))
     assert Engine(w, compiled, n_init=10).kernels is None
+
+
+def test_compile_passes_runs_the_compiled_passes_when_numba_is_there():
+    from dmi_lib.kcofactors import compile_passes
+
+    assert compile_passes() is _compiled.available()
