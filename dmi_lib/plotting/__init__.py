@@ -50,7 +50,7 @@ _MODULES = (
     single_task_plots,
     strategy_plots,
 )
-__all__ = [
+_NAMES = [
     "CLUSTER_COLORS",
     "COLUMN_WIDTH",
     "book_style",
@@ -63,6 +63,16 @@ __all__ = [
     "simplex_xy",
     *(name for module in _MODULES for name in module.__all__),
 ]
+
+
+def _defined_here(name: str) -> bool:
+    """Public here unless it is a function or class of another package (a re-export)."""
+    home = getattr(globals()[name], "__module__", __name__)
+    return not isinstance(home, str) or home.startswith(__name__)
+
+
+# Each name once (a module may re-export another's figure under its old home).
+__all__ = [name for name in dict.fromkeys(_NAMES) if _defined_here(name)]
 
 #: Experiments that moved to :mod:`dmi_lib.studies` (they simulate what the figures draw).
 __getattr__ = moved(
