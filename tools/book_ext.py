@@ -176,7 +176,18 @@ def _submodules(package: str) -> list:
 def _home(package: str, name: str, obj, modules) -> str:
     """The module that defines ``name`` (for data: the module that assigns it)."""
     if inspect.isclass(obj) or inspect.isfunction(obj):
-        return obj.__module__
+        home = obj.__module__
+        if any(part.startswith("_") for part in home.split(".")):
+            # A private module's name (e.g. a part of k-cofactors): document it where
+            # the public module that re-exports it is.
+            public = [
+                m.__name__
+                for m in modules[1:]
+                if vars(m).get(name) is obj
+                and not any(p.startswith("_") for p in m.__name__.split("."))
+            ]
+            return public[0] if public else home
+        return home
     for module in modules[1:]:
         if vars(module).get(name) is obj:
             try:
