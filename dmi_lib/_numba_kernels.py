@@ -9,7 +9,7 @@ kernel):
   itself, and the change of the clustering's fingerprint);
 * :func:`screen`, the finishing ascent's full pass (the rows with an improving
   move, their gaps in buckets with the bucket sums for the line search, and
-  the margins of every row).
+  the margins of every row when asked).
 
 They do what :func:`dmi_lib._kc_pass.sweep` does in numpy, fused per block of
 :data:`~dmi_lib._kc_common.KERNEL_BLOCK` rows that stays in the L1 cache: the
