@@ -106,12 +106,10 @@ def _compile():
 
 def _warm_up(kern):
     """Compile (or load from the cache) now, with the solver's argument types:
-    int32 labels in the batch phase, intp labels in the ascent."""
+    int32 labels and row indices, uint8 gap buckets."""
     k, n = 2, 3
     Xt = np.ones((k, n))
     lab32 = np.zeros(n, np.int32)
     kern.sweep(Xt, np.eye(k), lab32, 0.0, lab32.copy(), True)
-    labels, idx, tgt, src, bkt = (np.zeros(n, np.intp) for _ in range(5))
-    kern.screen(
-        Xt, np.eye(k), labels, 0.0, np.ones(n), np.empty(n), idx, tgt, src, np.empty(n), bkt
-    )
+    gap, bkt = np.empty(n), np.empty(n, np.uint8)
+    kern.screen(Xt, np.eye(k), lab32, 0.0, np.empty(n), lab32.copy(), lab32.copy(), gap, bkt)

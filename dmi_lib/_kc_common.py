@@ -61,7 +61,19 @@ def hash_weights(n: int) -> np.ndarray:
     >>> w.dtype.name, len(set(w.tolist()))
     ('uint64', 3)
     """
-    z = np.arange(n, dtype=np.uint64)
+    return row_hash_weights(np.arange(n, dtype=np.uint64))
+
+
+def row_hash_weights(rows) -> np.ndarray:
+    """``hash_weights(n)[rows]`` without the ``n`` weights: the passes compute the
+    weights of the rows they need (no array of ``n`` weights is kept).
+
+    Examples
+    --------
+    >>> bool((row_hash_weights(np.array([2, 0])) == hash_weights(3)[[2, 0]]).all())
+    True
+    """
+    z = np.asarray(rows).astype(np.uint64)
     z *= np.uint64(GOLDEN)
     z += np.uint64(HASH_SEED)
     z ^= z >> np.uint64(30)
@@ -70,6 +82,21 @@ def hash_weights(n: int) -> np.ndarray:
     z *= np.uint64(MIX2)
     z ^= z >> np.uint64(31)
     return z
+
+
+def row_l1(Xs) -> np.ndarray:
+    """``‖xᵢ‖₁`` of the rows of a block ``Xs`` (``k × B``, ``X`` transposed), summed
+    one coordinate at a time in order (the compiled pass adds in the same order).
+
+    Examples
+    --------
+    >>> row_l1(np.array([[1.0, -2.0], [1.0, 1.0]])).tolist()
+    [2.0, 3.0]
+    """
+    l1 = np.abs(Xs[0])
+    for row in Xs[1:]:
+        l1 += np.abs(row)
+    return l1
 
 
 def gap_buckets(gap):

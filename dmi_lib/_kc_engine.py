@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from . import _compiled, _kc_pass
-from ._kc_common import CHUNKS, N_BUCKETS, RCOND, KCOptions, hash_weights, tie_tol
+from ._kc_common import CHUNKS, N_BUCKETS, RCOND, KCOptions, row_hash_weights, row_l1, tie_tol
 from .problem import Problem
 
 
@@ -36,7 +36,9 @@ class State:
         self.labels, self.M, self.D, self.logabs, self.sign = labels, M, D, logabs, sign
 
     def with_labels_as(self, dtype) -> State:
-        return State(self.labels.astype(dtype), self.M, self.D, self.logabs, self.sign)
+        """The same state, its labels as ``dtype`` (not copied if they are)."""
+        labels = self.labels.astype(dtype, copy=False)
+        return State(labels, self.M, self.D, self.logabs, self.sign)
 
 
 class Bounds:
@@ -60,12 +62,33 @@ class Bounds:
 
     def reset(self, D, margin):
         self.D0 = D.copy()
-        self.theta = np.partition(margin, self.n_watch)[self.n_watch]
+        self.theta = kth_smallest(margin, self.n_watch)
         self.watch = np.flatnonzero(margin <= self.theta)
 
     def invalidate(self):
         """Forget the margins: rows outside the watch set were moved."""
         self.D0 = None
+
+
+def kth_smallest(a, kth: int, stride: int = 16):
+    """``np.partition(a, kth)[kth]`` without a copy of ``a``: the entries below a
+    bound taken from every ``stride``-th entry are partitioned instead (the same
+    value whenever more than ``kth`` entries are below the bound, else the whole
+    array is partitioned).
+
+    Examples
+    --------
+    >>> a = np.random.default_rng(0).normal(size=10_000)
+    >>> bool(kth_smallest(a, 600) == np.partition(a, 600)[600])
+    True
+    """
+    sample = a[::stride]
+    j = min(sample.size - 1, 2 * kth // stride + 1)
+    bound = np.partition(sample, j)[j]
+    below = a[a <= bound]
+    if below.size > kth:
+        return np.partition(below, kth)[kth]
+    return np.partition(a, kth)[kth]
 
 
 def _blank_info() -> dict:
@@ -116,17 +139,25 @@ class Engine:
             w = problem.weights / problem.weights.max()
             self.Xt *= w
             self.wmin = float(w.min())
-        self.row_l1 = np.abs(self.Xt[0])  # ‖xᵢ‖₁, one coordinate at a time (no k × n copy)
-        for row in self.Xt[1:]:
-            self.row_l1 += np.abs(row)
-        self.row_l1_max = float(self.row_l1.max())
-        self._hash_weights = None
+        # max ‖xᵢ‖₁, by blocks: the passes compute the row norms they need (no
+        # n-row array is kept)
+        step = self.options.block
+        self.row_l1_max = max(
+            float(row_l1(self.Xt[:, s : s + step]).max()) for s in range(0, n, step)
+        )
         self.compiled_passes = 0
         self.kernels = None
         opts = self.options
         work = n * k * k * n_init  # what the compiled pass must save its loading on
-        if n >= opts.compiled_min_rows and work >= opts.compiled_min_work and not self.weighted:
+        if (
+            opts.compiled_min_rows <= n < 2**31
+            and work >= opts.compiled_min_work
+            and not self.weighted
+        ):
             self.kernels = _compiled.kernels()  # None without numba
+        # The labels inside the solver: int32 for the compiled pass (half the
+        # memory traffic and size of intp); the result is intp.
+        self.ldtype = np.intp if self.kernels is None else np.int32
 
     # ---- elementary pieces ------------------------------------------------ #
     def rows(self, idx) -> np.ndarray:
@@ -163,9 +194,12 @@ class Engine:
     def label_hash(self, labels) -> int:
         """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
         clustering that the batch loop updates from the changed rows only."""
-        if self._hash_weights is None:
-            self._hash_weights = hash_weights(self.n)
-        return int((self._hash_weights * labels.astype(np.uint64)).sum(dtype=np.uint64))
+        total = 0
+        step = self.options.block
+        for s in range(0, self.n, step):  # by blocks: no n weights kept
+            w = row_hash_weights(np.arange(s, min(s + step, self.n)))
+            total += int((w * labels[s : s + step].astype(np.uint64)).sum(dtype=np.uint64))
+        return total % 2**64
 
     # ---- the hot loop: rows not in idxmax(XD) ------------------------------ #
     def sweep(
@@ -186,20 +220,17 @@ class Engine:
         :func:`dmi_lib._kc_pass.sweep`.
 
         Full passes of the batch phase (``out``, int32 labels, nothing collected)
-        and of the ascent (``collect`` and ``buckets``, intp labels) run in the
+        and of the ascent (``collect`` and ``buckets``, int32 labels) run in the
         compiled pass when :attr:`kernels` is set; the rest in numpy."""
         full = rows is None and self.kernels is not None
         if full and out is not None and out is not labels and not (collect or buckets or margins):
             if labels.dtype == out.dtype == np.int32:
                 return self._compiled_sweep(D, labels, tol, out, new_sums, hashes)
         if full and out is None and collect and buckets and not hashes:
-            if labels.dtype == np.intp:
+            if labels.dtype == np.int32:
                 return self._compiled_screen(D, labels, tol, margins)
-        if hashes and self._hash_weights is None:
-            self._hash_weights = hash_weights(self.n)
         return _kc_pass.sweep(
             self.Xt,
-            self.row_l1,
             D,
             labels,
             tol,
@@ -209,7 +240,7 @@ class Engine:
             margins=margins,
             collect=collect,
             buckets=buckets,
-            hash_weights=self._hash_weights if hashes else None,
+            hashes=hashes,
             out=out,
             new_sums=new_sums,
         )
@@ -225,41 +256,36 @@ class Engine:
 
     def _compiled_screen(self, D, labels, tol, margins) -> _kc_pass.Sweep:
         """The ascent's full pass, fused (:func:`dmi_lib._numba_kernels.screen`):
-        each chunk writes its moved rows from its first row on; they are gathered
-        here in chunk order (the numpy pass's row order)."""
+        each chunk writes its moved rows from its first row on; they are moved to
+        the front here in chunk order (the numpy pass's row order), in place."""
         self.compiled_passes += 1
         n = self.n
-        idx, tgt, src, bkt = (np.empty(n, np.intp) for _ in range(4))
-        gap = np.empty(n)
-        margin = np.empty(n)  # written in any case (see dmi_lib._numba_kernels)
+        idx, tgt = np.empty(n, np.int32), np.empty(n, np.int32)
+        gap, bkt = np.empty(n), np.empty(n, np.uint8)
+        margin = np.empty(n if margins else 0)
         found, V, counts = self.kernels.screen(
-            self.Xt,
-            np.ascontiguousarray(D),
-            labels,
-            float(tol),
-            self.row_l1,
-            margin,
-            idx,
-            tgt,
-            src,
-            gap,
-            bkt,
+            self.Xt, np.ascontiguousarray(D), labels, float(tol), margin, idx, tgt, gap, bkt
         )
         chunk = -(-n // CHUNKS)
-        runs = [slice(c * chunk, c * chunk + f) for c, f in enumerate(found.tolist())]
-
-        def gather(a):
-            return np.concatenate([a[r] for r in runs])
-
+        total = 0
+        for c, f in enumerate(found.tolist()):
+            if f and c:  # to the front; overlapping copies are safe in numpy
+                for a in (idx, tgt, gap, bkt):
+                    a[total : total + f] = a[c * chunk : c * chunk + f]
+            total += f
+        # Few moved rows (near a local maximum): copied, and the n-row buffers
+        # freed before the bounds sort the margins; many: views (no second copy).
+        few = 4 * total <= n
+        idx, tgt, gap, bkt = (a[:total].copy() if few else a[:total] for a in (idx, tgt, gap, bkt))
         return _kc_pass.Sweep(
-            int(found.sum()),
+            total,
             V.reshape(N_BUCKETS, self.k, self.k),
             counts,
-            gather(idx),
-            gather(tgt),
-            gather(src),
-            gather(gap),
-            gather(bkt),
+            idx,
+            tgt,
+            labels.take(idx),
+            gap,
+            bkt,
             0,
             margin if margins else None,
             True,
@@ -341,7 +367,7 @@ class Engine:
         labels[sw.idx[sel]] = sw.tgt[sel]
         return int(np.count_nonzero(sel)), M + dM
 
-    def ascent(self, st: State, max_passes: int):
+    def ascent(self, st: State, max_passes: int, copy: bool = True):
         """Raise ``|det(CᵀX)|`` by moves of rows until no single move gains a factor
         ``1 + tol``.
 
@@ -351,9 +377,10 @@ class Engine:
         phase cycled or met a singular step): a damped batch step -- move the rows
         whose gap is above the threshold that raises ``|det|`` most (exact line
         search, :meth:`_line_search`), else the single best row.  Every pass
-        raises ``|det|``.
+        raises ``|det|``.  The labels of ``st`` are moved in place unless ``copy``.
         """
-        labels, M, D = st.labels.copy(), st.M.copy(), st.D.copy()
+        labels = st.labels.copy() if copy else st.labels
+        M, D = st.M.copy(), st.D.copy()
         logabs = st.logabs
         passes = moves = 0
         converged = False
@@ -365,6 +392,7 @@ class Engine:
             sw = self._screen(bounds, D, labels, tol, settling)
             settling = sw.moved * self.options.watch_fraction < self.n
             if sw.moved == 0:
+                del sw  # (up to n rows' buffers: not kept through the next pass)
                 if fresh:
                     converged = True
                     break
@@ -373,6 +401,7 @@ class Engine:
                 continue
             passes += 1
             n_moved, M = self._ascent_step(sw, labels, M, D, tol)
+            del sw  # its rows (up to n) are not kept through the next pass
             moves += n_moved
             # CᵀX from the moves, summed afresh every few passes against drift.
             fresh = passes % self.options.refresh == 0
@@ -425,8 +454,8 @@ class Engine:
             XS = self.rows(S)
             s = np.linalg.svd(XS, compute_uv=False)
             if s[-1] > 1e-8 * s[0]:
-                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=np.intp), 0.0)
-        return rng.integers(0, k, size=n).astype(np.intp)  # repaired by the caller
+                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=self.ldtype), 0.0)
+        return rng.integers(0, k, size=n).astype(self.ldtype)  # repaired by the caller
 
     # ---- the paper's batch iteration ---------------------------------------- #
     def _first_guess_dense(self, st: State, bounds) -> bool:
@@ -484,8 +513,7 @@ class Engine:
         of the watched rows, so the bounds would not pay.
         """
         opts = self.options
-        if self.kernels is not None:
-            st = st.with_labels_as(np.int32)
+        st = st.with_labels_as(self.ldtype)
         best = st
         h = self.label_hash(st.labels)
         seen = {h: 0}
@@ -523,7 +551,7 @@ class Engine:
                 info["batch_stalled"] = True
                 break
         info["batch_iterations"] = it
-        return best.with_labels_as(np.intp) if best.labels.dtype != np.intp else best
+        return best
 
     def run(self, labels, max_iter: int) -> dict:
         """Batch phase (the paper's iteration), then the monotone ascent.  Returns
@@ -538,8 +566,11 @@ class Engine:
         best = self.batch(st, max_iter, info)
         ended = ("batch_converged", "cycled", "singular_step", "batch_stalled")
         batch_capped = not any(info[key] for key in ended)
-        # Resume from the best state seen, with CᵀX summed afresh (no drift).
-        final, passes, moves, conv = self.ascent(self.state(best.labels), max_iter)
+        # Resume from the best state seen, with CᵀX summed afresh (no drift); the
+        # batch phase's own labels are moved in place, the caller's are copied.
+        start = self.state(best.labels)
+        del best
+        final, passes, moves, conv = self.ascent(start, max_iter, start.labels is labels)
         info["single_move_passes"] = passes
         info["single_moves"] = moves
         info["converged"] = conv and not batch_capped

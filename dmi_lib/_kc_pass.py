@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kc_common import N_BUCKETS, gap_buckets
+from ._kc_common import N_BUCKETS, gap_buckets, row_hash_weights, row_l1
 
 #: Up to this many clusters, :func:`first_index` replaces ``argmax(axis=0)``; up to
 #: ``_LUT_MAX_K`` it uses a table of ``2**k`` entries.
@@ -54,7 +54,7 @@ class PassSpec(NamedTuple):
     weighted: bool  # the last row of Xt holds weights, not ones
     buckets: bool
     collect: bool
-    hash_weights: np.ndarray | None  # fingerprint weights, when hashes are wanted
+    hashes: bool  # the fingerprint change is wanted
     out: np.ndarray | None
     new_sums: bool
     labels: np.ndarray  # the whole labels array (to tell out apart from it)
@@ -132,7 +132,8 @@ def _block(spec: PassSpec, Xs, lab, l1, base, ridx, arange):
     width = G.shape[1]
     # Reductions over the short axis 0 of a C-ordered (k, B) block run as k
     # vectorised passes; the argmax is needed only for the rows that move.
-    flat = lab * width  # G[lab[i], i] as a flat take: 2x take_along_axis
+    flat = lab.astype(np.intp)  # G[lab[i], i] as a flat take: 2x take_along_axis
+    flat *= width
     flat += arange[:width]
     Gf = G.reshape(-1)
     cur = Gf.take(flat)
@@ -159,9 +160,9 @@ def _block(spec: PassSpec, Xs, lab, l1, base, ridx, arange):
             counts = np.bincount(bkt, minlength=N_BUCKETS)
         elif not spec.new_sums:
             V = _pair_change(Xs, hit, (tgt, src), k, spec.weighted, 1).T
-        if spec.hash_weights is not None:
+        if spec.hashes:
             delta = (tgt - src).astype(np.uint64)  # wraps modulo 2**64
-            hd = int((spec.hash_weights.take(glob) * delta).sum(dtype=np.uint64))
+            hd = int((row_hash_weights(glob) * delta).sum(dtype=np.uint64))
     out = spec.out
     if out is not None:
         if ridx is None and out is not spec.labels:
@@ -171,10 +172,22 @@ def _block(spec: PassSpec, Xs, lab, l1, base, ridx, arange):
     if spec.new_sums:
         V = label_sums(out[base : base + width], Xs, k, spec.weighted)
     margin = None if l1 is None else _margins(G, Gf, flat, cur, l1)
-    return h, V, counts, glob, tgt, src, gap, bkt, hd, margin
+    # What is collected is kept in small types (up to n rows early on); the
+    # sources are the labels of the rows (read once, in _combine).
+    if spec.collect and h:
+        glob, tgt = glob.astype(_index_type(spec.labels.size)), tgt.astype(np.int32)
+        bkt = None if bkt is None else bkt.astype(np.uint8)
+    else:
+        glob = tgt = gap = bkt = None
+    return h, V, counts, glob, tgt, None, gap, bkt, hd, margin
 
 
-def _combine(parts, spec: PassSpec, want_margin: bool) -> Sweep:
+def _index_type(n: int):
+    """The type of the row indices a pass collects: int32 below 2³¹ rows."""
+    return np.int32 if n < 2**31 else np.intp
+
+
+def _combine(parts, spec: PassSpec, margin) -> Sweep:
     """The blocks' results in block order (the result does not depend on how the
     rows were cut into blocks, up to the order of floating-point sums)."""
     k, nb = spec.k, (N_BUCKETS if spec.buckets else 1)
@@ -189,30 +202,30 @@ def _combine(parts, spec: PassSpec, want_margin: bool) -> Sweep:
             hd += p[8]
     got = [p for p in parts if p[0]]
 
-    def cat(j):
+    def cat(j, dtype):
         if not spec.collect:
             return None
         if not got:
-            return np.empty(0, dtype=np.float64 if j == 6 else np.intp)
+            return np.empty(0, dtype=dtype)
         return np.concatenate([p[j] for p in got])
 
+    idx = cat(3, _index_type(spec.labels.size))
     return Sweep(
         sum(p[0] for p in parts),
         V,
         counts,
-        cat(3),
-        cat(4),
-        cat(5),
-        cat(6),
-        cat(7) if spec.buckets else None,
+        idx,
+        cat(4, np.int32),
+        None if idx is None else spec.labels.take(idx),
+        cat(6, np.float64),
+        cat(7, np.uint8) if spec.buckets else None,
         hd % 2**64,
-        np.concatenate([p[9] for p in parts]) if want_margin else None,
+        margin,
     )
 
 
 def sweep(
     Xt,
-    row_l1,
     D,
     labels,
     tol,
@@ -223,7 +236,7 @@ def sweep(
     margins=False,
     collect=False,
     buckets=False,
-    hash_weights=None,
+    hashes=False,
     out=None,
     new_sums=False,
 ) -> Sweep:
@@ -233,7 +246,7 @@ def sweep(
     Finds the rows whose cluster is more than ``tol`` below their row's maximum
     of ``XD``.  Sums ``V = Σ (e_tgt − e_src) xᵢᵀ`` over them (the change of
     ``CᵀX`` if they all move; with ``buckets``, one ``V`` per gap bucket, for the
-    line search); with ``hash_weights`` the fingerprint change; with ``margins``
+    line search); with ``hashes`` the fingerprint change; with ``margins``
     (a full pass) the margins ``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁``; with
     ``collect`` the rows, targets, sources and gaps.  Writes the moved labels into
     ``out`` (which must hold ``labels`` already when ``rows`` is given).  With
@@ -249,21 +262,25 @@ def sweep(
         weighted,
         buckets,
         collect,
-        hash_weights,
+        hashes,
         out,
         new_sums,
         labels,
     )
     arange = np.arange(min(block, Xt.shape[1] if rows is None else max(rows.size, 1)))
     want_margin = margins and rows is None
+    margin = np.empty(Xt.shape[1]) if want_margin else None
     parts = []
     if rows is None:
         for s in range(0, Xt.shape[1], block):
             e = min(s + block, Xt.shape[1])
-            l1 = row_l1[s:e] if want_margin else None
-            parts.append(_block(spec, Xt[:, s:e], labels[s:e], l1, s, None, arange))
+            l1 = row_l1(Xt[:, s:e]) if want_margin else None
+            p = _block(spec, Xt[:, s:e], labels[s:e], l1, s, None, arange)
+            if want_margin:
+                margin[s:e] = p[9]
+            parts.append(p[:9])
     else:
         for s in range(0, rows.size, block):
             r = rows[s : s + block]
             parts.append(_block(spec, Xt.take(r, axis=1), labels.take(r), None, 0, r, arange))
-    return _combine(parts, spec, want_margin)
+    return _combine(parts, spec, margin)

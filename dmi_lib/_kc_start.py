@@ -37,11 +37,25 @@ def check_init(init, n: int, k: int):
     return check_labels(init, n, k, "init")
 
 
+#: Rows per block of the starts (no copy of ``Ã`` is made).
+_BLOCK = 1 << 16
+
+
+def _argmax_blocks(At: np.ndarray, shift=None, divide=None) -> np.ndarray:
+    """``argmax_rows((Ã − shift) / divide)`` block by block: O(block · k) memory."""
+    labels = np.empty(At.shape[0], dtype=np.intp)
+    for s in range(0, At.shape[0], _BLOCK):
+        block = At[s : s + _BLOCK]
+        block = block - shift if divide is None else block / divide
+        labels[s : s + _BLOCK] = argmax_rows(block)
+    return labels
+
+
 def paper_init(problem: Problem) -> np.ndarray:
     """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5)."""
     At = problem.A_tilde
     w = problem.weights
-    return argmax_rows(At - (At.mean(axis=0) if w is None else (w @ At) / w.sum()))
+    return _argmax_blocks(At, shift=At.mean(axis=0) if w is None else (w @ At) / w.sum())
 
 
 def sp_init(problem: Problem) -> np.ndarray:
@@ -52,9 +66,9 @@ def sp_init(problem: Problem) -> np.ndarray:
     """
     At = problem.A_tilde
     means = At.mean(axis=0)
-    if np.any(At < 0) or np.any(means <= 0):
+    if At.min() < 0 or np.any(means <= 0):
         return paper_init(problem)
-    return argmax_rows(At / means)
+    return _argmax_blocks(At, divide=means)
 
 
 def replay_init(problem: Problem, init, k: int, who: str) -> np.ndarray:

@@ -9,7 +9,7 @@ kernel):
   itself, and the change of the clustering's fingerprint);
 * :func:`screen`, the finishing ascent's full pass (the rows with an improving
   move, their gaps in buckets with the bucket sums for the line search, and
-  the margins of every row).
+  the margins of every row when asked).
 
 They do what :func:`dmi_lib._kc_pass.sweep` does in numpy, fused per block of
 :data:`~dmi_lib._kc_common.KERNEL_BLOCK` rows that stays in the L1 cache: the
@@ -229,30 +229,44 @@ def sweep(Xt, D, labels, tol, out, new_sums):
 # --------------------------------------------------------------------------- #
 # The finishing ascent's full pass
 # --------------------------------------------------------------------------- #
-def screen_chunk(Xt, D, labels, tol, l1, margin, found, s, e, V, counts):
+def screen_chunk(Xt, D, labels, tol, margin, found, s, e, V, counts):
     """:func:`screen` over the rows ``s:e``: writes the moved rows from ``s`` on
-    into ``found`` (``idx, tgt, src, gap, bkt``) and returns how many."""
-    idx, tgt, src, gap, bkt = found
+    into ``found`` (``idx, tgt, gap, bkt``) and returns how many."""
+    idx, tgt, gap, bkt = found
     k = D.shape[0]
     G = np.empty((k, KERNEL_BLOCK))
     hi = np.empty(KERNEL_BLOCK)
     cur = np.empty(KERNEL_BLOCK)
     other = np.empty(KERNEL_BLOCK)
+    lb = np.empty(KERNEL_BLOCK)
+    mb = np.empty(KERNEL_BLOCK)
     tg = np.empty(KERNEL_BLOCK, np.int64)
+    keep = margin.shape[0] > 0
     o = s
     for s0 in range(s, e, KERNEL_BLOCK):
         w = min(e, s0 + KERNEL_BLOCK) - s0
-        lab, mb, lb = labels[s0 : s0 + w], margin[s0 : s0 + w], l1[s0 : s0 + w]
+        lab = labels[s0 : s0 + w]
         products(Xt, D, s0, w, G)
         row_maxima(G, w, lab, hi, tg, cur)
-        other_maxima(G, w, lab, other)
-        for r in range(w):  # every row: a store under a condition stops vectorising
-            mb[r] = (cur[r] - other[r]) / lb[r]
+        if keep:
+            other_maxima(G, w, lab, other)
+            x = Xt[0, s0 : s0 + w]
+            for r in range(w):  # ‖xᵢ‖₁ in the order of _kc_common.row_l1
+                lb[r] = abs(x[r])
+            for j in range(1, k):
+                x = Xt[j, s0 : s0 + w]
+                for r in range(w):
+                    lb[r] += abs(x[r])
+            for r in range(w):  # every row: a store under a condition stops vectorising
+                mb[r] = (cur[r] - other[r]) / lb[r]
+            mo = margin[s0 : s0 + w]
+            for r in range(w):
+                mo[r] = mb[r]
         for r in range(w):  # the moved rows: few, once near a maximum
             if cur[r] < hi[r] - tol:
                 i, t, c0, g = s0 + r, tg[r], lab[r], hi[r] - cur[r]
                 b = gap_bucket(g)
-                idx[o], tgt[o], src[o], gap[o], bkt[o] = i, t, c0, g, b
+                idx[o], tgt[o], gap[o], bkt[o] = i, t, g, b
                 o += 1
                 counts[b] += 1
                 for j in range(k - 1):
@@ -263,12 +277,13 @@ def screen_chunk(Xt, D, labels, tol, l1, margin, found, s, e, V, counts):
     return o - s
 
 
-def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):
+def screen(Xt, D, labels, tol, margin, idx, tgt, gap, bkt):
     """The ascent's full pass (``_kc_pass.sweep(..., collect=True, buckets=True,
-    margins=True)``): writes every row's margin into ``margin`` and chunk ``c``'s
-    moved rows from ``idx[c·chunk]`` on (``idx, tgt, src, gap, bkt``); returns
-    the number per chunk, the bucket sums (``N_BUCKETS·k × k``: row ``b·k + c``)
-    and the rows per bucket."""
+    margins=True)``): writes chunk ``c``'s moved rows from ``idx[c·chunk]`` on
+    (``idx, tgt, gap, bkt``: row, target, gap, gap bucket) and, unless
+    ``margin`` is empty, every row's margin into ``margin``; returns the number
+    per chunk, the bucket sums (``N_BUCKETS·k × k``: row ``b·k + c``) and the rows
+    per bucket.  (A row's source is its label: not written.)"""
     k, n = Xt.shape
     chunk = (n + CHUNKS - 1) // CHUNKS
     rows = N_BUCKETS * k
@@ -280,8 +295,8 @@ def screen(Xt, D, labels, tol, l1, margin, idx, tgt, src, gap, bkt):
         counts = np.zeros(N_BUCKETS, np.int64)
         s = min(n, c * chunk)
         e = min(n, s + chunk)
-        out = (idx, tgt, src, gap, bkt)
-        found[c] = screen_chunk(Xt, D, labels, tol, l1, margin, out, s, e, V, counts)
+        out = (idx, tgt, gap, bkt)
+        found[c] = screen_chunk(Xt, D, labels, tol, margin, out, s, e, V, counts)
         for p in range(rows):  # explicit loops (see sweep)
             for q in range(k):
                 Vp[c, p, q] = V[p, q]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import tracemalloc
 from fractions import Fraction
 
 import numpy as np
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from dmi_lib import _compiled, _kc_common, _kc_pass, _numba_kernels, core
 from dmi_lib import problem as dmi_problem
 from dmi_lib._kc_common import KCOptions
-from dmi_lib._kc_engine import Engine
+from dmi_lib._kc_engine import Engine, kth_smallest
 from dmi_lib._kc_start import paper_init
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import _k_cofactors_result
@@ -719,6 +720,38 @@ def test_fingerprint_weights_are_fixed_and_spread():
     np.testing.assert_array_equal(w[:100], _kc_common.hash_weights(100))
 
 
+def test_kth_smallest_equals_a_full_partition():
+    """The bounds' threshold without a copy of the margins: the same value as
+    ``np.partition``, also when the sampled bound is too low (the fallback)."""
+    rng = np.random.default_rng(5)
+    spread = rng.normal(size=5000)
+    trap = np.full(5000, 10.0)
+    trap[::16] = -1.0  # every sampled entry small: too few entries below the bound
+    ties = rng.integers(0, 3, size=5000).astype(float)
+    for a in (spread, trap, ties):
+        for kth in (0, 1, 300, 400, 4999):
+            assert kth_smallest(a, kth) == np.partition(a, kth)[kth]
+
+
+def test_compiled_k_cofactors_memory_stays_near_its_input(compiled):
+    """Peak memory of k-cofactors with the compiled pass (kernels loaded), in
+    units of the input ``A``: the whitened coordinates (``n·k`` floats, 1x),
+    int32 labels and the ascent's buffers; it was 4.4x with intp labels, n-row
+    fingerprint weights and row norms, and gathered copies of the moved rows."""
+    n = 200_000
+    A = np.random.default_rng(0).dirichlet(np.ones(5), size=n)
+    p = dmi_problem.prepare(A)
+    _compiled.kernels()
+    tracemalloc.start()
+    try:
+        res = _k_cofactors_result(p, n_init=4, random_state=0, options=compiled)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert res.info["compiled_passes"] > 0
+    assert peak <= 2.5 * A.nbytes, peak / A.nbytes
+
+
 @pytest.mark.parametrize("k", [2, 3, 7])
 def test_kernels_as_plain_python_equal_the_compiled_kernels(compiled, k):
     """The kernels' source run as plain Python (the meaning of the code) and
@@ -739,17 +772,23 @@ def test_kernels_as_plain_python_equal_the_compiled_kernels(compiled, k):
             np.testing.assert_array_equal(outs[0], outs[1])
             assert plain[0] == fast[0] and int(plain[2]) == int(fast[2])
             np.testing.assert_allclose(plain[1], fast[1], rtol=1e-12, atol=1e-12)
-    lab = labels.astype(np.intp)
-    l1 = np.abs(Xt).sum(axis=0)
-    found = [[np.empty(n, np.intp) for _ in range(5)] for _ in range(2)]
-    margins, gaps = [np.empty(n), np.empty(n)], [np.empty(n), np.empty(n)]
-    results = []
-    for fn, f, m, g in zip((_numba_kernels.screen, kern.screen), found, margins, gaps):
-        results.append(fn(Xt, D, lab, 1e-12, l1, m, f[0], f[1], f[2], g, f[3]))
-    np.testing.assert_array_equal(results[0][0], results[1][0])
-    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(results[0][2], results[1][2])
-    np.testing.assert_allclose(margins[0], margins[1], rtol=1e-12)
+    lab = labels.astype(np.int32)
+    for size in (n, 0):  # with margins, and without (an empty margin array)
+        found = [
+            [np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n), np.zeros(n, np.uint8)]
+            for _ in range(2)
+        ]
+        margins = [np.zeros(size), np.zeros(size)]
+        results = []
+        for fn, f, m in zip((_numba_kernels.screen, kern.screen), found, margins):
+            results.append(fn(Xt, D, lab, 1e-12, m, *f))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        assert results[0][0].sum() > 0  # some rows moved
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(results[0][2], results[1][2])
+        for plain, fast in zip(found[0], found[1]):
+            np.testing.assert_allclose(plain, fast, rtol=1e-12)
+        np.testing.assert_allclose(margins[0], margins[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -788,9 +827,9 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     np.testing.assert_array_equal(dense_out, expected)
     assert dense.moved == sw.moved and dense.hdelta == sw.hdelta
     np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-8)
-    # The ascent's full pass (intp labels): the moved rows in row order, their
+    # The ascent's full pass (int32 labels): the moved rows in row order, their
     # targets, sources and gaps, gap buckets with their sums, and the margins.
-    lab = labels.astype(np.intp)
+    lab = labels
     for margins in (True, False):
         sc = eng.sweep(D, lab, tol, collect=True, buckets=True, margins=margins)
         assert sc.compiled
