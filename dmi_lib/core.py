@@ -13,6 +13,7 @@ linearly partitioned).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -267,22 +268,7 @@ def _cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
         w = np.bincount(inverse, weights=sw, minlength=index.size)
     res = dmi_cluster(A[index], sample_weight=w, **kw)
     info = {**res.info, "n_distinct_rows": int(index.size)}
-    return DMIResult(
-        labels=res.labels[inverse],
-        k=res.k,
-        log_score=res.log_score,
-        D=res.D,
-        columns=res.columns,
-        method=res.method,
-        exact=res.exact,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        cycled=res.cycled,
-        rank_tol=res.rank_tol,
-        singular_values=res.singular_values,
-        sign=res.sign,
-        info=info,
-    )
+    return dataclasses.replace(res, labels=res.labels[inverse], info=info)
 
 
 class DMIClustering:
