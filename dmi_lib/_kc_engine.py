@@ -56,6 +56,11 @@ class Bounds:
         self.n_watch = min(n - 1, max(options.watch_min, n // options.watch_fraction))
         self.D0, self.theta, self.watch = None, -np.inf, None
         self.settling = False  # the batch phase sets it once few rows move
+        # The ascent's back-off: margins that went stale before any use cost a
+        # full pass's extra work and a sort; after such misses in a row, the next
+        # min(2**(misses-1), max_wait) full passes compute none.
+        self.used = False
+        self.misses = self.wait = 0
 
     def valid(self, D, tol) -> bool:
         return self.D0 is not None and 2.0 * np.abs(D - self.D0).max() + tol < self.theta
@@ -64,10 +69,23 @@ class Bounds:
         self.D0 = D.copy()
         self.theta = kth_smallest(margin, self.n_watch)
         self.watch = np.flatnonzero(margin <= self.theta)
+        self.used = False
 
     def invalidate(self):
         """Forget the margins: rows outside the watch set were moved."""
         self.D0 = None
+
+    def worth_margins(self, max_wait: int = 4) -> bool:
+        """Called on a full pass of the ascent: compute fresh margins in it?
+        Not for a while after margins went stale unused (see ``misses``)."""
+        if self.D0 is not None:  # the latest margins: stale now
+            self.misses = 0 if self.used else self.misses + 1
+            self.wait = min(2 ** (self.misses - 1), max_wait) if self.misses else 0
+            self.D0 = None
+        if self.wait:
+            self.wait -= 1
+            return False
+        return True
 
 
 def kth_smallest(a, kth: int, stride: int = 16):
@@ -341,10 +359,12 @@ class Engine:
 
     def _screen(self, bounds: Bounds, D, labels, tol, settling: bool):
         """The ascent's pass: the watched rows while the bounds hold, else all rows
-        (with fresh margins once ``D`` settles)."""
+        (with fresh margins once ``D`` settles, unless margins went stale unused
+        lately: :meth:`Bounds.worth_margins`)."""
         if bounds.valid(D, tol):
+            bounds.used = True
             return self.sweep(D, labels, tol, rows=bounds.watch, collect=True, buckets=True)
-        if settling:
+        if bounds.worth_margins() and settling:
             sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=True)
             bounds.reset(D, sw.margin)
             return sw

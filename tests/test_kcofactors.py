@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from dmi_lib import _compiled, _kc_common, _kc_pass, _numba_kernels, core
 from dmi_lib import problem as dmi_problem
 from dmi_lib._kc_common import KCOptions
-from dmi_lib._kc_engine import Engine, kth_smallest
+from dmi_lib._kc_engine import Bounds, Engine, kth_smallest
 from dmi_lib._kc_start import paper_init
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import _k_cofactors_result
@@ -608,6 +608,30 @@ def test_margin_bound_is_sound(seed):
         if scale <= 1e-3:
             assert np.mean(margin > bound) > 0.5
     assert margin.min() >= -1e-12
+
+
+def test_margins_that_went_stale_unused_are_skipped_for_a_while():
+    """The ascent's back-off (``Bounds.worth_margins``): margins that no pass used
+    before they went stale make the next 1, 2, 4, 4... full passes skip them; a
+    use of the watched rows ends the back-off."""
+    bounds = Bounds(1000, KCOptions())
+    margin = np.linspace(0.0, 1.0, 1000)
+    D = np.eye(3)
+    assert bounds.worth_margins()  # no margins yet
+    pattern = []
+    for _ in range(4):  # reset, never used, then stale
+        bounds.reset(D, margin)
+        skipped = 0
+        while not bounds.worth_margins():
+            skipped += 1
+        pattern.append(skipped)
+    assert pattern == [1, 2, 4, 4]
+    bounds.reset(D, margin)
+    bounds.used = True  # the watched rows were screened alone
+    assert bounds.worth_margins()
+    bounds.reset(D, margin)
+    assert not bounds.worth_margins()  # one miss: one pass without margins
+    assert bounds.worth_margins()
 
 
 def test_batch_phase_returns_the_best_state_it_visited():
