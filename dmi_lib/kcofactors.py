@@ -16,8 +16,9 @@ into a cycle, or empty a cluster (then ``CᵀÃ`` is singular and ``D`` does not
 exist).  On ``A = [[2,-3],[2,0],[-2,-1],[0,0],[-1,-2]]`` the paper's initialisation
 leads to the 2-cycle 18 ↔ 12 while the optimum is 36.  :func:`k_cofactors`
 therefore runs the paper's batch iteration, detects cycles and singular steps,
-keeps the best state it has seen, and finishes with *single-row moves*, each of
-which multiplies ``|det|`` by more than ``1 + tol`` (matrix determinant lemma).  It
+keeps the best state it has seen, and finishes with an ascent: moves of single rows
+(or, when many rows qualify, of the group an exact line search picks), each of which
+multiplies ``|det|`` by more than ``1 + tol`` (matrix determinant lemma).  It
 always ends at a local maximum of the DMI-score, hence (Theorem) at a linearly
 partitioned clustering.  :func:`k_cofactors_history` replays the paper's plain
 iteration, without any repair, for figures and teaching.
@@ -203,8 +204,8 @@ def k_cofactors(
     ``D = (CᵀÃ)⁻¹`` until ``C ∈ idxmax(ÃD)``.  Because that batch iteration can
     cycle, decrease ``|det(CᵀÃ)|`` or empty a cluster, the batch phase stops on a
     repeated clustering, a singular step or ten iterations without a new best
-    score, keeps the best clustering seen, and single-row moves that raise
-    ``|det(CᵀÃ)|`` finish the job.
+    score, keeps the best clustering seen, and moves that raise ``|det(CᵀÃ)|``
+    (single rows, or a line-searched group of rows) finish the job.
 
     Parameters
     ----------
