@@ -35,6 +35,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .answers import _codes
+
 __all__ = [
     "CrowdDataset",
     "HOSSEINI_TREATMENTS",
@@ -204,8 +206,9 @@ def _per_task_gold(df: pd.DataFrame, col: str) -> pd.Series:
 
 
 def _options(answers: pd.DataFrame, gold: pd.Series) -> list:
-    vals = pd.unique(pd.concat([answers["label"], gold], ignore_index=True))
-    return sorted(v.item() if hasattr(v, "item") else v for v in vals)
+    # The answer tables' own ordering rule (dmi_lib.answers), so options line up.
+    _, uniques = _codes(pd.concat([answers["label"], gold], ignore_index=True))
+    return [v.item() if hasattr(v, "item") else v for v in uniques]
 
 
 # --------------------------------------------------------------------------- #
