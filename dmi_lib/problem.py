@@ -778,7 +778,10 @@ def distinct_rows(A):
     inverse, uniq = pd.factorize(code)  # order of first appearance
     inverse = inverse.astype(np.intp)
     m = len(uniq)
-    index = np.empty(m, dtype=np.intp)
-    index[inverse[::-1]] = np.arange(n - 1, -1, -1)  # first row of each group
+    # Groups are numbered in order of first appearance, so row i opens a group exactly
+    # when its number exceeds every number before it.
+    opens = np.ones(n, dtype=bool)
+    opens[1:] = inverse[1:] > np.maximum.accumulate(inverse)[:-1]
+    index = np.flatnonzero(opens).astype(np.intp)
     counts = np.bincount(inverse, minlength=m)
     return index, inverse, counts

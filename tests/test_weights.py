@@ -177,6 +177,7 @@ def test_distinct_rows(rows):
     np.testing.assert_array_equal(np.bincount(inverse), counts)
     # order of first appearance
     assert np.all(np.diff(index) > 0) and np.all(inverse[index] == np.arange(index.size))
+    assert index.tolist() == [int(np.flatnonzero(inverse == j)[0]) for j in range(index.size)]
 
 
 @SETTINGS
