@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kc_start import check_int, replay_init
-from ._validation import check_labels, check_matrix
+from ._kc_start import replay_init
+from ._validation import check_int, check_labels, check_matrix
 from .problem import cluster_sums, prepare
 
 __all__ = ["cone_labels_2d", "k_cofactors_2d", "partition_rays_2d"]

@@ -9,7 +9,6 @@ paper's plain iteration (``k_cofactors_history``, Algorithm 3's
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -17,15 +16,6 @@ from ._validation import check_labels
 from .problem import Problem, argmax_rows
 
 INITS = ("paper", "sp", "random")
-
-
-def check_int(value, name: str, minimum: int) -> int:
-    """``value`` as an int, or a TypeError / ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def check_init(init, n: int, k: int):

@@ -182,3 +182,12 @@ def check_tol(tol, name: str = "tol") -> float:
     if not np.isfinite(tol) or tol < 0:
         raise ValueError(f"{name} must be a finite non-negative number, got {tol!r}")
     return float(tol)
+
+
+def check_int(value, name: str, minimum: int) -> int:
+    """``value`` as an int ``>= minimum``, or a TypeError / ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)

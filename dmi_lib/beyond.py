@@ -38,7 +38,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._deprecation import moved
-from ._validation import check_distribution, check_labels, check_matrix, check_random_state
+from ._validation import (
+    check_distribution,
+    check_int,
+    check_labels,
+    check_matrix,
+    check_random_state,
+)
 from .aggregation import surprisingly_popular_single
 from .core import dmi_cluster
 from .labels import agreement, contingency
@@ -82,14 +88,6 @@ __getattr__ = moved(
         )
     },
 )
-
-
-def _int(x, name: str, low: int) -> int:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {x!r}")
-    if x < low:
-        raise ValueError(f"{name} must be >= {low}, got {x}")
-    return int(x)
 
 
 def _positive(x, name: str) -> float:
@@ -262,13 +260,13 @@ def tensor_worlds(M, T, n_worlds, *, random_state=None, n_projections: int = 8):
     T = check_matrix(T, "T", ndim=3)
     if T.shape != (C, C, C):
         raise ValueError(f"T must have shape {(C, C, C)} to match M, got {T.shape}")
-    k = _int(n_worlds, "n_worlds", 1)
+    k = check_int(n_worlds, "n_worlds", 1)
     if k > C:
         raise ValueError(
             f"n_worlds = {k} exceeds C = {C}: at most C linearly "
             "independent worlds can be recovered from C options"
         )
-    n_projections = _int(n_projections, "n_projections", 1)
+    n_projections = check_int(n_projections, "n_projections", 1)
     rng = check_random_state(random_state)
     evals, U = np.linalg.eigh((M + M.T) / 2.0)
     top = np.argsort(evals)[::-1][:k]
@@ -407,7 +405,7 @@ def log_volume_score(A, labels, k: int | None = None) -> float:
     """
     A = check_matrix(A)
     labels = check_labels(labels, A.shape[0])
-    k = int(labels.max()) + 1 if k is None else _int(k, "k", 2)
+    k = int(labels.max()) + 1 if k is None else check_int(k, "k", 2)
     if labels.max() >= k:
         raise ValueError(f"labels must lie in 0..{k - 1}, found {int(labels.max())}")
     means, sizes = _cluster_means(A, labels, k)
@@ -494,9 +492,9 @@ def projected_dmi_cluster(
     [0, 0, 0, 1, 1, 1]
     """
     A = check_matrix(A, min_rows=2)
-    k = _int(k, "k", 2)
-    n_init = _int(n_init, "n_init", 1)
-    max_iter = _int(max_iter, "max_iter", 1)
+    k = check_int(k, "k", 2)
+    n_init = check_int(n_init, "n_init", 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
     rng = check_random_state(random_state)
     X = A - A.mean(axis=0)
     _, sv, Vt = np.linalg.svd(X, full_matrices=False)
@@ -575,7 +573,7 @@ def kernel_embedding(
     -------
     ndarray (n, k - 1)
     """
-    k = _int(k, "k", 2)
+    k = check_int(k, "k", 2)
     h = _positive(bandwidth, "bandwidth")
     Z = whiten(A, rank_tol=rank_tol)
     n = Z.shape[0]
@@ -644,7 +642,7 @@ def kernel_dmi_cluster(
     KernelDMIResult
     """
     Z = whiten(A, rank_tol=rank_tol)
-    k = Z.shape[1] + 1 if k is None else _int(k, "k", 2)
+    k = Z.shape[1] + 1 if k is None else check_int(k, "k", 2)
     Y = kernel_embedding(A, k, bandwidth=bandwidth, rank_tol=rank_tol)
     res = dmi_cluster(Y, random_state=random_state)
     if res.k != k:
@@ -704,7 +702,7 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     array([[2., 5.],
            [2., 4.]])
     """
-    degree = _int(degree, "degree", 1)
+    degree = check_int(degree, "degree", 1)
     task, value, n, counts = _task_values(task, value, n_tasks)
     powers = value[:, None] ** np.arange(1, degree + 1)
     return (
@@ -734,7 +732,7 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
     >>> T.tolist(), b.tolist()
     ([[2.0, 4.0], [0.0, 4.0]], [1.0, 1.0])
     """
-    degree = _int(degree, "degree", 1)
+    degree = check_int(degree, "degree", 1)
     alpha, beta = float(alpha), float(beta)
     T = np.zeros((degree, degree))
     b = np.zeros(degree)

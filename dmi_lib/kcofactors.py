@@ -49,8 +49,8 @@ from . import _compiled
 from ._kc_common import KCOptions, default_options, tie_tol
 from ._kc_engine import Engine
 from ._kc_planar import cone_labels_2d, k_cofactors_2d, partition_rays_2d
-from ._kc_start import check_init, check_int, paper_init, replay_init, sp_init
-from ._validation import check_random_state
+from ._kc_start import check_init, paper_init, replay_init, sp_init
+from ._validation import check_int, check_random_state
 from .problem import (
     DMIResult,
     Problem,

@@ -8,10 +8,11 @@ The elicitation mechanisms (:mod:`dmi_lib.mechanisms`, :mod:`dmi_lib.kdmi`) take
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from ._validation import check_int
 
 __all__ = ["Reports"]
 
@@ -41,11 +42,7 @@ def _int_array(x, name: str) -> np.ndarray:
 
 
 def _count(x, name: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an int, got {x!r}")
-    if x < 0:
-        raise ValueError(f"{name} must be >= 0, got {x}")
-    return int(x)
+    return check_int(x, name, 0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -444,16 +444,26 @@ def aggregate(
 class _Aggregator:
     _method: str = ""
 
-    def _params(self) -> dict:
-        return dict(vars(self))
-
     def __repr__(self) -> str:
         params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
         args = ", ".join(f"{k}={v!r}" for k, v in params.items())
         return f"{type(self).__name__}({args})"
 
-    def _fit(self, answers, gold, **kw):
-        am, codes, details = _resolve(answers, self._method, gold=gold, **kw)
+    def _fit(self, answers, gold, *, ties=None, **kw):
+        """Run :func:`aggregate`'s body with this estimator's settings; ``kw`` are the
+        method's own keywords."""
+        am, codes, details = _resolve(
+            answers,
+            self._method,
+            gold=gold,
+            options=self.options,
+            ties=self.ties if ties is None else ties,
+            random_state=self.random_state,
+            duplicates=self.duplicates,
+            prediction_type="auto",
+            smoothing=0.0,
+            kw=kw,
+        )
         self.labels_ = _series(am, codes)
         return am, details
 
@@ -505,17 +515,7 @@ class MajorityVote(_Aggregator):
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted for a uniform interface and
         not used (plurality needs no side information)."""
-        am, _ = self._fit(
-            answers,
-            None,
-            options=self.options,
-            ties=self.ties,
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            prediction_type="auto",
-            smoothing=0.0,
-            kw={},
-        )
+        am, _ = self._fit(answers, None)
         self.probas_ = pd.DataFrame(am.A, index=am.tasks, columns=am.options)
         return self
 
@@ -568,17 +568,7 @@ class SurprisinglyPopular(_Aggregator):
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted and not used."""
-        am, _ = self._fit(
-            answers,
-            None,
-            options=self.options,
-            ties=self.ties,
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            prediction_type="auto",
-            smoothing=0.0,
-            kw={"prior": self.prior},
-        )
+        am, _ = self._fit(answers, None, prior=self.prior)
         prior = (
             am.A.mean(axis=0)
             if self.prior is None
@@ -655,15 +645,7 @@ class DMIAggregator(_Aggregator):
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` (Series task → label) names the clusters."""
         am, details = self._fit(
-            answers,
-            gold,
-            options=self.options,
-            ties="first",
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            prediction_type="auto",
-            smoothing=0.0,
-            kw={"dmi_method": self.method, "rank_tol": self.rank_tol},
+            answers, gold, ties="first", dmi_method=self.method, rank_tol=self.rank_tol
         )
         self.result_ = details
         self.clusters_ = pd.Series(details.clustering.labels, index=am.tasks, name="cluster")

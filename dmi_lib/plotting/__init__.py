@@ -74,28 +74,14 @@ def _defined_here(name: str) -> bool:
 # Each name once (a module may re-export another's figure under its old home).
 __all__ = [name for name in dict.fromkeys(_NAMES) if _defined_here(name)]
 
-#: Experiments that moved to :mod:`dmi_lib.studies` (they simulate what the figures draw).
+#: Experiments that moved to :mod:`dmi_lib.studies` (they simulate what the figures draw):
+#: the modules' own lists, plus a helper that moved within plotting.
 __getattr__ = moved(
     __name__,
     {
-        **{
-            name: "dmi_lib.studies.experiments"
-            for name in (
-                "AnswersStudy",
-                "CrowdScenario",
-                "answers_per_task_study",
-                "crowd_scenario",
-                "singular_bias",
-                "sp_dmi_disagreement",
-                "strategy_invariance_curve",
-                "strategy_mix_outcome",
-                "strategy_mix_sweep",
-            )
-        },
-        **{
-            name: "dmi_lib.studies.two_worlds"
-            for name in ("separation_sweep", "single_task_decisions", "two_world_points")
-        },
+        **elicitation._MOVED,
+        **mechanism_plots._MOVED,
+        **single_task_plots._MOVED,
         "same_partition_fraction": "dmi_lib.plotting.mechanism_plots",
     },
 )

@@ -80,19 +80,17 @@ __all__ = [
 ]
 
 #: Simulations that moved to the studies (they compute what the figures draw).
-__getattr__ = moved(
-    __name__,
-    {
-        name: "dmi_lib.studies.experiments"
-        for name in (
-            "AnswersStudy",
-            "CrowdScenario",
-            "answers_per_task_study",
-            "crowd_scenario",
-            "singular_bias",
-        )
-    },
-)
+_MOVED = {
+    name: "dmi_lib.studies.experiments"
+    for name in (
+        "AnswersStudy",
+        "CrowdScenario",
+        "answers_per_task_study",
+        "crowd_scenario",
+        "singular_bias",
+    )
+}
+__getattr__ = moved(__name__, _MOVED)
 
 
 # --------------------------------------------------------------------------- #

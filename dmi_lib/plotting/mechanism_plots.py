@@ -51,19 +51,17 @@ __all__ = [
 ]
 
 #: Experiments that moved to the studies (they simulate what the figures draw).
-__getattr__ = moved(
-    __name__,
-    {
-        name: "dmi_lib.studies.experiments"
-        for name in (
-            "STRATEGY_TYPES",
-            "sp_dmi_disagreement",
-            "strategy_invariance_curve",
-            "strategy_mix_outcome",
-            "strategy_mix_sweep",
-        )
-    },
-)
+_MOVED = {
+    name: "dmi_lib.studies.experiments"
+    for name in (
+        "STRATEGY_TYPES",
+        "sp_dmi_disagreement",
+        "strategy_invariance_curve",
+        "strategy_mix_outcome",
+        "strategy_mix_sweep",
+    )
+}
+__getattr__ = moved(__name__, _MOVED)
 
 #: Colour that marks disagreements / errors (the paper's red circles).
 MARK_COLOR = "#D62728"

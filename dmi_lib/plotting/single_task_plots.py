@@ -25,13 +25,11 @@ from .mechanism_plots import MARK_COLOR, simplex_ray_segments
 __all__ = ["WORLD_COLORS", "plot_separation_sweep", "plot_single_task_partition", "plot_sp_vs_sts"]
 
 #: Experiments that moved to the studies (they simulate what the figures draw).
-__getattr__ = moved(
-    __name__,
-    {
-        name: "dmi_lib.studies.two_worlds"
-        for name in ("separation_sweep", "single_task_decisions", "two_world_points")
-    },
-)
+_MOVED = {
+    name: "dmi_lib.studies.two_worlds"
+    for name in ("separation_sweep", "single_task_decisions", "two_world_points")
+}
+__getattr__ = moved(__name__, _MOVED)
 
 #: Colours of world 0 and world 1.
 WORLD_COLORS = ("#0072B2", "#E69F00")

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_distribution, check_random_state
+from .._validation import check_distribution, check_int, check_random_state
 from ..aggregation import name_clusters
 from ..beyond import (
-    _int,
     binned_features,
     continuous_dmi_cluster,
     kernel_dmi_cluster,
@@ -175,8 +174,8 @@ def third_moment_study(
     pi = check_distribution(prior, "prior", ndim=1)
     W = P.shape[0]
     noises = np.asarray(noises, dtype=float).ravel()
-    n_instances = _int(n_instances, "n_instances", 1)
-    n_seeds = _int(n_seeds, "n_seeds", 1)
+    n_instances = check_int(n_instances, "n_instances", 1)
+    n_seeds = check_int(n_seeds, "n_seeds", 1)
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=(noises.size, n_seeds))
     out = {name: np.zeros((noises.size, n_seeds)) for name in ("sp", "third", "oracle", "n_used")}
@@ -268,7 +267,7 @@ def fewer_states_study(
             f"worlds must have fewer rows (states) than columns (options), got shape {P.shape}"
         )
     noises = np.asarray(noises, dtype=float).ravel()
-    n_seeds = _int(n_seeds, "n_seeds", 1)
+    n_seeds = check_int(n_seeds, "n_seeds", 1)
     S = None if strategy is None else check_distribution(strategy, "strategy", axis=1, ndim=2)
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=(noises.size, n_seeds))
@@ -323,7 +322,7 @@ def ring_states(
         Probability vectors (all entries positive for the default sizes).
     world : ndarray of int (n_tasks,)
     """
-    n = _int(n_tasks, "n_tasks", 1)
+    n = check_int(n_tasks, "n_tasks", 1)
     rng = check_random_state(random_state)
     world = rng.integers(0, 3, size=n)
     angle = np.where(world == 1, rng.uniform(0.2, 0.8, n), rng.uniform(1.2, 1.8, n)) * np.pi
@@ -362,7 +361,7 @@ def kernel_study(
         (L, B, n_seeds).
     """
     bandwidths = np.asarray(bandwidths, dtype=float).ravel()
-    n_seeds = _int(n_seeds, "n_seeds", 1)
+    n_seeds = check_int(n_seeds, "n_seeds", 1)
     for lay in layouts:
         if lay not in ("ring", "cones"):
             raise ValueError(f"layouts must hold 'ring' or 'cones', got {lay!r}")
@@ -430,8 +429,8 @@ def simulate_continuous(
     -------
     ContinuousReports
     """
-    n = _int(n_tasks, "n_tasks", 1)
-    m = _int(reports_per_task, "reports_per_task", 1)
+    n = check_int(n_tasks, "n_tasks", 1)
+    m = check_int(reports_per_task, "reports_per_task", 1)
     means = np.asarray(means, dtype=float).ravel()
     sds = np.asarray(sds, dtype=float).ravel()
     if means.shape != sds.shape or means.size == 0 or np.any(sds < 0):
@@ -477,7 +476,7 @@ def continuous_study(
         ``names`` (list); ``binned``, ``moments`` (S, n_seeds).
     """
     names = list(strategies)
-    n_seeds = _int(n_seeds, "n_seeds", 1)
+    n_seeds = check_int(n_seeds, "n_seeds", 1)
     base = check_random_state(random_state)
     seeds = base.integers(2**32, size=n_seeds)
     out = {

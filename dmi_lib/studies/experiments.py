@@ -93,6 +93,13 @@ class CrowdScenario:
     good_bias: float = 0.0
 
 
+def _lazy_strategy(lazy_strategy) -> np.ndarray:
+    """The low-effort agents' strategy: the paper's Example 2 unless one is given."""
+    if lazy_strategy is None:
+        return load_paper_data("example2").S
+    return check_distribution(check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1)
+
+
 def crowd_scenario(
     low_effort: float = 0.25,
     good_bias: float = 1.0,
@@ -142,13 +149,7 @@ def crowd_scenario(
     for name, v in (("low_effort", low_effort), ("good_bias", good_bias)):
         if not (np.isscalar(v) and 0.0 <= v <= 1.0):
             raise ValueError(f"{name} must lie in [0, 1], got {v!r}")
-    L = (
-        load_paper_data("example2").S
-        if lazy_strategy is None
-        else check_distribution(
-            check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1
-        )
-    )
+    L = _lazy_strategy(lazy_strategy)
     rng = np.random.default_rng(random_state)
     truth = np.repeat(np.arange(3), n_per_state)
     n = truth.size
@@ -206,13 +207,7 @@ def singular_bias(lazy_strategy=None) -> np.ndarray:
     ndarray
         The singular biases in ``[0, 1]``, sorted (empty when there is none).
     """
-    L = (
-        load_paper_data("example2").S
-        if lazy_strategy is None
-        else check_distribution(
-            check_matrix(lazy_strategy, "lazy_strategy"), "lazy_strategy", axis=1
-        )
-    )
+    L = _lazy_strategy(lazy_strategy)
     mu = np.linalg.eigvals(L)
     real = mu[np.abs(mu.imag) < 1e-12].real
     return np.sort(1.0 / (1.0 - real[real <= 0]))
