@@ -242,8 +242,7 @@ def _exact_solve(problem: Problem) -> DMIResult | None:
         labels, info = _exact._cones(problem)
         info["auto_reason"] = "k = 3: three cones at the mean, O(n log n)"
         return _result(problem, labels, "exact-2d", True, info=info)
-    # (n small first: k**(n-1) as a Python int costs ~0.15 s at n = 10**6)
-    if n <= 64 and k ** (n - 1) <= AUTO_BRUTE_FORCE_LIMIT:
+    if _exact.labelings_within(n, k, AUTO_BRUTE_FORCE_LIMIT):
         reason = f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= {AUTO_BRUTE_FORCE_LIMIT} labelings"
         return _result(
             problem,
