@@ -19,11 +19,21 @@ says which and tunes the rest.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from . import _compiled, _kc_pass
-from ._kc_common import CHUNKS, N_BUCKETS, RCOND, KCOptions, row_hash_weights, row_l1, tie_tol
+from ._kc_common import (
+    CHUNKS,
+    N_BUCKETS,
+    RCOND,
+    SAMPLE_SEED,
+    KCOptions,
+    row_hash_weights,
+    row_l1,
+    tie_tol,
+)
 from .problem import Problem
 
 
@@ -55,6 +65,7 @@ class Bounds:
     def __init__(self, n: int, options: KCOptions):
         self.n_watch = min(n - 1, max(options.watch_min, n // options.watch_fraction))
         self.D0, self.theta, self.watch = None, -np.inf, None
+        self._mask = np.zeros(n, dtype=bool)
         self.settling = False  # the batch phase sets it once few rows move
         # The ascent's back-off: margins that went stale before any use cost a
         # full pass's extra work and a sort; after such misses in a row, the next
@@ -65,11 +76,45 @@ class Bounds:
     def valid(self, D, tol) -> bool:
         return self.D0 is not None and 2.0 * np.abs(D - self.D0).max() + tol < self.theta
 
-    def reset(self, D, margin):
+    def reset(self, D, margin, Xt):
         self.D0 = D.copy()
         self.theta = kth_smallest(margin, self.n_watch)
         self.watch = np.flatnonzero(margin <= self.theta)
+        # The watched rows by margin, with their rows of X gathered once: while D
+        # stays within δ of D₀ only those with a margin below 2δ + tol (and the rows
+        # moved since) can change cluster, a prefix of them scanned contiguously.
+        order = np.argsort(margin[self.watch], kind="stable")
+        self.by_margin, self.sorted_margin = self.watch[order], margin[self.watch][order]
+        self.Xw = Xt.take(self.by_margin, axis=1)
+        self.touched = []
         self.used = False
+
+    def rows(self, D, tol) -> list:
+        """The rows a pass at ``D`` must scan, as segments for
+        :func:`dmi_lib._kc_pass.sweep`, when :meth:`valid`: the watched rows whose
+        margin does not certify them, and the rows moved since the margins were
+        taken (their margins are for their old cluster).  ``D=None``: every
+        watched row and the rows moved since."""
+        p = self.by_margin.size
+        if D is not None:
+            bound = 2.0 * np.abs(D - self.D0).max() + tol
+            p = int(np.searchsorted(self.sorted_margin, bound, side="right"))
+        rows = self.by_margin[:p]
+        segments = [(rows, self.Xw[:, :p])]
+        if not self.touched:
+            return segments
+        touched = np.concatenate(self.touched)
+        self.touched = [touched]
+        mask = self._mask  # the touched rows not among those (n bytes, kept clear)
+        mask[rows] = True
+        extra = touched[~mask[touched]]
+        mask[rows] = False
+        return segments + [(np.unique(extra), None)]
+
+    def touch(self, rows):
+        """Rows that may have moved: scanned by every pass until the next reset."""
+        if self.D0 is not None:
+            self.touched.append(rows)
 
     def invalidate(self):
         """Forget the margins: rows outside the watch set were moved."""
@@ -135,47 +180,63 @@ class Engine:
     """
 
     def __init__(self, problem: Problem, options: KCOptions | None = None, n_init: int = 1):
-        self.problem = problem
-        self.options = KCOptions() if options is None else options
+        options = KCOptions() if options is None else options
         n, k = problem.n, problem.k
-        self.n, self.k = n, k
         r = k - 1
         scale = problem.singular_values[:r] / problem.scale / math.sqrt(problem.total_weight)
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
-        self.Xt = np.empty((k, n))
-        problem.coordinates(out=self.Xt[:-1].T)  # in place: no n-row temporary
-        self.Xt[:-1] /= scale[:, None]
-        self.Xt[-1] = 1.0
+        Xt = np.empty((k, n))
+        problem.coordinates(out=Xt[:-1].T)  # in place: no n-row temporary
+        Xt[:-1] /= scale[:, None]
+        Xt[-1] = 1.0
         # Weights (sample_weight): row i of X is wᵢ·[yᵢ 1], so CᵀX = CᵀW[Y 1] and a
         # move's determinant factor is 1 + wᵢ·xᵢ·(d_c' − d_c); idxmax(XD) is
         # unchanged (wᵢ > 0).  The last column of CᵀX then holds the weight of each
         # cluster instead of its size; the compiled passes assume sizes (unweighted).
-        self.weighted = problem.weights is not None
-        self.wmin = 1.0
-        if self.weighted:
+        wmin = None
+        if problem.weights is not None:
             w = problem.weights / problem.weights.max()
-            self.Xt *= w
-            self.wmin = float(w.min())
+            Xt *= w
+            wmin = float(w.min())
+        self._setup(Xt, wmin, options, n_init)
+
+    def _setup(self, Xt, wmin, options: KCOptions, n_init: int):
+        """Set the solver up on ``X`` (``Xt``, its transpose); ``wmin``: the smallest
+        weight, None when unweighted."""
+        self.options = options
+        self.Xt = Xt
+        self.k, self.n = Xt.shape
+        self.weighted = wmin is not None
+        self.wmin = 1.0 if wmin is None else wmin
         # max ‖xᵢ‖₁, by blocks: the passes compute the row norms they need (no
         # n-row array is kept)
-        step = self.options.block
+        step = options.block
         self.row_l1_max = max(
-            float(row_l1(self.Xt[:, s : s + step]).max()) for s in range(0, n, step)
+            float(row_l1(Xt[:, s : s + step]).max()) for s in range(0, self.n, step)
         )
         self.compiled_passes = 0
         self.kernels = None
-        opts = self.options
-        work = n * k * k * n_init  # what the compiled pass must save its loading on
+        work = self.n * self.k * self.k * n_init  # what the compiled pass must save its loading on
         if (
-            opts.compiled_min_rows <= n < 2**31
-            and work >= opts.compiled_min_work
+            options.compiled_min_rows <= self.n < 2**31
+            and work >= options.compiled_min_work
             and not self.weighted
         ):
             self.kernels = _compiled.kernels()  # None without numba
         # The labels inside the solver: int32 for the compiled pass (half the
         # memory traffic and size of intp); the result is intp.
         self.ldtype = np.intp if self.kernels is None else np.int32
+        self._sample = None
+
+    def subset(self, rows) -> Engine:
+        """The same solver on the rows ``rows`` of ``X`` only (a copy of them)."""
+        sub = Engine.__new__(Engine)
+        opts = replace(self.options, subsample_min_rows=math.inf)  # no nested samples
+        sub._setup(
+            np.ascontiguousarray(self.Xt[:, rows]), self.wmin if self.weighted else None, opts, 1
+        )
+        return sub
 
     # ---- elementary pieces ------------------------------------------------ #
     def rows(self, idx) -> np.ndarray:
@@ -315,6 +376,10 @@ class Engine:
         self.sweep(D, labels, tol, out=out)
         return out
 
+    def partition(self, D) -> np.ndarray:
+        """``idxmax(XD)``, first maximum: the labels of the partition ``D`` makes."""
+        return _kc_pass.first_max_labels(self.Xt, D, self.options.block, self.ldtype)
+
     # ---- the finishing ascent ----------------------------------------------- #
     def _line_search(self, V, counts, D, tol):
         """Best threshold on the gaps for moving many rows at once.
@@ -358,15 +423,23 @@ class Engine:
         return moves
 
     def _screen(self, bounds: Bounds, D, labels, tol, settling: bool):
-        """The ascent's pass: the watched rows while the bounds hold, else all rows
-        (with fresh margins once ``D`` settles, unless margins went stale unused
-        lately: :meth:`Bounds.worth_margins`)."""
+        """The ascent's pass: the watched rows that the bounds cannot certify
+        while they hold; once ``D`` has drifted past them, all watched rows
+        (uncertified: a local maximum is only declared after a certified pass),
+        and when these offer no move, all rows (with fresh margins once ``D``
+        settles, unless margins went stale unused lately:
+        :meth:`Bounds.worth_margins`)."""
         if bounds.valid(D, tol):
             bounds.used = True
-            return self.sweep(D, labels, tol, rows=bounds.watch, collect=True, buckets=True)
+            return self.sweep(D, labels, tol, rows=bounds.rows(D, tol), collect=True, buckets=True)
+        if settling and bounds.D0 is not None and self.options.scan_stale_watch:
+            sw = self.sweep(D, labels, tol, rows=bounds.rows(None, tol), collect=True, buckets=True)
+            if sw.moved:
+                bounds.used = True
+                return sw
         if bounds.worth_margins() and settling:
             sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=True)
-            bounds.reset(D, sw.margin)
+            bounds.reset(D, sw.margin, self.Xt)
             return sw
         # D still moves a lot: margins would not survive the next step
         bounds.invalidate()
@@ -405,6 +478,7 @@ class Engine:
         passes = moves = 0
         converged = False
         fresh = True  # M summed afresh (not updated by moves)
+        since = moved_since = 0  # passes and moves since
         bounds = Bounds(self.n, self.options)
         settling = True
         while passes < max_passes:
@@ -418,13 +492,22 @@ class Engine:
                     break
                 st = self.state(labels)  # re-check with CᵀX summed afresh
                 M, D, logabs, fresh = st.M, st.D, st.logabs, True
+                since = moved_since = 0
                 continue
             passes += 1
+            bounds.touch(sw.idx)
             n_moved, M = self._ascent_step(sw, labels, M, D, tol)
             del sw  # its rows (up to n) are not kept through the next pass
             moves += n_moved
-            # CᵀX from the moves, summed afresh every few passes against drift.
-            fresh = passes % self.options.refresh == 0
+            # CᵀX from the moves, summed afresh every few passes against drift --
+            # unless those passes moved few rows (each update adds one rounding of
+            # |M|; the final state is summed afresh in any case).
+            since += 1
+            moved_since += n_moved
+            refresh = self.options.refresh
+            fresh = (since >= refresh and 64 * moved_since >= self.n) or since >= 8 * refresh
+            if fresh:
+                since = moved_since = 0
             st = self.state(labels, None if fresh else M)
             if st.D is None:  # cannot happen: every accepted step has |det| > 0
                 raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
@@ -474,7 +557,7 @@ class Engine:
             XS = self.rows(S)
             s = np.linalg.svd(XS, compute_uv=False)
             if s[-1] > 1e-8 * s[0]:
-                return self.assign(np.linalg.inv(XS), np.zeros(n, dtype=self.ldtype), 0.0)
+                return self.partition(np.linalg.inv(XS))
         return rng.integers(0, k, size=n).astype(self.ldtype)  # repaired by the caller
 
     # ---- the paper's batch iteration ---------------------------------------- #
@@ -497,11 +580,11 @@ class Engine:
         tol = self.tie_tol(st.D)
         if bounds is not None and bounds.valid(st.D, tol):
             np.copyto(out, st.labels)
-            sw = self.sweep(st.D, st.labels, tol, rows=bounds.watch, hashes=True, out=out)
+            sw = self.sweep(st.D, st.labels, tol, rows=bounds.rows(None, tol), hashes=True, out=out)
             return sw, False
         if bounds is not None and bounds.settling:
             sw = self.sweep(st.D, st.labels, tol, margins=True, hashes=True, out=out)
-            bounds.reset(st.D, sw.margin)
+            bounds.reset(st.D, sw.margin, self.Xt)
             return sw, False
         # When most rows move, summing CᵀX afresh beats gathering the movers; the
         # periodic refresh (against drift) is done by the same pass too.
@@ -516,12 +599,13 @@ class Engine:
             return self.state(out, sw.V)
         return self.state(out, None if it % self.options.refresh == 0 else st.M + sw.V)
 
-    def batch(self, st: State, max_iter: int, info: dict) -> State:
+    def batch(self, st: State, max_iter: int, info: dict, patience: float | None = None) -> State:
         """The paper's batch iteration from the non-singular ``st``.
 
         Stops when the clustering is consistent (``C ∈ idxmax(XD)``), repeats an
         earlier clustering (a cycle), the next step would be singular, the best
-        score has not risen for ``batch_patience`` iterations, or after
+        score has not risen for ``patience`` iterations (default
+        ``options.batch_patience``), or after
         ``max_iter`` iterations.  Returns the best state seen (``st`` included).
         Each iteration is one :meth:`sweep` (assignment, the change of ``CᵀX`` and
         of the fingerprint) and a ``k × k`` inverse; ``CᵀX`` is updated from the
@@ -533,6 +617,7 @@ class Engine:
         of the watched rows, so the bounds would not pay.
         """
         opts = self.options
+        patience = opts.batch_patience if patience is None else patience
         st = st.with_labels_as(self.ldtype)
         best = st
         h = self.label_hash(st.labels)
@@ -567,15 +652,33 @@ class Engine:
                 info["cycle_length"] = it - seen[h]
                 break
             seen[h] = it
-            if stalled >= opts.batch_patience:  # wandering: the ascent takes over
+            if stalled >= patience:  # wandering: the ascent takes over
                 info["batch_stalled"] = True
                 break
         info["batch_iterations"] = it
         return best
 
-    def run(self, labels, max_iter: int) -> dict:
-        """Batch phase (the paper's iteration), then the monotone ascent.  Returns
-        the run's info with its final :class:`State` under ``"state"``."""
+    def sample(self):
+        """``(rows, engine)``: ``options.subsample_rows`` rows drawn at random (a
+        fixed seed: the same rows every time) and the solver on them alone; None
+        when those rows do not span the data's affine hull (``XₛᵀXₛ`` singular at
+        :data:`RCOND`: a rare direction was missed), or there are too few rows."""
+        if self._sample is None:  # drawn once, for every start
+            m = int(self.options.subsample_rows)
+            self._sample = False
+            if m < self.n:
+                rng = np.random.default_rng(SAMPLE_SEED)
+                rows = np.sort(rng.choice(self.n, size=m, replace=False))
+                sub = self.subset(rows)
+                s = np.linalg.svd(sub.Xt @ sub.Xt.T, compute_uv=False)
+                if s[-1] > RCOND * s[0]:
+                    self._sample = rows, sub
+        return self._sample or None
+
+    def run(self, labels, max_iter: int, patience: float | None = None) -> dict:
+        """Batch phase (the paper's iteration, with ``patience``: see
+        :meth:`batch`), then the monotone ascent.  Returns the run's info with its
+        final :class:`State` under ``"state"``."""
         info = _blank_info()
         self.compiled_passes = 0
         st = self.state(labels)
@@ -583,7 +686,7 @@ class Engine:
             labels, info["repair_moves"] = self.make_nonsingular(labels)
             info["repaired"] = True
             st = self.state(labels)
-        best = self.batch(st, max_iter, info)
+        best = self.batch(st, max_iter, info, patience)
         ended = ("batch_converged", "cycled", "singular_step", "batch_stalled")
         batch_capped = not any(info[key] for key in ended)
         # Resume from the best state seen, with CᵀX summed afresh (no drift); the

@@ -91,6 +91,17 @@ def first_index(mask):
     return lut.take(code)
 
 
+def first_max_labels(Xt, D, block: int, dtype=np.intp) -> np.ndarray:
+    """``idxmax(XD)``, the first maximum of each row: the partition ``D`` makes,
+    in blocks of ``block`` rows (no tie rule, nothing else collected)."""
+    DT = np.ascontiguousarray(D.T)
+    labels = np.empty(Xt.shape[1], dtype=dtype)
+    for s in range(0, Xt.shape[1], block):
+        G = DT @ Xt[:, s : s + block]
+        labels[s : s + block] = first_index(G >= G.max(axis=0))
+    return labels
+
+
 def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
     """``CᵀX`` of a block of rows (``Xs``: ``k × B``); without weights the last
     column holds the exact, integer cluster sizes."""
@@ -241,7 +252,8 @@ def sweep(
     new_sums=False,
 ) -> Sweep:
     """One pass over the rows of ``X`` (or over ``rows``) at ``D``, in blocks of
-    ``block`` rows.
+    ``block`` rows.  ``rows`` is an index array, or a list of segments ``(idx,
+    Xs)`` with ``Xs`` the rows' columns of ``Xt`` gathered already (or None).
 
     Finds the rows whose cluster is more than ``tol`` below their row's maximum
     of ``XD``.  Sums ``V = Σ (e_tgt − e_src) xᵢᵀ`` over them (the change of
@@ -267,7 +279,9 @@ def sweep(
         new_sums,
         labels,
     )
-    arange = np.arange(min(block, Xt.shape[1] if rows is None else max(rows.size, 1)))
+    arange = np.arange(
+        block if rows is None or not isinstance(rows, np.ndarray) else min(block, max(rows.size, 1))
+    )
     want_margin = margins and rows is None
     margin = np.empty(Xt.shape[1]) if want_margin else None
     parts = []
@@ -280,7 +294,10 @@ def sweep(
                 margin[s:e] = p[9]
             parts.append(p[:9])
     else:
-        for s in range(0, rows.size, block):
-            r = rows[s : s + block]
-            parts.append(_block(spec, Xt.take(r, axis=1), labels.take(r), None, 0, r, arange))
+        segments = [(rows, None)] if isinstance(rows, np.ndarray) else rows
+        for idx, Xr in segments:
+            for s in range(0, idx.size, block):
+                r = idx[s : s + block]
+                Xs = Xt.take(r, axis=1) if Xr is None else Xr[:, s : s + block]
+                parts.append(_block(spec, Xs, labels.take(r), None, 0, r, arange))
     return _combine(parts, spec, margin)

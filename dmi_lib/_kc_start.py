@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_labels
-from .problem import Problem, argmax_rows
+from .problem import Problem, _tilde, argmax_rows
 
 INITS = ("paper", "sp", "random")
 
@@ -27,38 +27,36 @@ def check_init(init, n: int, k: int):
     return check_labels(init, n, k, "init")
 
 
-#: Rows per block of the starts (no copy of ``Ã`` is made).
-_BLOCK = 1 << 16
-
-
-def _argmax_blocks(At: np.ndarray, shift=None, divide=None) -> np.ndarray:
-    """``argmax_rows((Ã − shift) / divide)`` block by block: O(block · k) memory."""
-    labels = np.empty(At.shape[0], dtype=np.intp)
-    for s in range(0, At.shape[0], _BLOCK):
-        block = At[s : s + _BLOCK]
-        block = block - shift if divide is None else block / divide
-        labels[s : s + _BLOCK] = argmax_rows(block)
+def _argmax_blocks(problem: Problem, rows=None, shift=None, divide=None) -> np.ndarray:
+    """``argmax_rows((Ã − shift) / divide)`` over all rows (block by block: O(block
+    · k) memory) or over the rows ``rows``."""
+    if rows is not None:
+        block = _tilde(problem.A[rows], problem.columns)
+        return argmax_rows(block - shift if divide is None else block / divide)
+    labels = np.empty(problem.n, dtype=np.intp)
+    for s, e in problem.blocks():
+        block = problem.tilde_rows(s, e)
+        labels[s:e] = argmax_rows(block - shift if divide is None else block / divide)
     return labels
 
 
-def paper_init(problem: Problem) -> np.ndarray:
-    """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5)."""
-    At = problem.A_tilde
-    w = problem.weights
-    return _argmax_blocks(At, shift=At.mean(axis=0) if w is None else (w @ At) / w.sum())
+def paper_init(problem: Problem, rows=None) -> np.ndarray:
+    """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5), of all rows
+    or of the rows ``rows`` (the mean is that of all rows)."""
+    return _argmax_blocks(problem, rows, shift=problem.tilde_mean())
 
 
-def sp_init(problem: Problem) -> np.ndarray:
-    """Surprisingly-popular start ``idxmax(Ã / column means of Ã)``.
+def sp_init(problem: Problem, rows=None) -> np.ndarray:
+    """Surprisingly-popular start ``idxmax(Ã / column means of Ã)``, of all rows or
+    of the rows ``rows``.
 
     Defined only when ``Ã`` is non-negative with positive column means (answer
     shares); otherwise the paper's initialisation is used.
     """
-    At = problem.A_tilde
-    means = At.mean(axis=0)
-    if At.min() < 0 or np.any(means <= 0):
-        return paper_init(problem)
-    return _argmax_blocks(At, divide=means)
+    means = problem.tilde_mean(weighted=False)
+    if np.any(means <= 0) or problem.tilde_min() < 0:
+        return paper_init(problem, rows)
+    return _argmax_blocks(problem, rows, divide=means)
 
 
 def replay_init(problem: Problem, init, k: int, who: str) -> np.ndarray:

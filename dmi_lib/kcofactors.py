@@ -43,9 +43,9 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from . import _compiled
+from ._blas import single_thread_blas
 from ._kc_common import KCOptions, default_options, tie_tol
 from ._kc_engine import Engine
 from ._kc_planar import cone_labels_2d, k_cofactors_2d, partition_rays_2d
@@ -71,37 +71,25 @@ __all__ = [
     "partition_rays_2d",
 ]
 
-_CONTROLLER = None
-
 
 @contextmanager
 def _single_thread_blas(n: int, options: KCOptions):
-    """One BLAS thread for the blocks' small products of a large problem.
-
-    Like scikit-learn's Lloyd k-means: OpenBLAS threading a ``k × k`` by ``k ×
-    65536`` product costs more in synchronisation than it saves, and on a loaded
-    machine it can be ten times slower (measured on a loaded 2-core machine: a
-    full pass at ``k = 10``, ``n = 10⁶`` took 0.8-1 s with two BLAS threads
-    instead of 0.08 s).  Small problems keep the caller's setting.
-    """
-    global _CONTROLLER
-    if n < options.blas_single_thread_min_rows:
-        yield
-        return
-    if _CONTROLLER is None:  # finding the BLAS libraries takes a while: once
-        _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=1, user_api="blas"):
+    """One BLAS thread for the blocks' small products of a large problem
+    (:mod:`dmi_lib._blas`); ``options.blas_single_thread_min_rows`` says from
+    how many rows on."""
+    with single_thread_blas(n, options.blas_single_thread_min_rows):
         yield
 
 
-def _start(eng: Engine, problem: Problem, r: int, init, rng):
-    """Name and labels of start ``r``: ``init`` first, random starts after it."""
+def _start(eng: Engine, problem: Problem, r: int, init, rng, rows=None):
+    """Name and labels of start ``r`` on the rows of ``eng`` (``rows`` of the
+    problem, or all): ``init`` first, random starts after it."""
     if r == 0 and not isinstance(init, str):
-        return "labels", init
+        return "labels", init if rows is None else init[rows]
     if r == 0 and init == "paper":
-        return "paper", paper_init(problem)
+        return "paper", paper_init(problem, rows)
     if r == 0 and init == "sp":
-        return "sp", sp_init(problem)
+        return "sp", sp_init(problem, rows)
     return "random", eng.random_init(rng)
 
 
@@ -124,12 +112,20 @@ _RUN_KEYS = (
 
 
 def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: int):
-    """Run every start; returns the runs' infos, the best run and its final state."""
+    """Run every start; returns the runs' infos, the best run and its final state.
+
+    From ``options.subsample_min_rows`` rows on, every start runs on a sample of
+    the rows (:meth:`Engine.sample`) and only the best one goes on to all rows:
+    the sample's ``D`` assigns every row and the solver runs from there.  The
+    last entry of the runs is then that run on all rows."""
+    sample = eng.sample() if eng.n >= eng.options.subsample_min_rows else None
+    sampled = sample is not None
+    rows, runner = sample if sampled else (None, eng)
     runs, best, win_state = [], 0, None
     with _compiled.threads(eng.options.threads):
         for r in range(n_init):
-            name, labels = _start(eng, problem, r, init, rng)
-            info = eng.run(labels, max_iter)
+            name, labels = _start(runner, problem, r, init, rng, rows)
+            info = runner.run(labels, max_iter)
             info["init"] = name
             # Keep the labels of the best restart only (n_init label arrays of n
             # rows would dominate the memory); the first of equal scores wins.
@@ -139,6 +135,13 @@ def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: i
                 best, win_state = r, st
             runs.append(info)
             del st, labels
+        if sampled:  # the best start's partition of all rows, and on from there
+            labels = eng.partition(win_state.D)
+            info = eng.run(labels, max_iter, eng.options.sampled_patience)
+            info["init"] = runs[best]["init"]
+            win_state = info.pop("state")
+            info["logabs"] = win_state.logabs
+            runs.append(info)
     return runs, best, win_state
 
 
@@ -163,9 +166,13 @@ def _k_cofactors_result(
     rng = check_random_state(random_state)
     options = default_options() if options is None else options
     with _single_thread_blas(problem.n, options):
-        eng = Engine(problem, options, n_init)
+        # With sampled starts only the best start runs on all rows.
+        runs_on_all = 1 if problem.n >= options.subsample_min_rows else n_init
+        eng = Engine(problem, options, runs_on_all)
         runs, best, win_state = _restarts(eng, problem, n_init, init, rng, max_iter)
-    win = runs[best]
+    sampled = len(runs) > n_init  # the starts ran on a sample; the last run on all rows
+    sampled_rows = eng.sample()[0].size if sampled else 0
+    win = runs[-1] if sampled else runs[best]
     res = _result(
         problem,
         win_state.labels,
@@ -175,13 +182,16 @@ def _k_cofactors_result(
         converged=win["converged"],
         cycled=win["cycled"],
     )
-    # Log-scores of all restarts in the paper's Ã (X differs by a constant factor).
+    # Log-scores of all restarts in the paper's Ã (X = ÃQ for one Q, on the sample
+    # as on all rows: log|det CᵀX| - log|det CᵀÃ| is the same constant).
     offset = res.log_score - win_state.logabs
+    starts = runs[:n_init]
     res.info = {
         **{key: win[key] for key in _RUN_KEYS},
         "best_restart": best,
-        "restart_log_scores": [float(run["logabs"] + offset) for run in runs],
-        "restarts": [{key: run[key] for key in _RUN_KEYS} for run in runs],
+        "restart_log_scores": [float(run["logabs"] + offset) for run in starts],
+        "restarts": [{key: run[key] for key in _RUN_KEYS} for run in starts],
+        "sample_rows": sampled_rows,
     }
     return res
 
@@ -219,7 +229,9 @@ def k_cofactors(
         cluster in it is repaired, not an error.
     n_init : int
         Number of starts; starts after the first are ``"random"``.  The best final
-        score wins.
+        score wins.  From 2¹⁸ rows on, the starts run on a fixed random sample of
+        2¹⁴ rows and only the best one continues on all rows (see
+        :class:`~dmi_lib._kc_common.KCOptions`, ``subsample_min_rows``).
     random_state : None, int or numpy Generator
         Seeds the random starts.  Same seed, same result.
     max_iter : int
@@ -246,7 +258,10 @@ def k_cofactors(
         new best score), ``compiled_passes`` (passes over the rows made by the
         compiled kernels),
         ``restart_log_scores`` (``log|det CᵀÃ|`` of every start), ``best_restart``
-        and per-start details in ``restarts``.
+        and per-start details in ``restarts``; ``sample_rows`` is the size of the
+        sample the starts ran on (0: they ran on all rows), and then
+        ``restart_log_scores`` and ``restarts`` are those of the sample's rows
+        while the other entries describe the run on all rows.
 
     Raises
     ------

@@ -14,13 +14,15 @@ partitioned).
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 
+from ._blas import single_thread_blas
+from ._decompose import choose_columns, moments, pow2_scale, tall_r
 from .labels import same_partition  # re-exported: its home is dmi_lib.labels
 from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
 
@@ -150,7 +152,9 @@ class Problem:
         ``L``: indices into the columns of ``[A 1]`` (index ``d`` is the ones column).
     A_tilde : ndarray (n, k)
         ``Ã = [A 1][:, L]``.  When ``L`` picks evenly spaced columns of ``A`` (answer
-        distributions: ``Ã = A``) this is a read-only view of ``A``, no copy.
+        distributions: ``Ã = A``) this is a read-only view of ``A``, no copy; else
+        it is made on first access (the solvers work by blocks of rows,
+        :meth:`tilde_rows`, and never need all of it).
     mean : ndarray (d,)
         The (weighted) mean of the rows of ``A / scale``.
     axes : ndarray (k-1, d)
@@ -168,7 +172,6 @@ class Problem:
     A: np.ndarray
     k: int
     columns: tuple
-    A_tilde: np.ndarray
     mean: np.ndarray
     axes: np.ndarray
     singular_values: np.ndarray
@@ -179,6 +182,50 @@ class Problem:
     @property
     def n(self) -> int:
         return self.A.shape[0]
+
+    @functools.cached_property
+    def A_tilde(self) -> np.ndarray:
+        return _tilde(self.A, self.columns)
+
+    def tilde_rows(self, start: int, stop: int) -> np.ndarray:
+        """``Ã[start:stop]`` without forming ``Ã`` (a view when ``Ã`` is one)."""
+        return _tilde(self.A[start:stop], self.columns)
+
+    def blocks(self):
+        """``(start, stop)`` of the blocks of rows the passes over ``Ã`` use."""
+        return ((s, min(s + _BLOCK, self.n)) for s in range(0, self.n, _BLOCK))
+
+    def _tilde_whole(self) -> bool:
+        """Use ``Ã`` whole: it is formed (or a view), or it is one block."""
+        return "A_tilde" in self.__dict__ or self.n <= _BLOCK
+
+    def tilde_mean(self, weighted: bool = True) -> np.ndarray:
+        """The mean of the rows of ``Ã`` (weighted by ``weights`` if ``weighted``)."""
+        w = self.weights if weighted else None
+        if self._tilde_whole():
+            At = self.A_tilde
+            return At.mean(axis=0) if w is None else (w @ At) / w.sum()
+        # [mean(A) 1][:, L], without forming Ã
+        mean = self.A.mean(axis=0) if w is None else (w @ self.A) / w.sum()
+        return np.append(mean, 1.0)[list(self.columns)]
+
+    def tilde_min(self) -> float:
+        """The smallest entry of ``Ã``."""
+        if self._tilde_whole():
+            return float(self.A_tilde.min())
+        return min(float(self.A[:, c].min()) if c < self.A.shape[1] else 1.0 for c in self.columns)
+
+    def cluster_sums(self, labels: np.ndarray) -> np.ndarray:
+        """``CᵀÃ`` (``CᵀWÃ`` with weights), by blocks of rows: no copy of ``Ã``."""
+        if self._tilde_whole():
+            return cluster_sums(self.A_tilde, labels, self.k, self.weights)
+        M = np.zeros((self.k, self.k))
+        w = self.weights
+        for s, e in self.blocks():
+            M += cluster_sums(
+                self.tilde_rows(s, e), labels[s:e], self.k, None if w is None else w[s:e]
+            )
+        return M
 
     @property
     def total_weight(self) -> float:
@@ -210,67 +257,18 @@ class Problem:
         elif out.shape != (n, r):
             raise ValueError(f"out must have shape {(n, r)}, got {out.shape}")
         V = self.axes.T
-        for s0 in range(0, n, _BLOCK):
-            block = self.A[s0 : s0 + _BLOCK] / self.scale
-            block -= self.mean
-            out[s0 : s0 + _BLOCK] = _times(block, V)
+        # The transpose of a row-major buffer (k-cofactors' X) is written one
+        # contiguous row of it at a time: 6-8x faster than strided rows of out.
+        by_columns = out.T.flags.c_contiguous and not out.flags.c_contiguous
+        with single_thread_blas(n):
+            for s0 in range(0, n, _BLOCK):
+                block = self.A[s0 : s0 + _BLOCK] / self.scale
+                block -= self.mean
+                if by_columns:
+                    out.T[:, s0 : s0 + _BLOCK] = V.T @ block.T
+                else:
+                    out[s0 : s0 + _BLOCK] = block @ V
         return out
-
-
-def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """``X @ M`` for a tall ``X`` with few columns: column updates (a BLAS product
-    of an n × 3 by a 3 × 2 matrix was measured at 0.4 s for 10⁶ rows on a loaded
-    2-core machine, the column updates at a few ms)."""
-    if X.shape[1] > 16 or M.shape[1] > 16:
-        return X @ M
-    out = np.zeros((X.shape[0], M.shape[1]))
-    for i in range(X.shape[1]):
-        for j in range(M.shape[1]):
-            out[:, j] += X[:, i] * M[i, j]
-    return out
-
-
-def _moments(A: np.ndarray, s: float, wn):
-    """Mean of the rows of ``A / s`` (weights ``wn``), their total weight, and the
-    root of their (weighted) sum of squares, block by block (no copy of ``A``)."""
-    n, d = A.shape
-    total_sum, squares = np.zeros(d), 0.0
-    for s0 in range(0, n, _BLOCK):
-        block = A[s0 : s0 + _BLOCK] / s
-        if wn is None:
-            total_sum += block.sum(axis=0)
-            squares += float(np.einsum("ij,ij->", block, block))
-        else:
-            wb = wn[s0 : s0 + _BLOCK]
-            total_sum += wb @ block
-            squares += float(wb @ np.einsum("ij,ij->i", block, block))
-    total = float(n) if wn is None else float(wn.sum())
-    return total_sum / total, total, float(np.sqrt(squares))
-
-
-def _tall_r(A: np.ndarray, s: float, mean: np.ndarray, root_w=None) -> np.ndarray:
-    """The triangular factor ``R`` of ``diag(root_w) (A / s - mean) = QR``, by blocks of
-    rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same singular
-    values and right vectors as the centred data's, with O(block · d) extra memory
-    instead of a centred copy of ``A`` and LAPACK's copy of that."""
-    n, d = A.shape
-    R = np.zeros((0, d))
-    for s0 in range(0, n, _BLOCK):
-        block = A[s0 : s0 + _BLOCK] / s
-        block -= mean
-        if root_w is not None:
-            block *= root_w[s0 : s0 + _BLOCK, None]
-        R = np.linalg.qr(np.vstack([R, block]), mode="r")
-    return R
-
-
-def _pow2_scale(A: np.ndarray) -> float:
-    """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
-    exact (no rounding), so it changes no answer."""
-    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0  # no |A| copy
-    if amax == 0.0:
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
 
 
 def _tilde(A: np.ndarray, columns: tuple) -> np.ndarray:
@@ -314,12 +312,13 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
     n, d = A.shape
     tol = _rank_tol(rank_tol)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
-    s = _pow2_scale(A)
+    s = pow2_scale(A)
     wn = None if w is None else w / w.max()  # the weights' own scale drops out of k and Y
-    mean, total, magnitude = _moments(A, s, wn)
-    # The SVD of the small triangular factor R has the singular values and right
-    # vectors of the centred data, at a fraction of the cost of a thin SVD of n rows.
-    R = _tall_r(A, s, mean, None if w is None else np.sqrt(wn))
+    with single_thread_blas(n):
+        mean, total, magnitude = moments(A, s, wn)
+        # The SVD of the small triangular factor R has the singular values and right
+        # vectors of the centred data, at a fraction of the cost of a thin SVD of n rows.
+        R = tall_r(A, s, mean, None if w is None else np.sqrt(wn))
     _, sv, Vt = np.linalg.svd(R, full_matrices=False)
     r = _count_rank(sv, tol, (n, d), magnitude)
     k = r + 1
@@ -331,7 +330,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
             f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
             "DMI-clustering needs at least two distinct points"
         )
-    columns = _choose_columns(Vt[:r], sv[:r], mean, total, tol)
+    columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
     if w is not None:
         sv = sv * np.sqrt(w.max())
     with np.errstate(over="ignore"):
@@ -340,7 +339,6 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         A=A,
         k=k,
         columns=columns,
-        A_tilde=_tilde(A, columns),
         mean=mean,
         axes=Vt[:r].copy(),
         singular_values=sv,
@@ -348,40 +346,6 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         weights=w,
         scale=s,
     )
-
-
-def _choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
-    """First ``k`` columns of ``[A 1]``, in order, that are independent at ``tol``.
-
-    ``[A 1] = [U, 1/√n] P`` up to the discarded noise, with ``[U, 1/√n]``
-    orthonormal (``U`` is centred) and ``P = [[Σ Vᵀ, 0], [√n ā, √n]]`` (k × (d+1)).
-    A set of columns of ``[A 1]`` is independent, and as well conditioned, as the same
-    columns of ``P`` — so the choice is made on ``P``, where the rank tolerance
-    applies directly (a column that is pure rounding noise is never picked).
-    """
-    k = sv_r.size + 1
-    d = mean.size
-    P = np.zeros((k, d + 1))
-    P[:-1, :d] = sv_r[:, None] * Vt_r
-    P[-1, :d] = np.sqrt(n) * mean
-    P[-1, d] = np.sqrt(n)
-    scale = np.linalg.norm(P, axis=0).max()
-    threshold = max(tol, 1e-12) * scale
-    chosen: list[int] = []
-    basis = np.zeros((k, 0))
-    for j in range(d + 1):
-        c = P[:, j]
-        resid = c - basis @ (basis.T @ c)
-        resid -= basis @ (basis.T @ resid)  # re-orthogonalise once (Gram-Schmidt twice)
-        rn = np.linalg.norm(resid)
-        if rn > threshold:
-            basis = np.column_stack([basis, resid / rn])
-            chosen.append(j)
-            if len(chosen) == k:
-                return tuple(chosen)
-    # Unreachable in exact arithmetic (P has rank k); pivoted QR is the safe fallback.
-    _, _, piv = scipy.linalg.qr(P, mode="economic", pivoting=True)
-    return tuple(sorted(int(p) for p in piv[:k]))
 
 
 # --------------------------------------------------------------------------- #
@@ -417,7 +381,7 @@ def _slogdet(M):
 
 def _score_and_D(problem: Problem, labels: np.ndarray):
     """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular."""
-    M = cluster_sums(problem.A_tilde, labels, problem.k, problem.weights)
+    M = problem.cluster_sums(labels)
     sign, logabs = _slogdet(M)
     if sign == 0.0 or not np.isfinite(logabs):
         return 0.0, -np.inf, None
@@ -718,7 +682,6 @@ def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
         A=problem.A[keep],
         k=problem.k,
         columns=problem.columns,
-        A_tilde=problem.A_tilde[keep],
         mean=problem.mean,
         axes=problem.axes,
         singular_values=problem.singular_values,

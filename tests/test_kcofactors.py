@@ -264,11 +264,12 @@ def test_line_search_path_is_also_a_local_maximum(seed, d, n, kind):
 )
 def test_bounds_do_not_change_the_result(seed, d, n, kind):
     """Margin bounds only skip work: the batch iteration and the ascent visit the
-    same clusterings with and without them."""
+    same clusterings with and without them (the certified scans; the uncertified
+    scans of stale watched rows are checked below)."""
     A = random_data(seed, d, n, kind)
     if not preparable(A):
         return
-    options = KCOptions(bounds_min_rows=0, watch_min=1, watch_fraction=3)
+    options = KCOptions(bounds_min_rows=0, watch_min=1, watch_fraction=3, scan_stale_watch=False)
     with_bounds = solve(A, options, n_init=2, random_state=seed)
     without = solve(A, KCOptions(bounds_min_rows=float("inf")), n_init=2, random_state=seed)
     assert np.array_equal(with_bounds.labels, without.labels)
@@ -617,19 +618,20 @@ def test_margins_that_went_stale_unused_are_skipped_for_a_while():
     bounds = Bounds(1000, KCOptions())
     margin = np.linspace(0.0, 1.0, 1000)
     D = np.eye(3)
+    Xt = np.ones((3, 1000))
     assert bounds.worth_margins()  # no margins yet
     pattern = []
     for _ in range(4):  # reset, never used, then stale
-        bounds.reset(D, margin)
+        bounds.reset(D, margin, Xt)
         skipped = 0
         while not bounds.worth_margins():
             skipped += 1
         pattern.append(skipped)
     assert pattern == [1, 2, 4, 4]
-    bounds.reset(D, margin)
+    bounds.reset(D, margin, Xt)
     bounds.used = True  # the watched rows were screened alone
     assert bounds.worth_margins()
-    bounds.reset(D, margin)
+    bounds.reset(D, margin, Xt)
     assert not bounds.worth_margins()  # one miss: one pass without margins
     assert bounds.worth_margins()
 

@@ -1,0 +1,93 @@
+"""The blocked numerics behind :func:`dmi_lib.problem.prepare`.
+
+Power-of-two scaling (exact), the rows' moments and the triangular factor of the
+centred data (tall-skinny QR), each by blocks of rows with O(block · d) memory, and
+the choice of ``k`` independent columns of ``[A 1]``.  Every step works on scaled,
+centred data, so that magnitudes from 1e-300 to 1e300 and large offsets work alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+#: Rows per block of the passes over the data: O(block · d) extra memory instead of
+#: a copy of ``A``.
+BLOCK = 1 << 16
+
+
+def moments(A: np.ndarray, s: float, wn):
+    """Mean of the rows of ``A / s`` (weights ``wn``), their total weight, and the
+    root of their (weighted) sum of squares, block by block (no copy of ``A``)."""
+    n, d = A.shape
+    total_sum, squares = np.zeros(d), 0.0
+    for s0 in range(0, n, BLOCK):
+        block = A[s0 : s0 + BLOCK] / s
+        if wn is None:
+            total_sum += block.sum(axis=0)
+            squares += float(np.einsum("ij,ij->", block, block))
+        else:
+            wb = wn[s0 : s0 + BLOCK]
+            total_sum += wb @ block
+            squares += float(wb @ np.einsum("ij,ij->i", block, block))
+    total = float(n) if wn is None else float(wn.sum())
+    return total_sum / total, total, float(np.sqrt(squares))
+
+
+def tall_r(A: np.ndarray, s: float, mean: np.ndarray, root_w=None) -> np.ndarray:
+    """The triangular factor ``R`` of ``diag(root_w) (A / s - mean) = QR``, by blocks of
+    rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same singular
+    values and right vectors as the centred data's, with O(block · d) extra memory
+    instead of a centred copy of ``A`` and LAPACK's copy of that."""
+    n, d = A.shape
+    R = np.zeros((0, d))
+    for s0 in range(0, n, BLOCK):
+        block = A[s0 : s0 + BLOCK] / s
+        block -= mean
+        if root_w is not None:
+            block *= root_w[s0 : s0 + BLOCK, None]
+        R = np.linalg.qr(np.vstack([R, block]), mode="r")
+    return R
+
+
+def pow2_scale(A: np.ndarray) -> float:
+    """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
+    exact (no rounding), so it changes no answer."""
+    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0  # no |A| copy
+    if amax == 0.0:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
+
+
+def choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
+    """First ``k`` columns of ``[A 1]``, in order, that are independent at ``tol``.
+
+    ``[A 1] = [U, 1/√n] P`` up to the discarded noise, with ``[U, 1/√n]``
+    orthonormal (``U`` is centred) and ``P = [[Σ Vᵀ, 0], [√n ā, √n]]`` (k × (d+1)).
+    A set of columns of ``[A 1]`` is independent, and as well conditioned, as the same
+    columns of ``P`` — so the choice is made on ``P``, where the rank tolerance
+    applies directly (a column that is pure rounding noise is never picked).
+    """
+    k = sv_r.size + 1
+    d = mean.size
+    P = np.zeros((k, d + 1))
+    P[:-1, :d] = sv_r[:, None] * Vt_r
+    P[-1, :d] = np.sqrt(n) * mean
+    P[-1, d] = np.sqrt(n)
+    scale = np.linalg.norm(P, axis=0).max()
+    threshold = max(tol, 1e-12) * scale
+    chosen: list[int] = []
+    basis = np.zeros((k, 0))
+    for j in range(d + 1):
+        c = P[:, j]
+        resid = c - basis @ (basis.T @ c)
+        resid -= basis @ (basis.T @ resid)  # re-orthogonalise once (Gram-Schmidt twice)
+        rn = np.linalg.norm(resid)
+        if rn > threshold:
+            basis = np.column_stack([basis, resid / rn])
+            chosen.append(j)
+            if len(chosen) == k:
+                return tuple(chosen)
+    # Unreachable in exact arithmetic (P has rank k); pivoted QR is the safe fallback.
+    _, _, piv = scipy.linalg.qr(P, mode="economic", pivoting=True)
+    return tuple(sorted(int(p) for p in piv[:k]))
