@@ -55,9 +55,10 @@ To a local optimum (medians over ``--e2e-repeats``):
   (higher is better; the same ``Ã``).
 
 With ``--fresh`` it times first calls in fresh processes instead (see :func:`fresh`):
-``dmi_cluster`` with its defaults and with ``n_init=1`` against ``KMeans(n_init=1)``,
-the numpy pass against the compiled pass with numba's on-disk cache warm (and, with
-``--cold``, cold), for the sizes ``--fresh-n``.
+``dmi_cluster`` with its defaults and with ``n_init=1`` against ``KMeans(n_init=1)``:
+as it runs by default (``default``), with the numpy pass only and with the compiled
+pass forced, numba's on-disk cache warm (and, with ``--cold``, cold), for the sizes
+``--fresh-n``.
 """
 
 from __future__ import annotations
@@ -190,13 +191,17 @@ def fresh_call(n, d, seed, what, env):
 
 def fresh(args):
     """First calls in fresh processes: ``dmi_cluster`` (its default ``n_init=10``, and
-    ``n_init=1``) vs ``KMeans(n_init=1)``, numpy pass (``DMI_LIB_NO_NUMBA=1``) vs the
-    compiled pass with numba's cache warm and cold (an empty ``NUMBA_CACHE_DIR``)."""
+    ``n_init=1``) vs ``KMeans(n_init=1)``; as it runs by default, with the numpy pass
+    (``DMI_LIB_NO_NUMBA=1``) and with the compiled pass forced, numba's cache warm and
+    cold (an empty ``NUMBA_CACHE_DIR``)."""
     import tempfile
 
     print(f"first call in a fresh process, medians of {args.e2e_repeats}; start: {load()}")
-    head = f"{'n':>8} {'d':>2} {'what':>6} | {'numpy':>6} {'warm':>6} {'cold':>6} | {'kmeans':>6}"
-    print(head + " | warm/numpy  numpy/km  warm/km")
+    head = (
+        f"{'n':>8} {'d':>2} {'what':>6} | {'default':>7} {'numpy':>6} {'warm':>6} {'cold':>6} "
+        f"| {'kmeans':>6}"
+    )
+    print(head + " | default/km  numpy/km  warm/km")
     print("-" * (len(head) + 33))
     for n in args.fresh_n:
         for d in args.dims:
@@ -206,6 +211,7 @@ def fresh(args):
             for what in args.fresh_what:
                 row = {}
                 for name, env in (
+                    ("default", {}),
                     ("numpy", {"DMI_LIB_NO_NUMBA": "1"}),
                     ("warm", {"DMI_LIB_COMPILED_MIN_ROWS": "0"}),
                 ):
@@ -219,9 +225,10 @@ def fresh(args):
                         env = {"DMI_LIB_COMPILED_MIN_ROWS": "0", "NUMBA_CACHE_DIR": cache}
                         row["cold"] = fresh_call(n, d, args.seed, what, env)[0]
                 print(
-                    f"{n:>8} {d:>2} {what:>6} | {row['numpy']:>6.2f} {row['warm']:>6.2f} "
-                    f"{row['cold']:>6.2f} | {km:>6.2f} | {row['warm'] / row['numpy']:>10.2f} "
-                    f"{row['numpy'] / km:>9.2f} {row['warm'] / km:>8.2f}",
+                    f"{n:>8} {d:>2} {what:>6} | {row['default']:>7.2f} {row['numpy']:>6.2f} "
+                    f"{row['warm']:>6.2f} {row['cold']:>6.2f} | {km:>6.2f} | "
+                    f"{row['default'] / km:>10.2f} {row['numpy'] / km:>9.2f} "
+                    f"{row['warm'] / km:>8.2f}",
                     flush=True,
                 )
     print(f"end: {load()}")

@@ -59,13 +59,17 @@ class Bounds:
     ``2·max|D − D₀| + tol`` keeps its cluster (the idea of Hamerly's and Elkan's
     bounds for k-means).  After a full scan the ``n / watch_fraction`` rows with
     the smallest margins are watched; while every other row is certified, only the
-    watched rows need scanning.
+    watched rows need scanning -- and of those only the ones whose own margin is
+    below ``2·max|D − D₀| + tol``, plus the rows moved since (:meth:`rows`).  The
+    watched rows' columns of ``X`` are gathered once, in order of margin, so that
+    a pass reads them contiguously.
     """
 
     def __init__(self, n: int, options: KCOptions):
+        self.n = n
         self.n_watch = min(n - 1, max(options.watch_min, n // options.watch_fraction))
         self.D0, self.theta, self.watch = None, -np.inf, None
-        self._mask = np.zeros(n, dtype=bool)
+        self._mask = None  # n bytes, made when rows() first needs it
         self.settling = False  # the batch phase sets it once few rows move
         # The ascent's back-off: margins that went stale before any use cost a
         # full pass's extra work and a sort; after such misses in a row, the next
@@ -105,6 +109,8 @@ class Bounds:
             return segments
         touched = np.concatenate(self.touched)
         self.touched = [touched]
+        if self._mask is None:
+            self._mask = np.zeros(self.n, dtype=bool)
         mask = self._mask  # the touched rows not among those (n bytes, kept clear)
         mask[rows] = True
         extra = touched[~mask[touched]]

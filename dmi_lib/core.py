@@ -107,7 +107,7 @@ def dmi_cluster(
         iteration O(nk²), at most ``max_iter`` per restart); the result's
         ``method`` says which ran and ``info["auto_reason"]`` why.
     n_init : int
-        k-cofactors restarts; the best is kept.  From 2¹⁸ rows on, the restarts
+        k-cofactors restarts; the best is kept.  From 2¹⁶ rows on, the restarts
         run on a random sample of 2¹⁴ rows and only the best continues on all
         rows (:func:`dmi_lib.kcofactors.k_cofactors`).
     random_state : None, int or numpy Generator

@@ -229,7 +229,7 @@ def k_cofactors(
         cluster in it is repaired, not an error.
     n_init : int
         Number of starts; starts after the first are ``"random"``.  The best final
-        score wins.  From 2¹⁸ rows on, the starts run on a fixed random sample of
+        score wins.  From 2¹⁶ rows on, the starts run on a fixed random sample of
         2¹⁴ rows and only the best one continues on all rows (see
         :class:`~dmi_lib._kc_common.KCOptions`, ``subsample_min_rows``).
     random_state : None, int or numpy Generator
