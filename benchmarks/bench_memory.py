@@ -12,7 +12,7 @@ Phases measured, each in its own subprocess:
 * ``dmi_cluster``: the whole front door (``k = d``: k-cofactors for ``d >= 4``,
   the exact 2-D solver for ``d = 3``).
 
-Where k-cofactors uses its compiled pass (``n·k²·n_init >= 2·10⁸``, numba
+Where k-cofactors uses its compiled pass (``n·k² >= 4·10⁸`` per run on all rows, numba
 installed), the call also imports numba and loads the kernels in the fresh
 process: about 32 MB of Python objects whatever ``n`` (0.8x of a ``10⁶ × 5``
 input); ``DMI_LIB_NO_NUMBA=1`` measures the numpy pass instead.

@@ -146,7 +146,7 @@ def compiled_min_rows_from_env() -> int | None:
 #: Defaults of :attr:`KCOptions.compiled_min_rows` and
 #: :attr:`KCOptions.compiled_min_work` (see there for the measurements).
 COMPILED_MIN_ROWS = 1 << 16
-COMPILED_MIN_WORK = 2 * 10**8
+COMPILED_MIN_WORK = 4 * 10**8
 
 
 @dataclass(frozen=True)
@@ -174,34 +174,32 @@ class KCOptions:
         a loaded machine it can be ten times slower.
     compiled_min_rows, compiled_min_work : float
         With numba installed, full passes use the compiled pass when the problem
-        has at least ``compiled_min_rows`` rows and ``n·k²·n_init`` (the work of a
-        pass times the starts) is at least ``compiled_min_work`` (``inf``: never).
-        The environment variable ``DMI_LIB_COMPILED_MIN_ROWS`` sets the rows and
-        drops the work condition.  The first call in a process pays for
+        has at least ``compiled_min_rows`` rows and its work -- ``n·k²`` (a pass)
+        times the starts that run on all rows (one from ``subsample_min_rows``
+        rows on, else ``n_init``) -- is at least ``compiled_min_work`` (``inf``:
+        never).  The environment variable ``DMI_LIB_COMPILED_MIN_ROWS`` sets the
+        rows and drops the work condition.  The first call in a process pays for
         loading the kernels from numba's on-disk cache (importing numba and the
         machine code: 0.5-0.9 s) and the first call on a machine for compiling
         them (13-27 s, once).  Compiled / numpy time of the first call of
         ``dmi_cluster`` in a fresh process, cache warm (``bench_kcofactors.py
-        --fresh``, 2-core machine, medians of 3; "shared": one thread, load
-        average 1.1-4.6; "idle": all threads, load average 0.6-1.1):
+        --fresh``, Gaussian mixtures, 2-core machine, all threads, load average
+        0.5-1.2, medians of 5; 3 at ``4·10⁶``):
 
-        ======  ==  ======  ==========  ==========  ===============
-        n       d   n_init  n·k²·n_init  shared      idle
-        ======  ==  ======  ==========  ==========  ===============
-        10⁴     4   1, 10   ≤ 10⁷       85x, 10x
-        10⁴     9   1, 10   ≤ 10⁷       6.7x, 3.1x
-        10⁵     4   1       2.5·10⁶     10.6x       6.5x
-        10⁵     4   10      2.5·10⁷     1.4x        1.4x
-        10⁵     9   1       10⁷         2.4x        2.2x
-        10⁵     9   10      10⁸         0.89x
-        10⁶     4   1       2.5·10⁷     2.0x        1.4x
-        10⁶     4   10      2.5·10⁸     0.64x       0.61x
-        10⁶     9   1       10⁸         0.99-1.49x  0.89x
-        10⁶     9   10      10⁹         0.83x (1 run)
-        ======  ==  ======  ==========  ==========  ===============
+        =======  ==  ======  ========  ==============
+        n        d   n_init  n·k²      compiled/numpy
+        =======  ==  ======  ========  ==============
+        10⁵      4   1, 10   2.5·10⁶   9.3x, 4.2x
+        10⁵      9   1, 10   10⁷       3.2x, 1.5x
+        10⁶      4   1, 10   2.5·10⁷   2.4x, 2.5x
+        10⁶      9   1, 10   10⁸       1.35x, 1.22x
+        4·10⁶    4   1       10⁸       1.01x
+        4·10⁶    9   1       4·10⁸     0.90x
+        =======  ==  ======  ========  ==============
 
-        The pass pays from about ``n·k²·n_init = 10⁸`` on; the default
-        ``2·10⁸`` leaves every case measured slower or even to the numpy pass.
+        With the starts on a sample, a run on all rows makes few full passes, so
+        the pass pays only on the largest problems: the default ``4·10⁸`` leaves
+        every case measured slower or even to the numpy pass.
     bounds_min_rows : float
         The batch phase skips rows certified by margin bounds
         (``_kc_engine.Bounds``) from this many rows on (below, a full scan is cheap; the ascent always uses

@@ -28,7 +28,7 @@ coordinates, where ``idxmax`` is the same (Theorem: affine-invariant); scores ar
 reported in the paper's ``Ã``.  Its passes over the rows run in numpy
 (:mod:`dmi_lib._kc_pass`: blocks of rows, one small BLAS product each, rows that
 margin bounds certify skipped) or, with numba installed and enough work to pay
-for loading them (``n·k²·n_init >= 2·10⁸``, see
+for loading them (``n·k² >= 4·10⁸`` per run on all rows, see
 :class:`~dmi_lib._kc_common.KCOptions`), in compiled kernels
 (:mod:`dmi_lib._numba_kernels`, compiled once per machine and cached on disk by
 :mod:`dmi_lib._compiled`).  Both find the same rows; their sums
