@@ -203,3 +203,21 @@ def test_sampled_runs_need_fewer_passes_over_all_rows():
     check_local_max(A, sampled)
     assert sampled.info["sample_rows"] == 2_000
     assert sampled.n_iter < plain.n_iter
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3), n=st.integers(40, 120))
+def test_weighted_sampled_starts_end_at_a_local_maximum(seed, d, n):
+    """Weights and a sample: no move of a whole weighted row raises ``|det(CᵀWÃ)|``
+    (the determinant lemma's factors, from a plain inverse)."""
+    A = mixture(seed, d, n)
+    w = np.random.default_rng(seed).uniform(0.2, 5.0, size=n)
+    p = core.prepare(A, sample_weight=w)
+    res = _k_cofactors_result(p, options=SAMPLED, n_init=2, random_state=seed)
+    At = p.A_tilde
+    D = np.linalg.inv(np.eye(p.k)[res.labels].T @ (At * w[:, None]))
+    G = At @ D
+    cur = G[np.arange(n), res.labels]
+    F = 1.0 + w[:, None] * (G - cur[:, None])
+    assert np.all(np.abs(F) <= 1 + 1e-7)
+    assert res.info["sample_rows"] in (0, 24)
