@@ -23,6 +23,7 @@ from .core import (
     log_dmi_score,
     prepare,
 )
+from .exceptions import ConvergenceWarning
 from .labels import agreement, align_labels, canonical_labels, same_partition
 
 from .aggregation import (

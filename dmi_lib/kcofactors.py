@@ -39,6 +39,7 @@ fields of :class:`dmi_lib._kc_common.KCOptions`, which
 
 from __future__ import annotations
 
+import warnings
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -51,6 +52,7 @@ from ._kc_engine import Engine
 from ._kc_planar import cone_labels_2d, k_cofactors_2d, partition_rays_2d
 from ._kc_start import check_init, paper_init, replay_init, sp_init
 from ._validation import check_int, check_random_state
+from .exceptions import ConvergenceWarning
 from .problem import (
     DMIResult,
     Problem,
@@ -193,6 +195,14 @@ def _k_cofactors_result(
         "restarts": [{key: run[key] for key in _RUN_KEYS} for run in starts],
         "sample_rows": sampled_rows,
     }
+    if not res.converged:
+        warnings.warn(
+            f"k-cofactors stopped at max_iter={max_iter} (batch iterations or single-move "
+            "passes) before its stopping rule held, so the result may not be a local "
+            "maximum; raise max_iter",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return res
 
 

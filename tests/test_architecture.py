@@ -42,6 +42,7 @@ LAYERS = {
     "dmi_lib._validation": 0,
     "dmi_lib._blas": 0,
     "dmi_lib._decompose": 0,
+    "dmi_lib.exceptions": 0,
     "dmi_lib._deprecation": 0,
     "dmi_lib.labels": 0,
     "dmi_lib.planar_geometry": 0,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 import tracemalloc
 from fractions import Fraction
 
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import _compiled, _kc_common, _kc_pass, _numba_kernels, core
+from dmi_lib import ConvergenceWarning, _compiled, _kc_common, _kc_pass, _numba_kernels, core
 from dmi_lib import problem as dmi_problem
 from dmi_lib._kc_common import KCOptions
 from dmi_lib._kc_engine import Bounds, Engine, kth_smallest
@@ -425,10 +426,14 @@ def test_init_with_empty_cluster_is_repaired():
 
 def test_max_iter_cap_reports_not_converged():
     A = FIG5_A
-    res = k_cofactors(A, max_iter=1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 "):
+        res = k_cofactors(A, max_iter=1)
     assert not res.converged
     assert res.info["batch_iterations"] == 1 and res.n_iter <= 2
     assert np.isfinite(res.log_score)
+    with warnings.catch_warnings():  # a converged run warns nothing
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert k_cofactors(A).converged
 
 
 def test_singular_paper_step_is_survived():
