@@ -225,7 +225,11 @@ def k_cofactors(
     cycle, decrease ``|det(CᵀÃ)|`` or empty a cluster, the batch phase stops on a
     repeated clustering, a singular step or ten iterations without a new best
     score, keeps the best clustering seen, and moves that raise ``|det(CᵀÃ)|``
-    (single rows, or a line-searched group of rows) finish the job.
+    (single rows, or a line-searched group of rows) finish the job.  From 2¹⁶
+    rows on, each start first runs so on a random sample of 2¹⁴ rows, and only
+    the best start continues on all rows (its batch phase there stops at the
+    first iteration without a new best score).  Hitting ``max_iter`` raises a
+    :class:`~dmi_lib.ConvergenceWarning`.
 
     Parameters
     ----------
