@@ -129,13 +129,16 @@ def time_kcofactors_batch(problem, options):
     """Seconds per iteration of the paper's batch phase from the paper's start, run
     with ``options`` (:class:`dmi_lib._kc_common.KCOptions`), and the phase's info."""
     from dmi_lib import _compiled
-    from dmi_lib import kcofactors as kc
+    from dmi_lib._blas import single_thread_blas
     from dmi_lib._kc_engine import Engine
     from dmi_lib._kc_start import paper_init
 
     eng = Engine(problem, options)
     # as k_cofactors sets it up
-    with kc._single_thread_blas(problem.n, options), _compiled.threads(options.threads):
+    with (
+        single_thread_blas(problem.n, options.blas_single_thread_min_rows),
+        _compiled.threads(options.threads),
+    ):
         st = eng.state(paper_init(problem))
         if st.D is None:  # the paper's start can leave a cluster empty in high d
             st = eng.state(eng.make_nonsingular(st.labels)[0])

@@ -19,7 +19,6 @@ says which and tunes the rest.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -68,7 +67,7 @@ class Bounds:
     def __init__(self, n: int, options: KCOptions):
         self.n = n
         self.n_watch = min(n - 1, max(options.watch_min, n // options.watch_fraction))
-        self.D0, self.theta, self.watch = None, -np.inf, None
+        self.D0, self.theta = None, -np.inf
         self._mask = None  # n bytes, made when rows() first needs it
         self.settling = False  # the batch phase sets it once few rows move
         # The ascent's back-off: margins that went stale before any use cost a
@@ -83,12 +82,13 @@ class Bounds:
     def reset(self, D, margin, Xt):
         self.D0 = D.copy()
         self.theta = kth_smallest(margin, self.n_watch)
-        self.watch = np.flatnonzero(margin <= self.theta)
+        watch = np.flatnonzero(margin <= self.theta)
         # The watched rows by margin, with their rows of X gathered once: while D
         # stays within δ of D₀ only those with a margin below 2δ + tol (and the rows
         # moved since) can change cluster, a prefix of them scanned contiguously.
-        order = np.argsort(margin[self.watch], kind="stable")
-        self.by_margin, self.sorted_margin = self.watch[order], margin[self.watch][order]
+        watched = margin[watch]
+        order = np.argsort(watched, kind="stable")
+        self.by_margin, self.sorted_margin = watch[order], watched[order]
         self.Xw = Xt.take(self.by_margin, axis=1)
         self.touched = []
         self.used = False
@@ -238,10 +238,8 @@ class Engine:
     def subset(self, rows) -> Engine:
         """The same solver on the rows ``rows`` of ``X`` only (a copy of them)."""
         sub = Engine.__new__(Engine)
-        opts = replace(self.options, subsample_min_rows=math.inf)  # no nested samples
-        sub._setup(
-            np.ascontiguousarray(self.Xt[:, rows]), self.wmin if self.weighted else None, opts, 1
-        )
+        wmin = self.wmin if self.weighted else None
+        sub._setup(np.ascontiguousarray(self.Xt[:, rows]), wmin, self.options, 1)
         return sub
 
     # ---- elementary pieces ------------------------------------------------ #
@@ -375,12 +373,6 @@ class Engine:
             margin if margins else None,
             True,
         )
-
-    def assign(self, D, labels, tol) -> np.ndarray:
-        """``C ← idxmax(XD)`` with the footnote's tie rule (Algorithm 2): new labels."""
-        out = np.empty_like(labels)
-        self.sweep(D, labels, tol, out=out)
-        return out
 
     def partition(self, D) -> np.ndarray:
         """``idxmax(XD)``, first maximum: the labels of the partition ``D`` makes."""

@@ -279,9 +279,9 @@ def sweep(
         new_sums,
         labels,
     )
-    arange = np.arange(
-        block if rows is None or not isinstance(rows, np.ndarray) else min(block, max(rows.size, 1))
-    )
+    segments = [(rows, None)] if isinstance(rows, np.ndarray) else rows
+    n_rows = Xt.shape[1] if rows is None else sum(idx.size for idx, _ in segments)
+    arange = np.arange(min(block, max(n_rows, 1)))
     want_margin = margins and rows is None
     margin = np.empty(Xt.shape[1]) if want_margin else None
     parts = []
@@ -294,7 +294,6 @@ def sweep(
                 margin[s:e] = p[9]
             parts.append(p[:9])
     else:
-        segments = [(rows, None)] if isinstance(rows, np.ndarray) else rows
         for idx, Xr in segments:
             for s in range(0, idx.size, block):
                 r = idx[s : s + block]

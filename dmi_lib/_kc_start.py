@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_labels
-from .problem import Problem, _tilde, argmax_rows
+from .problem import Problem, argmax_rows
 
 INITS = ("paper", "sp", "random")
 
@@ -31,12 +31,12 @@ def _argmax_blocks(problem: Problem, rows=None, shift=None, divide=None) -> np.n
     """``argmax_rows((Ã − shift) / divide)`` over all rows (block by block: O(block
     · k) memory) or over the rows ``rows``."""
     if rows is not None:
-        block = _tilde(problem.A[rows], problem.columns)
+        block = problem.tilde_rows(rows)
         return argmax_rows(block - shift if divide is None else block / divide)
     labels = np.empty(problem.n, dtype=np.intp)
-    for s, e in problem.blocks():
-        block = problem.tilde_rows(s, e)
-        labels[s:e] = argmax_rows(block - shift if divide is None else block / divide)
+    for b in problem.blocks():
+        block = problem.tilde_rows(b)
+        labels[b] = argmax_rows(block - shift if divide is None else block / divide)
     return labels
 
 

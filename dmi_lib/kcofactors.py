@@ -40,7 +40,6 @@ fields of :class:`dmi_lib._kc_common.KCOptions`, which
 from __future__ import annotations
 
 import warnings
-from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
@@ -74,15 +73,6 @@ __all__ = [
 ]
 
 
-@contextmanager
-def _single_thread_blas(n: int, options: KCOptions):
-    """One BLAS thread for the blocks' small products of a large problem
-    (:mod:`dmi_lib._blas`); ``options.blas_single_thread_min_rows`` says from
-    how many rows on."""
-    with single_thread_blas(n, options.blas_single_thread_min_rows):
-        yield
-
-
 def _start(eng: Engine, problem: Problem, r: int, init, rng, rows=None):
     """Name and labels of start ``r`` on the rows of ``eng`` (``rows`` of the
     problem, or all): ``init`` first, random starts after it."""
@@ -114,15 +104,15 @@ _RUN_KEYS = (
 
 
 def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: int):
-    """Run every start; returns the runs' infos, the best run and its final state.
+    """Run every start.  Returns the starts' infos, the best start, the info of
+    the run that gave the result (with its final state under ``"state"``) and the
+    number of rows the starts ran on a sample of (0: all rows).
 
     From ``options.subsample_min_rows`` rows on, every start runs on a sample of
     the rows (:meth:`Engine.sample`) and only the best one goes on to all rows:
-    the sample's ``D`` assigns every row and the solver runs from there.  The
-    last entry of the runs is then that run on all rows."""
+    the sample's ``D`` assigns every row and the solver runs from there."""
     sample = eng.sample() if eng.n >= eng.options.subsample_min_rows else None
-    sampled = sample is not None
-    rows, runner = sample if sampled else (None, eng)
+    rows, runner = (None, eng) if sample is None else sample
     runs, best, win_state = [], 0, None
     with _compiled.threads(eng.options.threads):
         for r in range(n_init):
@@ -137,14 +127,12 @@ def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: i
                 best, win_state = r, st
             runs.append(info)
             del st, labels
-        if sampled:  # the best start's partition of all rows, and on from there
-            labels = eng.partition(win_state.D)
-            info = eng.run(labels, max_iter, eng.options.sampled_patience)
-            info["init"] = runs[best]["init"]
-            win_state = info.pop("state")
-            info["logabs"] = win_state.logabs
-            runs.append(info)
-    return runs, best, win_state
+        if sample is None:
+            return runs, best, {**runs[best], "state": win_state}, 0
+        # the best start's partition of all rows, and on from there
+        final = eng.run(eng.partition(win_state.D), max_iter, eng.options.sampled_patience)
+    final["init"] = runs[best]["init"]
+    return runs, best, final, rows.size
 
 
 def _k_cofactors_result(
@@ -167,14 +155,13 @@ def _k_cofactors_result(
     init = check_init(init, problem.n, problem.k)
     rng = check_random_state(random_state)
     options = default_options() if options is None else options
-    with _single_thread_blas(problem.n, options):
-        # With sampled starts only the best start runs on all rows.
+    with single_thread_blas(problem.n, options.blas_single_thread_min_rows):
+        # With sampled starts only the best start runs on all rows (the compiled
+        # pass pays for its loading on the runs over all rows).
         runs_on_all = 1 if problem.n >= options.subsample_min_rows else n_init
         eng = Engine(problem, options, runs_on_all)
-        runs, best, win_state = _restarts(eng, problem, n_init, init, rng, max_iter)
-    sampled = len(runs) > n_init  # the starts ran on a sample; the last run on all rows
-    sampled_rows = eng.sample()[0].size if sampled else 0
-    win = runs[-1] if sampled else runs[best]
+        runs, best, win, sample_rows = _restarts(eng, problem, n_init, init, rng, max_iter)
+    win_state = win.pop("state")
     res = _result(
         problem,
         win_state.labels,
@@ -187,13 +174,12 @@ def _k_cofactors_result(
     # Log-scores of all restarts in the paper's Ã (X = ÃQ for one Q, on the sample
     # as on all rows: log|det CᵀX| - log|det CᵀÃ| is the same constant).
     offset = res.log_score - win_state.logabs
-    starts = runs[:n_init]
     res.info = {
         **{key: win[key] for key in _RUN_KEYS},
         "best_restart": best,
-        "restart_log_scores": [float(run["logabs"] + offset) for run in starts],
-        "restarts": [{key: run[key] for key in _RUN_KEYS} for run in starts],
-        "sample_rows": sampled_rows,
+        "restart_log_scores": [float(run["logabs"] + offset) for run in runs],
+        "restarts": [{key: run[key] for key in _RUN_KEYS} for run in runs],
+        "sample_rows": sample_rows,
     }
     if not res.converged:
         warnings.warn(

@@ -187,13 +187,14 @@ class Problem:
     def A_tilde(self) -> np.ndarray:
         return _tilde(self.A, self.columns)
 
-    def tilde_rows(self, start: int, stop: int) -> np.ndarray:
-        """``Ã[start:stop]`` without forming ``Ã`` (a view when ``Ã`` is one)."""
-        return _tilde(self.A[start:stop], self.columns)
+    def tilde_rows(self, rows) -> np.ndarray:
+        """``Ã[rows]`` (a slice or row indices) without forming ``Ã`` (a view when
+        ``Ã`` is one and ``rows`` a slice)."""
+        return _tilde(self.A[rows], self.columns)
 
     def blocks(self):
-        """``(start, stop)`` of the blocks of rows the passes over ``Ã`` use."""
-        return ((s, min(s + _BLOCK, self.n)) for s in range(0, self.n, _BLOCK))
+        """The blocks of rows (slices) the passes over ``Ã`` use."""
+        return (slice(s, min(s + _BLOCK, self.n)) for s in range(0, self.n, _BLOCK))
 
     def _tilde_whole(self) -> bool:
         """Use ``Ã`` whole: it is formed (or a view), or it is one block."""
@@ -221,10 +222,8 @@ class Problem:
             return cluster_sums(self.A_tilde, labels, self.k, self.weights)
         M = np.zeros((self.k, self.k))
         w = self.weights
-        for s, e in self.blocks():
-            M += cluster_sums(
-                self.tilde_rows(s, e), labels[s:e], self.k, None if w is None else w[s:e]
-            )
+        for b in self.blocks():
+            M += cluster_sums(self.tilde_rows(b), labels[b], self.k, None if w is None else w[b])
         return M
 
     @property
