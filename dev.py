@@ -269,10 +269,10 @@ def cmd_lab(args) -> int:
 
 
 def cmd_live(args) -> int:
-    """Serve the book and a local Jupyter server for its live-code switches.
+    """Serve the book and its kernels from one local Jupyter server (tools/live_server.py).
 
-    Options: --port N (the book's port, default 8000; 0 for any free port), --page
-    PATH (page to open), --no-browser, --rebuild, --repo-url URL (passed to the build).
+    Options: --port N (default 8000; 0 for any free port), --page PATH (page to open),
+    --cull-idle SECONDS, --no-browser, --rebuild, --repo-url URL (passed to the build).
     """
     ensure_env()
     book_args = []

@@ -1,7 +1,7 @@
 """The live-code machinery without a browser: vendoring, page configuration, local server.
 
-The browser run itself (a kernel, a slider, a figure that changes) is
-``scripts/check_live.py``; it starts servers and Chromium, so it is not part of this suite.
+The server's defences are attacked in ``test_live_security.py``; the browser run itself
+(a kernel, a slider, a figure that changes) is in the browser tests.
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ import json
 import re
 import sys
 import tarfile
-import threading
-import urllib.request
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -202,50 +199,19 @@ def test_switch_html_carries_safe_json():
     assert "python3 dev.py live" in html
 
 
-def test_cross_origin_only_from_the_book():
-    pat = re.compile(live_server.origin_pattern(8123))
-    assert pat.match("http://127.0.0.1:8123") and pat.match("http://localhost:8123")
-    for other in (
-        "http://127.0.0.1:8124",
-        "https://127.0.0.1:8123",
-        "http://evil.example",
-        "http://127.0.0.1:81234",
-        "http://127.0.0.1:8123.evil.example",
-    ):
-        assert not pat.match(other), other
-    cmd = live_server.jupyter_command("python", Path("/repo"), 9000, 8123)
-    assert f"--ServerApp.allow_origin_pat={live_server.origin_pattern(8123)}" in cmd
-    assert "--ServerApp.ip=127.0.0.1" in cmd
+def test_live_server_command_line():
+    cmd = live_server.jupyter_command("python", Path("/repo"), 9000)
+    assert "--ServerApp.ip=127.0.0.1" in cmd and "--ServerApp.port=9000" in cmd
     assert not any("token" in c.lower() for c in cmd)  # passed in JUPYTER_TOKEN instead
     # traitlets reads a dict option as a Python literal (JSON's false is rejected)
     ext = next(c for c in cmd if c.startswith("--ServerApp.jpserver_extensions="))
-    assert ast.literal_eval(ext.split("=", 1)[1])["jupyterlab"] is False
+    extensions = ast.literal_eval(ext.split("=", 1)[1])
+    assert extensions["jupyterlab"] is False and extensions["live_server"] is True
 
 
-def test_book_server_answers_server_json(tmp_path):
-    (tmp_path / "index.html").write_text("<p>book</p>")
-    info = live_server.server_info(9000, "abc")
-    assert info == {
-        "baseUrl": "http://127.0.0.1:9000",
-        "wsUrl": "ws://127.0.0.1:9000",
-        "token": "abc",
-    }
-    live_server.BookHandler.info = info
-    handler = lambda *a, **k: live_server.BookHandler(*a, directory=str(tmp_path), **k)  # noqa: E731
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        base = f"http://127.0.0.1:{httpd.server_address[1]}"
-        with urllib.request.urlopen(base + live_server.SERVER_JSON) as r:
-            assert json.load(r) == info
-            assert r.headers["Cache-Control"] == "no-store"
-            assert r.headers.get("Access-Control-Allow-Origin") is None
-        with urllib.request.urlopen(base + "/index.html") as r:
-            assert r.read() == b"<p>book</p>"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+def test_login_url_carries_the_token_once():
+    url = live_server.login_url(8123, "/book/06 x.html", "abc")
+    assert url == "http://127.0.0.1:8123/book/book/06%20x.html?token=abc"
 
 
 def test_thebe_loader_url_is_local_and_written_once():

@@ -6,8 +6,8 @@ from the book's own ``_static/live/``), turns every code cell into an editable c
 a kernel and runs the cells in order -- widgets included (thebe bundles the ipywidgets 8
 widget manager).  The kernel comes from
 
-1. the local Jupyter server of ``python3 dev.py live``, which serves the book together
-   with ``_live/server.json`` (its URL and token), else
+1. the local Jupyter server of ``python3 dev.py live``, which serves the book itself
+   (same origin, Jupyter's login cookie; ``_live/server.json`` says where), else
 2. Binder, when the book was built with a repository URL (``repository.url``; the
    ``launch_buttons.binderhub_url`` of ``_config.yml``), else
 3. nowhere: the switch says how to start ``python3 dev.py live``.

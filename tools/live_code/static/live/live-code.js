@@ -1,13 +1,19 @@
 /* "Live code" switch: run this page's code cells on a Jupyter kernel with thebe.
  *
  * Nothing is fetched until the switch is turned on.  Then:
- *   1. <root>/_live/server.json (served by `python3 dev.py live`) gives a local Jupyter
- *      server's URL and token; without it, Binder is used if the page was built with a
- *      repository URL; otherwise the switch explains how to start a local server;
+ *   1. <root>/_live/server.json answers when the page is served by `python3 dev.py live`:
+ *      one local Jupyter server serves the book and its kernels on the same origin, and
+ *      the browser holds its login cookie (the URL it printed logged it in); the page
+ *      sends that cookie and the XSRF header, never a token.  Without it, Binder is used
+ *      if the page was built with a repository URL; otherwise the switch explains how to
+ *      start a local server;
  *   2. thebe (vendored in _static/live/thebe) is loaded, every code cell becomes an
  *      editable cell with an output area (also cells whose static output was removed),
- *   3. a kernel starts and the cells run in order; widgets are live.
- * Turning the switch off shuts the kernel down and reloads the static page.
+ *   3. a kernel of the page's own starts and the cells run in order, as far as the reader
+ *      has scrolled (the rest as they come into view, or `dmiLive.runAll()`); widgets are
+ *      live.
+ * Turning the switch off shuts the kernel down and reloads the static page.  A tab closed
+ * without switching off leaves its kernel idle; the local server shuts it down later.
  */
 (function () {
   "use strict";
@@ -46,14 +52,25 @@
   }
 
   async function localServer() {
+    let r;
     try {
-      const r = await fetch(contentRoot + "_live/server.json", { cache: "no-store" });
-      if (!r.ok) return null;
-      const s = await r.json();
-      return s && s.baseUrl ? s : null;
+      r = await fetch(contentRoot + "_live/server.json",
+                      { cache: "no-store", credentials: "same-origin" });
     } catch (e) {
       return null;  // e.g. a page opened from the file system
     }
+    if (!r.ok) return null;
+    const s = await r.json();
+    if (!s || typeof s.baseUrl !== "string") return null;
+    const base = new URL(s.baseUrl, window.location.href);
+    return { baseUrl: base.href, wsUrl: base.href.replace(/^http/, "ws") };
+  }
+
+  /* One kernel per page: the server keeps one session per path, so each page asks for
+   * a path of its own (in the chapter's folder, where the kernel starts). */
+  function ownPath(path) {
+    const id = Math.random().toString(36).slice(2, 10);
+    return path.replace(/(\.ipynb)?$/, "-live-" + id + ".ipynb");
   }
 
   /* Mark each code cell's source and give each exactly one output placeholder:
@@ -90,7 +107,7 @@
     let server;
     if (local) {
       server = { useBinder: false, serverSettings: {
-        baseUrl: local.baseUrl, wsUrl: local.wsUrl, token: local.token, appendToken: true } };
+        baseUrl: local.baseUrl, wsUrl: local.wsUrl, token: "", appendToken: false } };
       live.server = "local:" + local.baseUrl;
     } else if (cfg.binder) {
       server = { useBinder: true, binderOptions: cfg.binder };
@@ -142,7 +159,8 @@
         mountRestartAllButton: true,
         mathjaxUrl: staticRoot + "live/mathjax2-shim.js",
         codeMirrorConfig: { theme: "default", mode: "python", lineNumbers: false },
-        kernelOptions: { kernelName: cfg.kernelName, name: cfg.kernelName, path: cfg.path },
+        kernelOptions: { kernelName: cfg.kernelName, name: cfg.kernelName,
+                         path: local ? ownPath(cfg.path) : cfg.path },
       }, server));
     } catch (e) {
       live.errors.push(String(e));
@@ -157,25 +175,66 @@
     live.session = result.session;
     const nb = result.notebook;
     const n = nb.cells.length;
-    for (let i = 0; i < n; i++) {
-      setState("running", `running cell ${i + 1} of ${n}…`);
-      const cell = nb.cells[i];
-      const r = await cell.execute(cell.source);
-      if (!r || r.error) {
-        live.errors.push("cell " + (i + 1));
-        setState("error", `cell ${i + 1} of ${n} raised an error (shown below it); ` +
-                 "the later cells did not run");
-        cells[i] && cells[i].scrollIntoView({ block: "center" });
-        return;
-      }
+    const where = local ? "on your local Jupyter server" : "on Binder";
+    // Cells run in page order, but only as far as the reader has come: the cells up to
+    // the one in view run at once, later ones when they scroll into view, when the reader
+    // runs one (Shift+Enter runs every earlier cell first) or when runAll() asks.
+    const execute = nb.cells.map((cell) => cell.execute.bind(cell));
+    let chain = Promise.resolve();
+    live.total = n;
+    live.ran = 0;  // cells 1..ran have run
+    let queued = 0;  // cells 1..queued are queued (or ran)
+    function status() {
+      return live.ran >= n
+        ? `live ${where}: all ${n} cells ran; edit a cell and press Shift+Enter to run it`
+        : `live ${where}: cells 1–${live.ran} of ${n} ran; the others run as you scroll ` +
+          "to them (or press Shift+Enter in one)";
     }
-    mark("cellsDone");
-    setState("ready", `live: ${n} cells ran` + (local ? " on your local Jupyter server" : " on Binder") +
-             "; edit a cell and press Shift+Enter to run it");
+    function runCell(i, source) {
+      chain = chain.then(async () => {
+        if (live.state === "error" || live.state === "off") return;
+        setState("running", `running cell ${i + 1} of ${n}…`);
+        const r = await execute[i](source === undefined ? nb.cells[i].source : source);
+        if (!r || r.error) {
+          live.errors.push("cell " + (i + 1));
+          setState("error", `cell ${i + 1} of ${n} raised an error (shown below it); ` +
+                   "the later cells did not run");
+          cells[i] && cells[i].scrollIntoView({ block: "center" });
+          return;
+        }
+        live.ran = Math.max(live.ran, i + 1);
+        if (live.ran >= n) mark("cellsDone");
+        setState("ready", status());
+      });
+      return chain;
+    }
+    function runUpTo(k) {  // queue cells 1..k that are not queued yet
+      for (k = Math.min(k, n); queued < k; queued++) runCell(queued);
+      return chain;
+    }
+    live.runAll = () => runUpTo(n);
+    nb.cells.forEach((cell, i) => {
+      cell.execute = (source) => {  // thebe's Shift+Enter calls this
+        runUpTo(i);
+        queued = Math.max(queued, i + 1);
+        return runCell(i, source);
+      };
+    });
+    const observer = new IntersectionObserver((entries) => {
+      entries.forEach((e) => {
+        if (e.isIntersecting) runUpTo(cells.indexOf(e.target) + 1);
+      });
+    }, { rootMargin: "0px 0px 50% 0px" });  // start a little before a cell is in view
+    cells.forEach((cell) => observer.observe(cell));
+    live.observer = observer;
+    const first = cells.findIndex((c) => c.getBoundingClientRect().top > window.innerHeight * 1.5);
+    await runUpTo(first < 0 ? n : Math.max(first, 1));
+    mark("liveReady");
   }
 
   async function turnOff() {
     setState("off", "stopping the kernel…");
+    if (live.observer) live.observer.disconnect();
     try {
       if (live.session) await live.session.shutdown();
     } catch (e) { /* the page reloads anyway */ }
