@@ -87,7 +87,11 @@ def test_a_downloaded_chapter_runs_in_a_fresh_environment(tmp_path):
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     # What runs the notebook (a Jupyter client and kernel), not what the chapter needs.
     _run([python, "-m", "pip", "install", "--quiet", "nbclient", "ipykernel"], env=env)
-    probe = _run([python, "-c", "import importlib.util as u; print(u.find_spec('dmi_lib'))"])
+    probe = _run(
+        [python, "-c", "import importlib.util as u; print(u.find_spec('dmi_lib'))"],
+        cwd=tmp_path,
+        env=env,
+    )
     assert probe.stdout.strip() == "None"  # nothing of the project yet
 
     nb = downloads.downloadable(json.loads(CHAPTER.read_text()), ROOT.as_uri(), "HEAD")
