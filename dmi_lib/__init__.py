@@ -61,7 +61,7 @@ _LAZY = {
         "list_datasets",
         "load_dataset",
     ),
-    "practical": (
+    "extras.practical": (
         "PracticalDMIResult",
         "ValidatedDMIResult",
         "name_clusters_bayes",
@@ -90,7 +90,7 @@ _LAZY = {
         "truthful",
     ),
     # Beyond the paper (chapter 14): its future directions.
-    "beyond": (
+    "extras.beyond": (
         "continuous_dmi_cluster",
         "kernel_dmi_cluster",
         "projected_dmi_cluster",

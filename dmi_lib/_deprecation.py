@@ -3,7 +3,7 @@
 A module whose names moved assigns ``__getattr__ = moved(__name__, {"old": "new.module"})``.
 Looking up a moved name imports it from its new home and warns; the import happens only
 on that lookup, so a library module can name a home in a layer above it (a study moved to
-:mod:`dmi_lib.studies`) without importing that layer.
+:mod:`dmi_book.studies`) without importing that layer.
 """
 
 from __future__ import annotations

@@ -7,9 +7,12 @@ layers below it (:data:`LAYERS`):
 1. solvers: ``exact`` (with ``_triangle``), ``linear_partitions``, ``kcofactors``
    (with its ``_kc_*`` parts and compiled kernels)
 2. front door: ``core`` (``dmi_cluster``, ``DMIClustering``)
-3. elicitation: aggregation of answer matrices and tables (also on Dask), the mechanisms
+3. elicitation: aggregation of answer matrices and tables, the mechanisms, and beside
+   them what goes beyond the paper (``dmi_lib.extras``: ``practical``, ``beyond`` and the
+   Dask path ``scale_out``)
 4. simulation and data
-5. on top, never imported by the library: ``plotting``, ``studies``
+5. on top, never imported by the library: the book's package ``dmi_book`` (its figures,
+   ``dmi_book.plotting``, and studies, ``dmi_book.studies``)
 """
 
 from __future__ import annotations
@@ -21,15 +24,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "dmi_lib"
-TOP = ("dmi_lib.plotting", "dmi_lib.studies")
+PACKAGES = (ROOT / "dmi_lib", ROOT / "dmi_book")
+TOP = ("dmi_book",)
 
 #: Optional dependencies a module may import inside a function (they are loaded only
 #: when the feature that needs them is used).
 LAZY_OK = ("dask", "distributed", "pyarrow", "numba", "matplotlib_inline", "IPython", "crowdkit")
-#: Library modules that import an optional dependency at their top (dmi_lib.scale_out:
+#: Library modules that import an optional dependency at their top (dmi_lib.extras.scale_out:
 #: dask): importing one inside a function is the lazy import of that dependency.
-LAZY_OK_MODULES = ("dmi_lib.scale_out",)
+LAZY_OK_MODULES = ("dmi_lib.extras.scale_out",)
 
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 60
@@ -57,18 +60,15 @@ LAYERS = {
     "dmi_lib.core": 2,
     "dmi_lib.aggregation": 3,
     "dmi_lib.answers": 3,
-    "dmi_lib.practical": 3,
     "dmi_lib.reports": 3,
     "dmi_lib.mechanisms": 3,
     "dmi_lib.kdmi": 3,
     "dmi_lib.tabular": 3,
-    "dmi_lib.scale_out": 3,
-    "dmi_lib.beyond": 3,
+    "dmi_lib.extras": 3,
     "dmi_lib.simulation": 4,
     "dmi_lib.crowd_data": 4,
     "dmi_lib.datasets": 4,
-    "dmi_lib.plotting": 5,
-    "dmi_lib.studies": 5,
+    "dmi_book": 5,
 }
 
 
@@ -83,7 +83,12 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "__pycache__" not in p.parts}
+MODULES = {
+    module_name(p): p
+    for package in PACKAGES
+    for p in sorted(package.rglob("*.py"))
+    if "__pycache__" not in p.parts
+}
 
 
 def resolve(mod: str, node: ast.ImportFrom | ast.Import, is_package: bool) -> list[str]:
@@ -173,11 +178,11 @@ def test_every_import_goes_down_the_layers(mod):
 def test_the_layer_check_sees_an_upward_import():
     assert layer("dmi_lib.core") > layer("dmi_lib.exact") > layer("dmi_lib.problem")
     assert layer("dmi_lib._kc_engine") == layer("dmi_lib.kcofactors")
-    assert layer("dmi_lib.plotting.geometry") == 5 and layer("dmi_lib.nowhere") is None
+    assert layer("dmi_book.plotting.geometry") == 5 and layer("dmi_lib.nowhere") is None
 
 
 @pytest.mark.parametrize("mod", [m for m in MODULES if not m.startswith(TOP)])
-def test_the_library_never_imports_plotting_or_studies(mod):
+def test_the_library_never_imports_the_book_package(mod):
     bad = sorted({t for t, _, _ in imports(mod) if t and t.startswith(TOP)})
     assert not bad, f"{mod} imports {bad}"
 

@@ -106,7 +106,7 @@ def test_cover_page_cites_the_paper_and_has_index_entries():
 # --- API reference ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("package", ["dmi_lib", "dmi_lib.plotting"])
+@pytest.mark.parametrize("package", ["dmi_lib", "dmi_book.plotting"])
 def test_api_page_documents_every_public_name(package):
     import importlib
 

@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.geometry (Figures 2 and 3, the 1-d threshold curve).
+"""Smoke tests for dmi_book.plotting.geometry (Figures 2 and 3, the 1-d threshold curve).
 
 Each test draws a figure and checks what was drawn (artists, offsets, titles, limits),
 never pixels.
@@ -17,7 +17,7 @@ from matplotlib.image import AxesImage
 from dmi_lib.core import assign, dmi_cluster, dmi_score, prepare
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import cone_labels_2d
-from dmi_lib.plotting import geometry as g
+from dmi_book.plotting import geometry as g
 
 
 @pytest.fixture

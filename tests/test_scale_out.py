@@ -10,7 +10,7 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 from dmi_lib import aggregate  # noqa: E402
-from dmi_lib.scale_out import (  # noqa: E402
+from dmi_lib.extras.scale_out import (  # noqa: E402
     aggregate_dask,
     distinct_counts,
     read_answers,

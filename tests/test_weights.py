@@ -195,7 +195,7 @@ def test_clustering_distinct_rows_is_exact(data):
 # --------------------------------------------------------------------------- #
 # The practical methods on grouped tasks equal the methods on every task
 # --------------------------------------------------------------------------- #
-from dmi_lib.practical import (  # noqa: E402
+from dmi_lib.extras.practical import (  # noqa: E402
     practical_dmi_aggregate,
     refine_multinomial,
     validated_dmi_aggregate,

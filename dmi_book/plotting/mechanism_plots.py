@@ -12,8 +12,8 @@ surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
 Besides the figures, :func:`payment_matrices` reads the two count matrices of one
 agent's payment off the mechanism's output, so that a chapter can assert on the numbers
 Figure 7 shows.  Figure 8's answers come from
-:func:`~dmi_lib.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
-figures are in :mod:`dmi_lib.plotting.strategy_plots` (importable from here too).
+:func:`~dmi_book.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
+figures are in :mod:`dmi_book.plotting.strategy_plots` (importable from here too).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ import numpy as np
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from .._deprecation import moved
-from .._validation import check_matrix
-from ..core import assign
-from ..labels import agreement
-from ..kdmi import KDMIResult, kdmi_mechanism
-from ..simulation import Reports
+from dmi_lib._deprecation import moved
+from dmi_lib._validation import check_matrix
+from dmi_lib.core import assign
+from dmi_lib.labels import agreement
+from dmi_lib.kdmi import KDMIResult, kdmi_mechanism
+from dmi_lib.simulation import Reports
 from ..studies.experiments import sp_dmi_disagreement
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
 from .strategy_plots import (  # chapter 10's strategy figures, importable from here as before
@@ -52,7 +52,7 @@ __all__ = [
 
 #: Experiments that moved to the studies (they simulate what the figures draw).
 _MOVED = {
-    name: "dmi_lib.studies.experiments"
+    name: "dmi_book.studies.experiments"
     for name in (
         "STRATEGY_TYPES",
         "sp_dmi_disagreement",

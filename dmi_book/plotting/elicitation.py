@@ -23,8 +23,8 @@ optional axes and return the matplotlib ``Figure``.
 
 Chapter 2's figures of a simulated crowd (:func:`plot_aggregators`,
 :func:`draw_accuracy_bars`, :func:`plot_bias_sweep`, :func:`plot_answers_per_task`) are
-in :mod:`dmi_lib.plotting.crowd_plots` and importable from here too; the crowds
-themselves are simulated by :mod:`dmi_lib.studies.experiments`.
+in :mod:`dmi_book.plotting.crowd_plots` and importable from here too; the crowds
+themselves are simulated by :mod:`dmi_book.studies.experiments`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from .._deprecation import moved
-from .._validation import check_distribution, check_labels, check_matrix
-from ..aggregation import plurality, surprisingly_popular
-from ..kcofactors import partition_rays_2d
+from dmi_lib._deprecation import moved
+from dmi_lib._validation import check_distribution, check_labels, check_matrix
+from dmi_lib.aggregation import plurality, surprisingly_popular
+from dmi_lib.kcofactors import partition_rays_2d
 from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
@@ -81,7 +81,7 @@ __all__ = [
 
 #: Simulations that moved to the studies (they compute what the figures draw).
 _MOVED = {
-    name: "dmi_lib.studies.experiments"
+    name: "dmi_book.studies.experiments"
     for name in (
         "AnswersStudy",
         "CrowdScenario",

@@ -19,9 +19,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import check_labels, check_matrix
-from ..core import cluster_sums, prepare
-from ..kcofactors import k_cofactors_history
+from dmi_lib._validation import check_labels, check_matrix
+from dmi_lib.core import cluster_sums, prepare
+from dmi_lib.kcofactors import k_cofactors_history
 from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
 
 __all__ = [

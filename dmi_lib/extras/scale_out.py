@@ -37,8 +37,8 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._validation import check_random_state
-from .answers import _check_keywords, _check_options, _gold_labels, decide_groups
+from .._validation import check_random_state
+from ..answers import _check_keywords, _check_options, _gold_labels, decide_groups
 
 __all__ = [
     "DASK_METHODS",

@@ -2,7 +2,7 @@
 
 Each function simulates a seeded crowd (or takes answers) and runs the library's
 aggregators and mechanisms on it, returning the numbers a figure of
-:mod:`dmi_lib.plotting` draws and a chapter asserts on.  Nothing here draws.
+:mod:`dmi_book.plotting` draws and a chapter asserts on.  Nothing here draws.
 
 * Chapter 2 (``book/02_plurality_and_sp``): :func:`crowd_scenario`, a crowd with a
   low-effort share and a "good"-bias answered by plurality, surprisingly popular and
@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_distribution, check_matrix, check_random_state
-from ..aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
-from ..core import dmi_cluster
-from ..datasets import load_paper_data
-from ..labels import agreement
-from ..kdmi import kdmi_mechanism
-from ..simulation import (
+from dmi_lib._validation import check_distribution, check_matrix, check_random_state
+from dmi_lib.aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
+from dmi_lib.core import dmi_cluster
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.labels import agreement
+from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.simulation import (
     always,
     check_strategies,
     permutation_strategy,

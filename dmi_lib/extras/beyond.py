@@ -22,7 +22,7 @@ simulated crowds, including where it does not help.
 
 The studies that measure each direction, and the scenarios they simulate (surveys with
 a hypothetical question, ring-shaped states, answers on a continuous scale), are in
-:mod:`dmi_lib.studies.beyond`.
+:mod:`dmi_book.studies.beyond`.
 
 :func:`matched_accuracy` scores a clustering against the true states when the
 clusters carry no names.
@@ -37,18 +37,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._deprecation import moved
-from ._validation import (
+from .._deprecation import moved
+from .._validation import (
     check_distribution,
     check_int,
     check_labels,
     check_matrix,
     check_random_state,
 )
-from .aggregation import surprisingly_popular_single
-from .core import dmi_cluster
-from .labels import agreement, contingency
-from .problem import DEFAULT_RANK_TOL
+from ..aggregation import surprisingly_popular_single
+from ..core import dmi_cluster
+from ..labels import agreement, contingency
+from ..problem import DEFAULT_RANK_TOL
 
 __all__ = [
     "KernelDMIResult",
@@ -75,7 +75,7 @@ __all__ = [
 __getattr__ = moved(
     __name__,
     {
-        name: "dmi_lib.studies.beyond"
+        name: "dmi_book.studies.beyond"
         for name in (
             "ContinuousReports",
             "continuous_study",

@@ -12,10 +12,10 @@ simulated crowd), :mod:`.geometry` (chapters 4-6, Figures 2-3),
 (chapters 10-11, Figures 6-8), :mod:`.strategy_plots` (chapter 10's strategy
 experiments), :mod:`.single_task_plots` (chapter 12, Figure 9),
 :mod:`.real_crowds_plots` (chapter 13), :mod:`.beyond_plots` (chapter 14, beyond the
-paper).  The simulations behind the figures are in :mod:`dmi_lib.studies`.
+paper).  The simulations behind the figures are in :mod:`dmi_book.studies`.
 """
 
-from .._deprecation import moved
+from dmi_lib._deprecation import moved
 from . import (
     _base,
     beyond_plots,
@@ -74,7 +74,7 @@ def _defined_here(name: str) -> bool:
 # Each name once (a module may re-export another's figure under its old home).
 __all__ = [name for name in dict.fromkeys(_NAMES) if _defined_here(name)]
 
-#: Experiments that moved to :mod:`dmi_lib.studies` (they simulate what the figures draw):
+#: Experiments that moved to :mod:`dmi_book.studies` (they simulate what the figures draw):
 #: the modules' own lists, plus a helper that moved within plotting.
 __getattr__ = moved(
     __name__,
@@ -82,6 +82,6 @@ __getattr__ = moved(
         **elicitation._MOVED,
         **mechanism_plots._MOVED,
         **single_task_plots._MOVED,
-        "same_partition_fraction": "dmi_lib.plotting.mechanism_plots",
+        "same_partition_fraction": "dmi_book.plotting.mechanism_plots",
     },
 )
