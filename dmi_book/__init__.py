@@ -5,3 +5,5 @@ draw and measure with them: :mod:`dmi_book.plotting` (every figure, as a pure, s
 function) and :mod:`dmi_book.studies` (the simulations and the real-crowds study behind
 the book's tables and figures).  It imports the library; the library never imports it.
 """
+
+__all__: list[str] = []  # each name is imported from its module

@@ -8,7 +8,7 @@ such a table into the paper's answer matrix ``A`` (row ``t``: the distribution o
 of :mod:`dmi_lib.aggregation` and :mod:`dmi_lib.extras.practical` on it, which it never
 re-implements, and hands a Dask table to :mod:`dmi_lib.extras.scale_out`:
 
-* :func:`~dmi_lib.answers.answer_matrix` (also importable from here) — the table →
+* :func:`~dmi_lib.answers.answer_matrix` — the table →
   ``A`` (shares), counts, task and option indexes.
 * :func:`aggregate` — one label per task, a :class:`pandas.Series` named
   ``"agg_label"`` like crowd-kit's ``fit_predict``; methods ``"plurality"``,
@@ -53,20 +53,17 @@ from .answers import (
     _prediction_matrix,
     _prior_array,
     _py,
-    answer_matrix,
     decide_groups,
     task_groups,
 )
 from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
 
 __all__ = [
-    "AnswerMatrix",
     "DMIAggregator",
     "MajorityVote",
     "METHODS",
     "SurprisinglyPopular",
     "aggregate",
-    "answer_matrix",
 ]
 
 #: Methods accepted by :func:`aggregate`.
@@ -611,7 +608,7 @@ class DMIAggregator(_Aggregator):
     names_ : pandas.Series
         Option naming each cluster (index: cluster id).
     result_ : dmi_lib.aggregation.DMIAggregation
-        The clustering (``result_.clustering`` is the :class:`~dmi_lib.core.DMIResult`).
+        The clustering (``result_.clustering`` is the :class:`~dmi_lib.problem.DMIResult`).
 
     Examples
     --------

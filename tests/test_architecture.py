@@ -63,6 +63,7 @@ LAYERS = {
     "dmi_lib.reports": 3,
     "dmi_lib.mechanisms": 3,
     "dmi_lib.kdmi": 3,
+    "dmi_lib._kdmi_partitions": 3,
     "dmi_lib.tabular": 3,
     "dmi_lib.extras": 3,
     "dmi_lib.simulation": 4,
@@ -247,3 +248,36 @@ def test_modules_and_functions_stay_small(mod):
         f"{mod}: functions over {MAX_FUNCTION_LINES} lines of code with no "
         f"'{LONG_MARK} why' comment above them: {long_functions(path)}"
     )
+
+
+@pytest.mark.parametrize("mod", list(MODULES))
+def test_no_module_serves_names_from_elsewhere(mod):
+    """No compatibility layer: no module-level ``__getattr__`` (which could hand out
+    names that live in another module) anywhere in dmi_lib or dmi_book."""
+    tree = ast.parse(MODULES[mod].read_text())
+    served = [
+        node.lineno
+        for node in tree.body
+        if (isinstance(node, ast.FunctionDef) and node.name == "__getattr__")
+        or (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__getattr__" for t in node.targets)
+        )
+    ]
+    assert not served, f"{mod} defines a module __getattr__ at line(s) {served}"
+
+
+@pytest.mark.parametrize(
+    "old, name",
+    [
+        ("dmi_lib.mechanisms", "kdmi_mechanism"),
+        ("dmi_lib.extras.practical", "accuracy_study"),
+        ("dmi_lib.extras.beyond", "kernel_study"),
+        ("dmi_book.plotting", "crowd_scenario"),
+        ("dmi_book.plotting.mechanism_plots", "same_partition_fraction"),
+    ],
+)
+def test_names_that_moved_are_gone_from_their_old_modules(old, name):
+    import importlib
+
+    assert not hasattr(importlib.import_module(old), name)

@@ -429,10 +429,3 @@ def test_every_public_name_says_it_is_beyond_the_paper(module):
         if "beyond the paper" not in (getattr(module, name).__doc__ or "").lower()
     ]
     assert unlabelled == []
-
-
-def test_moved_names_still_work_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="dmi_book.studies.beyond.kernel_study"):
-        assert beyond.kernel_study is studies.kernel_study
-    with pytest.raises(AttributeError):
-        beyond.no_such_name

@@ -16,12 +16,14 @@ from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d
 from dmi_book.plotting import simplex_xy
-from dmi_book.plotting.elicitation import (
+from dmi_book.plotting.crowd_plots import (
     draw_accuracy_bars,
     plot_answers_per_task,
     plot_bias_sweep,
-    plot_sp_low_effort,
     plot_aggregators,
+)
+from dmi_book.plotting.elicitation import (
+    plot_sp_low_effort,
     plot_example_states,
     plot_intro_feedback,
     plot_kcofactors_steps,

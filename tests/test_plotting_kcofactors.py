@@ -9,7 +9,7 @@ import matplotlib.colors
 import numpy as np
 import pytest
 
-from dmi_lib.core import dmi_score
+from dmi_lib.problem import dmi_score
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import cone_partition
 from dmi_lib.kcofactors import k_cofactors_2d, k_cofactors_history

@@ -37,7 +37,8 @@ from dmi_book.studies.real_crowds import (
     to_reports,
     worker_accuracy,
 )
-from dmi_lib.tabular import aggregate, answer_matrix
+from dmi_lib.tabular import aggregate
+from dmi_lib.answers import answer_matrix
 
 
 @functools.lru_cache(maxsize=None)
@@ -566,27 +567,3 @@ def test_aggregate_works_on_every_dataset(method):
         assert (out == d.gold.reindex(out.index)).mean() > 0.25, name
         ran += 1
     assert ran >= (11 if method in ("sp-single", "spectral") else 14)
-
-
-# --------------------------------------------------------------------------- #
-# Names that moved to the studies package
-# --------------------------------------------------------------------------- #
-@pytest.mark.parametrize(
-    "name, home",
-    [
-        ("accuracy_study", "dmi_book.studies.real_crowds"),
-        ("STUDY_DATASETS", "dmi_book.studies.real_crowds"),
-        ("to_reports", "dmi_book.studies.real_crowds"),
-        ("inject_strategy", "dmi_book.studies.attacks"),
-    ],
-)
-def test_moved_study_names_still_work_with_a_warning(name, home):
-    import importlib
-
-    from dmi_lib.extras import practical
-
-    with pytest.warns(DeprecationWarning, match=f"moved to {home}.{name}"):
-        old = getattr(practical, name)
-    assert old is getattr(importlib.import_module(home), name)
-    with pytest.raises(AttributeError):
-        practical.no_such_name

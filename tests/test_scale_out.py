@@ -17,7 +17,7 @@ from dmi_lib.extras.scale_out import (  # noqa: E402
     task_counts,
     write_answer_log,
 )
-from dmi_lib.tabular import answer_matrix  # noqa: E402
+from dmi_lib.answers import answer_matrix  # noqa: E402
 
 
 @pytest.fixture(scope="module")

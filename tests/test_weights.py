@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import DMIClustering, dmi_cluster, dmi_score, log_dmi_score
-from dmi_lib.core import _cluster_distinct, distinct_rows, prepare
+from dmi_lib.core import _cluster_distinct
+from dmi_lib.problem import distinct_rows, prepare
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 

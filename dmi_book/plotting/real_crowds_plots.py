@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dmi_lib.tabular import answer_matrix
+from dmi_lib.answers import answer_matrix
 from ._base import CLUSTER_COLORS
 
 __all__ = [

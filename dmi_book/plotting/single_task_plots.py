@@ -17,19 +17,12 @@ import numpy as np
 
 import matplotlib.pyplot as plt
 
-from dmi_lib._deprecation import moved
 from ..studies.two_worlds import single_task_decisions
 from ._base import draw_simplex, new_axes, simplex_xy
 from .mechanism_plots import MARK_COLOR, simplex_ray_segments
 
 __all__ = ["WORLD_COLORS", "plot_separation_sweep", "plot_single_task_partition", "plot_sp_vs_sts"]
 
-#: Experiments that moved to the studies (they simulate what the figures draw).
-_MOVED = {
-    name: "dmi_book.studies.two_worlds"
-    for name in ("separation_sweep", "single_task_decisions", "two_world_points")
-}
-__getattr__ = moved(__name__, _MOVED)
 
 #: Colours of world 0 and world 1.
 WORLD_COLORS = ("#0072B2", "#E69F00")

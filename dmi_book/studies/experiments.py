@@ -354,7 +354,7 @@ def strategy_mix_outcome(
         ``accuracy`` (dict plurality / SP / DMI → fraction correct), ``payments``
         (dict type → (mean, standard error, number of paid agents); NaN for an absent
         type), ``types`` (each agent's type, 0 truthful, 1 always, 2 permutation),
-        ``kdmi`` (the :class:`~dmi_lib.mechanisms.KDMIResult`), ``S_bar`` (the crowd's
+        ``kdmi`` (the :class:`~dmi_lib.kdmi.KDMIResult`), ``S_bar`` (the crowd's
         average strategy) and ``det_S_bar``.
     """
     rng = check_random_state(random_state)
@@ -519,7 +519,7 @@ def sp_dmi_disagreement(A, *, gold=None) -> dict:
     dict
         ``sp`` (options), ``dmi`` (named options), ``labels`` (raw DMI cluster ids),
         ``names`` (option of each cluster), ``differ`` (bool mask), ``n_differ``,
-        ``result`` (the :class:`~dmi_lib.core.DMIResult`).
+        ``result`` (the :class:`~dmi_lib.problem.DMIResult`).
     """
     A = _distributions(A)
     res = dmi_cluster(A)

@@ -12,3 +12,5 @@ of :mod:`dmi_lib` is the paper's algorithms, tables and data.
 * :mod:`dmi_lib.extras.scale_out` — aggregation of answer tables larger than memory on
   Dask (chapter 13 at scale); ``aggregate`` takes this path for a Dask table.
 """
+
+__all__: list[str] = []  # each name is imported from its module

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._deprecation import moved
 from .._validation import (
     check_distribution,
     check_int,
@@ -69,25 +68,6 @@ __all__ = [
     "third_moment_aggregate",
     "whiten",
 ]
-
-#: The studies and their scenarios moved to the top layer (they run the algorithms
-#: above on simulated crowds; the library does not use them).
-__getattr__ = moved(
-    __name__,
-    {
-        name: "dmi_book.studies.beyond"
-        for name in (
-            "ContinuousReports",
-            "continuous_study",
-            "fewer_states_study",
-            "kernel_study",
-            "ring_states",
-            "simulate_continuous",
-            "simulate_hypothetical",
-            "third_moment_study",
-        )
-    },
-)
 
 
 def _positive(x, name: str) -> float:
@@ -534,7 +514,7 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
 
     Beyond the paper.  ``Z = √n U_r`` where ``A - ā = U_r Σ_r V_rᵀ`` is the thin SVD
     kept to the rank ``r`` of the centred data (relative tolerance ``rank_tol``,
-    default :data:`dmi_lib.core.DEFAULT_RANK_TOL`).  For any invertible ``T`` and
+    default :data:`dmi_lib.problem.DEFAULT_RANK_TOL`).  For any invertible ``T`` and
     shift ``b``, ``whiten(A T + b) = whiten(A) O`` for an orthogonal ``O``: pairwise
     distances of ``Z`` -- hence any distance kernel on ``Z`` -- do not depend on the
     affine map.

@@ -47,6 +47,7 @@ __all__ = [
     "read_answers",
     "task_counts",
     "write_answer_log",
+    "is_dask_frame",
 ]
 
 #: Methods :func:`aggregate_dask` runs: those that give every task with the same answer
