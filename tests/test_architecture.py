@@ -1,4 +1,5 @@
-"""The layering of dmi_lib, read from the source: no import cycles, no hidden imports.
+"""The layering of dmi_lib, read from the source: no import cycles, no hidden imports,
+no library module importing the package face ``dmi_lib`` (which imports every module).
 
 The layers (README, "Architecture"), each importing only from its own layer and the
 layers below it (:data:`LAYERS`):
@@ -73,7 +74,13 @@ LAYERS = {
 }
 
 
-def layer(mod: str) -> int | None:
+def layer(mod: str) -> float | None:
+    """The layer of ``mod``; a package face (its ``__init__``, which imports its modules)
+    sits half a layer above the highest module inside it."""
+    if mod in MODULES and MODULES[mod].name == "__init__.py":
+        inside = [layer(m) for m in MODULES if m.startswith(mod + ".")]
+        if inside and None not in inside:
+            return max(inside) + 0.5
     prefixes = [p for p in LAYERS if mod.startswith(p)]
     return LAYERS[max(prefixes, key=len)] if prefixes else None
 
@@ -93,9 +100,15 @@ MODULES = {
 
 
 def resolve(mod: str, node: ast.ImportFrom | ast.Import, is_package: bool) -> list[str]:
-    """The dmi_lib modules an import statement loads (a package import counts too)."""
+    """The modules of dmi_lib and dmi_book an import statement loads, a package's face
+    (its ``__init__``) included: ``from . import x`` loads module ``x`` if there is one
+    and the package face otherwise; ``import dmi_lib.core`` loads the face ``dmi_lib``
+    too (and binds it)."""
     if isinstance(node, ast.Import):
-        names = [a.name for a in node.names]
+        names = []
+        for a in node.names:
+            parts = a.name.split(".")
+            names += [".".join(parts[: i + 1]) for i in range(len(parts))]
     else:
         base = mod.split(".") if is_package else mod.split(".")[:-1]
         if node.level:
@@ -103,16 +116,25 @@ def resolve(mod: str, node: ast.ImportFrom | ast.Import, is_package: bool) -> li
             prefix = ".".join(base + ([node.module] if node.module else []))
         else:
             prefix = node.module or ""
+        # "from . import x" loads module x; "from .m import x" (x not a module) loads m.
         names = [f"{prefix}.{a.name}" for a in node.names]
-        # "from . import x" loads module x; "from .m import x" loads module m.
-        names = [n for n in names if n in MODULES] or [prefix]
-    return [n for n in names if n in MODULES]
+        names = [n for n in names if n in MODULES] + (
+            [prefix] if any(n not in MODULES for n in names) else []
+        )
+    return [n for n in dict.fromkeys(names) if n in MODULES]
 
 
-def imports(mod: str) -> list[tuple[str, ast.AST, bool]]:
-    """(target, node, inside_function) for every import in ``mod``."""
+def faces_above(mod: str) -> list[str]:
+    """The package faces ``mod`` lives under (``dmi_lib``, ``dmi_lib.extras``, ...)."""
+    parts = mod.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts)) if ".".join(parts[:i]) in MODULES]
+
+
+def imports(mod: str, source: str | None = None) -> list[tuple[str, ast.AST, bool]]:
+    """(target, node, inside_function) for every import in ``mod`` (its file, or
+    ``source`` in its place)."""
     path = MODULES[mod]
-    tree = ast.parse(path.read_text())
+    tree = ast.parse(path.read_text() if source is None else source)
     out = []
 
     def visit(node, in_function):
@@ -128,14 +150,26 @@ def imports(mod: str) -> list[tuple[str, ast.AST, bool]]:
     ]
 
 
+def face_imports(mod: str, source: str | None = None) -> list[str]:
+    """Imports in ``mod`` of a package face it lives under (``dmi_lib`` for every
+    library module): relative, absolute, ``import dmi_lib``, at the top or inside a
+    function.  The face imports every module, so a module importing it closes a cycle
+    (and, loaded while the face is half done, finds names missing)."""
+    faces = faces_above(mod)
+    return [
+        f"line {node.lineno}: {target}" + (" (inside a function)" if in_function else "")
+        for target, node, in_function in imports(mod, source)
+        if target in faces
+    ]
+
+
 @functools.cache
 def graph() -> dict[str, set[str]]:
     g = {}
     for mod in MODULES:
-        # A package's own __init__ re-exports its children; only the children's
-        # imports among themselves and of other modules form the layering.
+        # A package face imports its children: those edges count, so that a child
+        # importing the face is a cycle.
         g[mod] = {t for t, _, _ in imports(mod) if t is not None and t != mod}
-        g[mod] -= {m for m in g[mod] if m.startswith(mod + ".")}
     return g
 
 
@@ -169,14 +203,44 @@ def test_the_cycle_check_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-@pytest.mark.parametrize("mod", [m for m in MODULES if m != "dmi_lib"])
+@pytest.mark.parametrize("mod", list(MODULES))
 def test_every_import_goes_down_the_layers(mod):
     assert layer(mod) is not None, f"{mod} has no layer in LAYERS"
-    up = sorted(t for t in graph()[mod] if t != "dmi_lib" and (layer(t) or 0) > layer(mod))
+    up = sorted(t for t in graph()[mod] if (layer(t) or 0) > layer(mod))
     assert not up, f"{mod} (layer {layer(mod)}) imports from layers above it: {up}"
 
 
+@pytest.mark.parametrize("mod", [m for m in MODULES if m.startswith("dmi_lib.")])
+def test_no_library_module_imports_the_package_face(mod):
+    found = face_imports(mod)
+    assert not found, f"{mod} imports the package face: {found}"
+
+
+#: One import of the package face of each kind, as a library module could write it.
+FACE_IMPORTS = {
+    "relative": "from .. import dmi_cluster\n",
+    "absolute": "from dmi_lib import dmi_cluster\n",
+    "package face": "import dmi_lib\n\nx = dmi_lib.dmi_cluster\n",
+    "submodule, binding the face": "import dmi_lib.core\n",
+    "mixed with a module": "from .. import core, dmi_cluster\n",
+    "inside a function": "def f():\n    from dmi_lib import aggregate\n\n    return aggregate\n",
+}
+
+
+@pytest.mark.parametrize("kind", FACE_IMPORTS)
+def test_the_face_check_sees_each_kind_of_import(kind):
+    source = MODULES["dmi_lib.extras.practical"].read_text() + "\n" + FACE_IMPORTS[kind]
+    assert "dmi_lib" in " ".join(face_imports("dmi_lib.extras.practical", source))
+    # a module's own package face counts too
+    if kind == "relative":
+        assert face_imports("dmi_lib.extras.beyond", "from . import nothing_here\n")
+    # the sibling and library modules are not faces
+    assert not face_imports("dmi_lib.extras.practical", "from . import beyond\n")
+    assert not face_imports("dmi_lib.extras.practical", "from ..core import dmi_cluster\n")
+
+
 def test_the_layer_check_sees_an_upward_import():
+    assert layer("dmi_lib") == 4.5 and layer("dmi_lib.extras") == 3.5
     assert layer("dmi_lib.core") > layer("dmi_lib.exact") > layer("dmi_lib.problem")
     assert layer("dmi_lib._kc_engine") == layer("dmi_lib.kcofactors")
     assert layer("dmi_book.plotting.geometry") == 5 and layer("dmi_lib.nowhere") is None
