@@ -32,6 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 LOCK = "requirements-lock.txt"
+#: The book's own package (figures and studies), installed editable next to dmi_lib.
+BOOK_PACKAGE = "./dmi_book"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 #: The conda environment of environment.yml (Binder) uses this Python.
@@ -75,13 +77,15 @@ def study_command(python) -> list[str]:
 def install_commands(python) -> list[list[str]]:
     """The pip commands that install the environment; every one is constrained by the lock."""
     pip = [str(python), "-m", "pip", "install", "--quiet"]
-    return [[*pip, "-e", ".[dev]", "-c", LOCK], study_command(python)]
+    return [[*pip, "-e", ".[dev]", "-e", BOOK_PACKAGE, "-c", LOCK], study_command(python)]
 
 
 def env_digest() -> str:
-    """What the environment is built from: pyproject.toml's [project] table and the lock."""
+    """What the environment is built from: the [project] tables of pyproject.toml and the
+    book package's dmi_book/pyproject.toml, and the lock."""
     spec = json.dumps(project(), sort_keys=True).encode()
-    return hashlib.sha256(spec + (ROOT / LOCK).read_bytes()).hexdigest()
+    book = (ROOT / BOOK_PACKAGE / "pyproject.toml").read_bytes()
+    return hashlib.sha256(spec + book + (ROOT / LOCK).read_bytes()).hexdigest()
 
 
 def ensure_env() -> None:
@@ -140,6 +144,7 @@ def environment_yml() -> str:
         "  - pip:",
         *(f"      - {p}" for p in pins),
         "      - -e .[dev]",
+        f"      - -e {BOOK_PACKAGE}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -326,7 +331,7 @@ def cmd_lint(args) -> int:
     return check or fmt
 
 
-LINT_PATHS = ["dmi_lib", "tests", "benchmarks", "scripts", "tools", "dev.py"]
+LINT_PATHS = ["dmi_lib", "dmi_book", "tests", "benchmarks", "scripts", "tools", "dev.py"]
 
 
 COMMANDS = {

@@ -24,7 +24,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from dmi_lib.tabular import aggregate, answer_matrix
+from dmi_lib.tabular import aggregate
+from dmi_lib.answers import answer_matrix
 
 
 def make_table(n: int, r: int, C: int, seed: int = 0, n_workers: int = 1000):

@@ -43,7 +43,7 @@ To a local optimum (medians over ``--e2e-repeats``):
 
 * ``kc s``: ``k_cofactors(X)`` with its defaults (paper's start, ``n_init=1``), until
   no single-row move raises ``|det(CᵀÃ)|`` -- a local maximum.  It includes
-  ``core.prepare`` (rank, ``Ã``, whitening), shown separately as ``prep s``.
+  ``problem.prepare`` (rank, ``Ã``, whitening), shown separately as ``prep s``.
   ``its`` = batch iterations + finishing passes, ``moves`` = rows moved by the
   finishing ascent, ``cyc``/``sing`` = the paper's batch phase cycled / met a
   singular step.
@@ -276,7 +276,8 @@ def main(argv=None):
 
     from sklearn.cluster import KMeans
 
-    from dmi_lib import _compiled, core
+    from dmi_lib import _compiled
+    from dmi_lib.problem import log_dmi_score, prepare
     from dmi_lib.kcofactors import k_cofactors
 
     compiled = _compiled.available()
@@ -310,7 +311,7 @@ def main(argv=None):
         X = make_data(args.n, d, rng)
         k = d + 1
         centres = X[rng.choice(args.n, size=k, replace=False)]
-        problem = core.prepare(X)
+        problem = prepare(X)
         assert problem.k == k
         full_t, run_t, np_t, km_t = [], [], [], []
         for _ in range(args.repeats):
@@ -336,7 +337,7 @@ def main(argv=None):
         e2e = {"kc": [], "prep": [], "km": [], "km0": []}
         for _ in range(args.e2e_repeats):
             t0 = time.perf_counter()
-            core.prepare(X)
+            prepare(X)
             e2e["prep"].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             res = k_cofactors(X)
@@ -350,8 +351,8 @@ def main(argv=None):
         med = {key: float(np.median(v)) for key, v in e2e.items()}
         scores = [
             res.log_score,
-            core.log_dmi_score(X, km.labels_),
-            core.log_dmi_score(X, km0.labels_),
+            log_dmi_score(X, km.labels_),
+            log_dmi_score(X, km0.labels_),
         ]
         info = res.info
         print(

@@ -37,7 +37,8 @@ import time
 
 import numpy as np
 
-from dmi_lib.core import assign, cluster_sums, dmi_cluster
+from dmi_lib.problem import assign, cluster_sums
+from dmi_lib.core import dmi_cluster
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.mechanisms import dmi_mechanism
 from dmi_lib.simulation import always, random_states, random_strategy, simulate_crowd, truthful

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dmi_lib.core import is_local_maximum
+from dmi_lib.problem import is_local_maximum
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 from dmi_lib.linear_partitions import linear_partition_optimum

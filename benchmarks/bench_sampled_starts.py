@@ -38,7 +38,7 @@ def main(argv=None):
     ap.add_argument("--n-init", type=int, default=10)
     args = ap.parse_args(argv)
 
-    from dmi_lib import core
+    from dmi_lib import problem
     from dmi_lib._kc_common import KCOptions
     from dmi_lib.kcofactors import _k_cofactors_result
 
@@ -57,7 +57,7 @@ def main(argv=None):
         for d in args.dims:
             for seed in range(args.seeds):
                 rng = np.random.default_rng(100 + seed)
-                p = core.prepare(make(kind, args.n, d, rng))
+                p = problem.prepare(make(kind, args.n, d, rng))
                 runs = {}
                 for name, opts in (("all", all_rows), ("sampled", sampled)):
                     t0 = time.perf_counter()

@@ -2,7 +2,7 @@
 
 Writes a synthetic answer log as partitioned Parquet (not committed; default
 ``benchmarks/results/answers-N/``), one file per 10⁶ answers, written by
-``dmi_lib.scale_out.write_answer_log`` (every task's answers spread over files, as in a
+``dmi_lib.extras.scale_out.write_answer_log`` (every task's answers spread over files, as in a
 log kept in time order), then aggregates it with ``dmi_lib.aggregate`` on a Dask LocalCluster
 (``read_answers`` + the distributed count → distinct vectors → map back path) and,
 up to ``--pandas-max`` answers, with pandas on the whole table in memory.
@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 import psutil
 
-from dmi_lib.scale_out import write_answer_log
+from dmi_lib.extras.scale_out import write_answer_log
 
 ROOT = Path(__file__).resolve().parent
 
@@ -79,7 +79,7 @@ def main(argv=None) -> None:
     import distributed
 
     from dmi_lib import aggregate
-    from dmi_lib.scale_out import read_answers
+    from dmi_lib.extras.scale_out import read_answers
 
     cluster = distributed.LocalCluster(
         n_workers=args.workers,

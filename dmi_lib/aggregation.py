@@ -34,7 +34,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
-from .core import DMIResult, _cluster_distinct, cluster_sums
+from .problem import DMIResult, cluster_sums
+from .core import _cluster_distinct
 
 __all__ = [
     "DMIAggregation",

@@ -13,7 +13,7 @@ answers, ``prediction``).  This module reads such a table and nothing more:
 * :func:`task_groups` and :func:`decide_groups` — tasks with the same answer counts
   are interchangeable for plurality, surprisingly popular and DMI-clustering, so
   those are decided once per group; the pandas path (:func:`dmi_lib.tabular.aggregate`)
-  and the Dask path (:mod:`dmi_lib.scale_out`) share them.
+  and the Dask path (:mod:`dmi_lib.extras.scale_out`) share them.
 
 Examples
 --------
@@ -467,7 +467,7 @@ def task_groups(counts, gold_codes=None):
     is a group of its own (its label names a cluster).  Crowd data with ``m`` answers
     per task over ``C`` options has at most ``C(m+C−1, C−1)`` groups besides the gold
     tasks, however many tasks.  The pandas path and the Dask path
-    (:mod:`dmi_lib.scale_out`) both decide on these groups, in this order.
+    (:mod:`dmi_lib.extras.scale_out`) both decide on these groups, in this order.
 
     Parameters
     ----------

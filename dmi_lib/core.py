@@ -4,7 +4,7 @@
 dimensions and small inputs, :mod:`dmi_lib.kcofactors` otherwise) and says on the result
 which one ran and why; :class:`DMIClustering` wraps it as a scikit-learn-style estimator.
 What the solvers share (the problem ``Ã``, scores, ``idxmax``) lives in
-:mod:`dmi_lib.problem`; its public names are also importable from here.
+:mod:`dmi_lib.problem`.
 
 See the book chapters ``book/04_dmi_clustering.ipynb`` (Algorithm 1, the DMI-score and
 its geometry) and ``book/05_theorem_2_2.ipynb`` (Theorem 2.2: legal, affine-invariant,
@@ -21,53 +21,18 @@ import numpy as np
 from . import exact as _exact
 from . import kcofactors as _kc
 from ._validation import check_labels, check_matrix, check_sample_weight
-from .problem import (  # re-exported: these names have always been importable from here
+from .problem import (
     AUTO_BRUTE_FORCE_LIMIT,
-    DEFAULT_RANK_TOL,
-    IDENTICAL_RTOL,
     DMIResult,
     Problem,
     _result,
     _without_zero_weights,
-    augment,
     assign,
-    cluster_sums,
     distinct_rows,
-    dmi_rank,
-    dmi_score,
-    idxmax,
-    in_idxmax,
-    is_linearly_partitioned,
-    is_local_maximum,
-    log_dmi_score,
-    move_factors,
     prepare,
-    same_partition,
 )
 
-__all__ = [
-    "AUTO_BRUTE_FORCE_LIMIT",
-    "IDENTICAL_RTOL",
-    "DEFAULT_RANK_TOL",
-    "DMIClustering",
-    "DMIResult",
-    "Problem",
-    "assign",
-    "augment",
-    "cluster_sums",
-    "distinct_rows",
-    "dmi_cluster",
-    "dmi_rank",
-    "dmi_score",
-    "idxmax",
-    "in_idxmax",
-    "is_linearly_partitioned",
-    "is_local_maximum",
-    "log_dmi_score",
-    "move_factors",
-    "prepare",
-    "same_partition",
-]
+__all__ = ["DMIClustering", "dmi_cluster"]
 
 
 _METHODS = ("auto", "exact", "k-cofactors", "brute-force")

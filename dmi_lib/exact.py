@@ -73,16 +73,14 @@ import numpy as np
 from ._triangle import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
-# The exact enumeration of linear partitions (Corollary 2.5), for any k on small inputs.
-from .linear_partitions import linear_partition_optimum
 from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
 
 __all__ = [
     "brute_force",
     "cone_partition",
-    "linear_partition_optimum",
     "mean_split",
     "DEFAULT_MAX_LABELINGS",
+    "labelings_within",
 ]
 
 #: Default cap on ``k ** (n - 1)`` for :func:`brute_force`: ~0.1-0.3 s for k <= 4

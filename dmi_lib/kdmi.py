@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_random_state
-from .core import _solve, cluster_sums, prepare
-from .kdmi_partitions import (
+from .core import _solve
+from .problem import cluster_sums, prepare
+from ._kdmi_partitions import (
     _N_GROUPS,
     _Agents,
     _Knowledge,
@@ -352,7 +353,7 @@ def kdmi_mechanism(
     tasks.  Her reports touch only the rows ``Tᵢ``, so ``A_{-i}[T₋ᵢ] = A[T₋ᵢ]``;
     ``D*_{-i}`` and ``L`` come from DMI-clustering ``A[T₋ᵢ]``.  The virtual peer's
     labels are ``C*ᵢ = idxmax(A_{-i}[Tᵢ, L] D*_{-i})`` with ``A_{-i}`` the answer
-    shares of the *other* agents (:func:`dmi_lib.core.assign`).  ``Tᵢ`` is split at
+    shares of the *other* agents (:func:`dmi_lib.problem.assign`).  ``Tᵢ`` is split at
     random into ``T₁, T₂`` (sizes ``⌊|Tᵢ|/2⌋, ⌈|Tᵢ|/2⌉``) and
     ``pᵢ = det(C*₁ᵀR¹ᵢ)·det(C*₂ᵀR²ᵢ)``.
 
@@ -416,7 +417,7 @@ def kdmi_mechanism(
     random_state : None, int or Generator
         Seeds the ``T₁/T₂`` splits (and k-cofactors restarts when ``C > 3``).
     rank_tol : float, optional
-        Rank tolerance of DMI-clustering (:func:`dmi_lib.core.dmi_rank`).
+        Rank tolerance of DMI-clustering (:func:`dmi_lib.problem.dmi_rank`).
     agents : array_like of int, optional
         Pay only these agents (default: all).  The knowledge uses everyone.
     tol : float
@@ -435,7 +436,7 @@ def kdmi_mechanism(
     Raises
     ------
     TypeError
-        ``reports`` is not a :class:`~dmi_lib.simulation.Reports`; ``agents`` not
+        ``reports`` is not a :class:`~dmi_lib.reports.Reports`; ``agents`` not
         integer ids; ``executor`` without ``.map``.
     ValueError
         ``k = rank([A 1]) != C``: the payment matrices ``C*ᵀRᵢ`` are ``k × C`` and

@@ -134,7 +134,7 @@ def linear_partitions(
     Raises
     ------
     ValueError
-        If ``A`` is invalid (see :func:`dmi_lib.core.prepare`) or the enumeration
+        If ``A`` is invalid (see :func:`dmi_lib.problem.prepare`) or the enumeration
         exceeds ``max_partitions``.
 
     Notes

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from ._deprecation import moved
 from ._validation import check_distribution, check_random_state
 from .exact import _det
 from .reports import Reports
@@ -42,9 +41,6 @@ __all__ = [
     "dmi_mechanism",
 ]
 
-# K-DMI (Algorithm 4) has its own module, which builds on this one (the high-payment
-# start runs the DMI-Mechanism), so this module cannot re-export it without a cycle.
-__getattr__ = moved(__name__, {"KDMIResult": "dmi_lib.kdmi", "kdmi_mechanism": "dmi_lib.kdmi"})
 
 #: Largest Hadamard bound for which a float determinant of an integer matrix is
 #: rounded to the exact integer (LU rounding error is then far below 1/2).
@@ -141,7 +137,7 @@ def _split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.
 def _check_reports(reports) -> Reports:
     if not isinstance(reports, Reports):
         raise TypeError(
-            "reports must be a dmi_lib.simulation.Reports (build one with "
+            "reports must be a dmi_lib.reports.Reports (build one with "
             f"Reports.from_arrays(task, worker, label)), got "
             f"{type(reports).__name__}"
         )

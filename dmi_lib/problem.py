@@ -23,10 +23,11 @@ import pandas as pd
 
 from ._blas import single_thread_blas
 from ._decompose import choose_columns, moments, pow2_scale, tall_r
-from .labels import same_partition  # re-exported: its home is dmi_lib.labels
 from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
 
 __all__ = [
+    "AUTO_BRUTE_FORCE_LIMIT",
+    "IDENTICAL_RTOL",
     "DEFAULT_RANK_TOL",
     "DMIResult",
     "Problem",
@@ -43,7 +44,7 @@ __all__ = [
     "log_dmi_score",
     "move_factors",
     "prepare",
-    "same_partition",
+    "argmax_rows",
 ]
 
 #: Default relative rank tolerance: a direction of the centred data whose singular

@@ -26,10 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_distribution, check_random_state
-from .reports import Reports, _count  # Reports: re-exported, its home is dmi_lib.reports
+from .reports import Reports, _count
 
 __all__ = [
-    "Reports",
     "always",
     "check_strategies",
     "permutation_strategy",

@@ -5,18 +5,18 @@ A practitioner's crowd data is a long table, one row per answer, with columns
 answers, ``prediction``) — the input format of crowd-kit.  :mod:`dmi_lib.answers` turns
 such a table into the paper's answer matrix ``A`` (row ``t``: the distribution of task
 ``t``'s answers, Algorithm 4, lines 1-2); this module calls the aggregation algorithms
-of :mod:`dmi_lib.aggregation` and :mod:`dmi_lib.practical` on it, which it never
-re-implements, and hands a Dask table to :mod:`dmi_lib.scale_out`:
+of :mod:`dmi_lib.aggregation` and :mod:`dmi_lib.extras.practical` on it, which it never
+re-implements, and hands a Dask table to :mod:`dmi_lib.extras.scale_out`:
 
-* :func:`~dmi_lib.answers.answer_matrix` (also importable from here) — the table →
+* :func:`~dmi_lib.answers.answer_matrix` — the table →
   ``A`` (shares), counts, task and option indexes.
 * :func:`aggregate` — one label per task, a :class:`pandas.Series` named
   ``"agg_label"`` like crowd-kit's ``fit_predict``; methods ``"plurality"``,
   ``"surprisingly-popular"`` (the multi-task Definition), ``"dmi"`` (DMI-clustering,
   Algorithm 1, clusters named by gold or the "rotated SP" default),
-  ``"dmi-practical"`` (beyond the paper: :func:`dmi_lib.practical.
+  ``"dmi-practical"`` (beyond the paper: :func:`dmi_lib.extras.practical.
   practical_dmi_aggregate`), ``"dmi-validated"`` (beyond the paper:
-  :func:`dmi_lib.practical.validated_dmi_aggregate`), and, per task
+  :func:`dmi_lib.extras.practical.validated_dmi_aggregate`), and, per task
   with predictions, ``"sp-single"`` (Algorithm 5) and ``"spectral"`` (Algorithm 6).
 * :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
   ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute.
@@ -53,20 +53,17 @@ from .answers import (
     _prediction_matrix,
     _prior_array,
     _py,
-    answer_matrix,
     decide_groups,
     task_groups,
 )
-from .practical import practical_dmi_aggregate, validated_dmi_aggregate
+from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
 
 __all__ = [
-    "AnswerMatrix",
     "DMIAggregator",
     "MajorityVote",
     "METHODS",
     "SurprisinglyPopular",
     "aggregate",
-    "answer_matrix",
 ]
 
 #: Methods accepted by :func:`aggregate`.
@@ -296,7 +293,7 @@ def aggregate(
             k-cofactors (Algorithm 2; a local maximum, ``random_state`` seeds its
             restarts) for 4 or more options.  ``rank_tol=`` is passed on.
         ``"dmi-practical"``
-            *Beyond the paper* (:func:`dmi_lib.practical.practical_dmi_aggregate`):
+            *Beyond the paper* (:func:`dmi_lib.extras.practical.practical_dmi_aggregate`):
             the same DMI-clustering, clusters named by weighing ``gold`` against the
             rotated-SP default (a few gold tasks cannot invert the answers), then a
             latent-class refinement on the answer *counts* with gold tasks clamped
@@ -304,7 +301,7 @@ def aggregate(
             classes).  Keywords ``dmi_method``, ``rank_tol``, ``gold_error``,
             ``default_confidence``, ``refine``.
         ``"dmi-validated"``
-            *Beyond the paper* (:func:`dmi_lib.practical.validated_dmi_aggregate`):
+            *Beyond the paper* (:func:`dmi_lib.extras.practical.validated_dmi_aggregate`):
             ``"dmi-practical"`` or plurality, whichever answers more ``gold`` tasks
             correctly (``"dmi-practical"`` cross-validated over ``folds=10`` folds;
             ties keep plurality); ``"dmi-practical"`` when there is no gold.
@@ -408,10 +405,10 @@ def aggregate(
     [0]
     """
     if type(answers).__module__.startswith("dask"):
-        # A table larger than memory: the distributed path of dmi_lib.scale_out.  That
+        # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
         # module imports dask, an optional dependency, at its top; importing it here,
         # only for a Dask table, is the lazy import of that optional dependency.
-        from .scale_out import aggregate_dask
+        from .extras.scale_out import aggregate_dask
 
         return aggregate_dask(
             answers,
@@ -611,7 +608,7 @@ class DMIAggregator(_Aggregator):
     names_ : pandas.Series
         Option naming each cluster (index: cluster id).
     result_ : dmi_lib.aggregation.DMIAggregation
-        The clustering (``result_.clustering`` is the :class:`~dmi_lib.core.DMIResult`).
+        The clustering (``result_.clustering`` is the :class:`~dmi_lib.problem.DMIResult`).
 
     Examples
     --------

@@ -3,7 +3,7 @@
 Runs the study of ``book/13_real_crowds.ipynb`` at full size and writes its tables to
 ``results/real_crowds/`` (one ``.csv`` and one ``.md`` per table, plus ``README.md``,
 the note with the accuracy table and the headline numbers).  The chapter recomputes
-the same tables live with the same functions (:mod:`dmi_lib.practical`), some with
+the same tables live with the same functions (:mod:`dmi_lib.extras.practical`), some with
 fewer random draws; ``tests/test_real_crowds_study.py`` regenerates the deterministic
 tables and compares them with the committed files.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dmi_lib.studies.real_crowds import (
+from dmi_book.studies.real_crowds import (
     DMI_PRACTICAL,
     DMI_VALIDATED,
     PLURALITY_FIRST,
@@ -264,8 +264,8 @@ def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
         "expected accuracy under uniform tie-breaking.  `crowd-kit MV` is crowd-kit's",
         "own MajorityVote, whose ties follow pandas' `value_counts` order.",
         "`DMI (paper)` names clusters by gold agreement (the paper's rule);",
-        "`DMI practical` is `dmi_lib.practical.practical_dmi_aggregate` and `DMI",
-        "validated` is `dmi_lib.practical.validated_dmi_aggregate` (both beyond the",
+        "`DMI practical` is `dmi_lib.extras.practical.practical_dmi_aggregate` and `DMI",
+        "validated` is `dmi_lib.extras.practical.validated_dmi_aggregate` (both beyond the",
         "paper; DMI validated keeps DMI practical only where it answers more of the",
         "gold tasks correctly than plurality, cross-validated).",
         "",

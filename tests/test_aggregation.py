@@ -27,7 +27,8 @@ from dmi_lib.aggregation import (
     surprisingly_popular,
     surprisingly_popular_single,
 )
-from dmi_lib.core import dmi_cluster, in_idxmax
+from dmi_lib.core import dmi_cluster
+from dmi_lib.problem import in_idxmax
 from dmi_lib.labels import same_partition
 
 GOOD, SOSO, BAD = 0, 1, 2

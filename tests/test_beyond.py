@@ -1,4 +1,4 @@
-"""Tests for dmi_lib.beyond and dmi_lib.studies.beyond (the paper's future directions,
+"""Tests for dmi_lib.extras.beyond and dmi_book.studies.beyond (the paper's future directions,
 chapter 14)."""
 
 import itertools
@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import beyond, dmi_cluster, dmi_score, same_partition
-from dmi_lib.studies import beyond as studies
-from dmi_lib.beyond import (
+from dmi_lib import dmi_cluster, dmi_score, same_partition
+from dmi_lib.extras import beyond
+from dmi_book.studies import beyond as studies
+from dmi_lib.extras.beyond import (
     affine_moment_map,
     binned_features,
     continuous_dmi_cluster,
@@ -26,7 +27,7 @@ from dmi_lib.beyond import (
     third_moment_aggregate,
     whiten,
 )
-from dmi_lib.studies.beyond import (
+from dmi_book.studies.beyond import (
     continuous_study,
     fewer_states_study,
     kernel_study,
@@ -428,10 +429,3 @@ def test_every_public_name_says_it_is_beyond_the_paper(module):
         if "beyond the paper" not in (getattr(module, name).__doc__ or "").lower()
     ]
     assert unlabelled == []
-
-
-def test_moved_names_still_work_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.beyond.kernel_study"):
-        assert beyond.kernel_study is studies.kernel_study
-    with pytest.raises(AttributeError):
-        beyond.no_such_name

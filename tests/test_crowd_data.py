@@ -21,7 +21,8 @@ from dmi_lib.crowd_data import (
     list_datasets,
     load_dataset,
 )
-from dmi_lib.tabular import aggregate, answer_matrix
+from dmi_lib.tabular import aggregate
+from dmi_lib.answers import answer_matrix
 
 DATA = Path(str(resources.files("dmi_lib").joinpath("data")))
 SHARED = Path("/work/shared/data")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dmi_lib import datasets
-from dmi_lib.core import dmi_score, prepare
+from dmi_lib.problem import dmi_score, prepare
 from dmi_lib.datasets import PAPER_DATA, PaperData, load_paper_data, paper_data_names
 
 NAMES = ("affine", "kcofactors", "svsd", "example1", "example2", "intro", "cycle")

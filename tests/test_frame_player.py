@@ -8,8 +8,8 @@ import struct
 
 import pytest
 
-from dmi_lib.plotting import frame_player
-from dmi_lib.plotting._base import _offline_player_html
+from dmi_book.plotting import frame_player
+from dmi_book.plotting._base import _offline_player_html
 
 
 def _draw(ax, i):

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import core
+from dmi_lib import problem
 from dmi_lib._kc_common import KCOptions
 from dmi_lib._kc_engine import Bounds, Engine
 from dmi_lib._kc_start import paper_init, sp_init
@@ -35,16 +35,16 @@ def mixture(seed, d, n):
 
 def check_local_max(A, res):
     assert res.converged
-    assert core.is_local_maximum(A, res.labels)
-    assert core.is_linearly_partitioned(A, res.labels)
-    assert np.isclose(res.log_score, core.log_dmi_score(A, res.labels), atol=1e-9)
+    assert problem.is_local_maximum(A, res.labels)
+    assert problem.is_linearly_partitioned(A, res.labels)
+    assert np.isclose(res.log_score, problem.log_dmi_score(A, res.labels), atol=1e-9)
 
 
 @FAST
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(40, 160))
 def test_sampled_starts_end_at_a_local_maximum_of_all_rows(seed, d, n):
     A = mixture(seed, d, n)
-    res = _k_cofactors_result(core.prepare(A), options=SAMPLED, n_init=3, random_state=seed)
+    res = _k_cofactors_result(problem.prepare(A), options=SAMPLED, n_init=3, random_state=seed)
     check_local_max(A, res)
     info = res.info
     if info["sample_rows"]:  # else the sample missed a direction: all rows
@@ -62,16 +62,16 @@ def test_a_sample_that_misses_a_direction_falls_back_to_all_rows():
     rng = np.random.default_rng(0)
     A = np.column_stack([rng.normal(size=300), np.zeros(300)])
     A[137, 1] = 1.0
-    eng = Engine(core.prepare(A), SAMPLED)
+    eng = Engine(problem.prepare(A), SAMPLED)
     assert eng.sample() is None
-    res = _k_cofactors_result(core.prepare(A), options=SAMPLED, n_init=2, random_state=0)
+    res = _k_cofactors_result(problem.prepare(A), options=SAMPLED, n_init=2, random_state=0)
     assert res.info["sample_rows"] == 0
     check_local_max(A, res)
 
 
 def test_partition_is_numpys_first_argmax():
     A = mixture(2, 4, 3000)
-    eng = Engine(core.prepare(A), KCOptions(block=256))
+    eng = Engine(problem.prepare(A), KCOptions(block=256))
     D = np.linalg.inv(eng.Xt[:, :5] @ np.random.default_rng(0).normal(size=(5, 5)))
     expected = np.argmax(eng.Xt.T @ D, axis=1)
     assert np.array_equal(eng.partition(D), expected)
@@ -89,9 +89,9 @@ def test_passes_by_blocks_match_the_formed_tilde(columns_of_A):
         A = rng.dirichlet([1, 1, 1], size=n)
     else:  # Ã = [A 1]: a copy, made only on access
         A = rng.normal(size=(n, 2)) + 0.5
-    p = core.prepare(A)
+    p = problem.prepare(A)
     w = rng.uniform(0.5, 2.0, size=n)
-    pw = core.prepare(A, sample_weight=w)
+    pw = problem.prepare(A, sample_weight=w)
     labels = rng.integers(0, p.k, size=n)
     rows = np.sort(rng.choice(n, size=500, replace=False))
     got = {
@@ -182,7 +182,7 @@ def test_uncertified_scans_of_stale_watched_rows_still_end_at_a_local_maximum(mo
                 batch_patience=1, watch_min=8, watch_fraction=64, scan_stale_watch=scan
             )
             res = _k_cofactors_result(
-                core.prepare(A), options=opts, init="random", random_state=seed
+                problem.prepare(A), options=opts, init="random", random_state=seed
             )
             check_local_max(A, res)
     assert any(stale)
@@ -194,7 +194,7 @@ def test_sampled_runs_need_fewer_passes_over_all_rows():
     run from the paper's start on all rows (same data, same local maximum
     criterion)."""
     A = mixture(11, 4, 20_000)
-    p = core.prepare(A)
+    p = problem.prepare(A)
     plain = _k_cofactors_result(p, options=KCOptions(), n_init=1)
     sampled = _k_cofactors_result(
         p, options=KCOptions(subsample_min_rows=10_000, subsample_rows=2_000), n_init=1
@@ -212,7 +212,7 @@ def test_weighted_sampled_starts_end_at_a_local_maximum(seed, d, n):
     (the determinant lemma's factors, from a plain inverse)."""
     A = mixture(seed, d, n)
     w = np.random.default_rng(seed).uniform(0.2, 5.0, size=n)
-    p = core.prepare(A, sample_weight=w)
+    p = problem.prepare(A, sample_weight=w)
     res = _k_cofactors_result(p, options=SAMPLED, n_init=2, random_state=seed)
     At = p.A_tilde
     D = np.linalg.inv(np.eye(p.k)[res.labels].T @ (At * w[:, None]))

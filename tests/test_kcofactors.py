@@ -53,7 +53,7 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 def brute_force(A):
     """Largest ``log|det(CᵀÃ)|`` over all labelings (label of row 0 fixed to 0 by
     symmetry), by one batched determinant."""
-    p = core.prepare(A)
+    p = dmi_problem.prepare(A)
     n, k = p.n, p.k
     labs = np.array(list(itertools.product(range(k), repeat=n - 1)), dtype=np.intp)
     labs = np.hstack([np.zeros((len(labs), 1), dtype=np.intp), labs])
@@ -102,7 +102,7 @@ def exact_batch_step(rows, labels):
 def solve(A, options: KCOptions, **kwargs):
     """``k_cofactors(A, **kwargs)`` with the tuning ``options`` (the documented
     internal entry point that ``dmi_cluster`` calls)."""
-    return _k_cofactors_result(core.prepare(A), options=options, **kwargs)
+    return _k_cofactors_result(dmi_problem.prepare(A), options=options, **kwargs)
 
 
 #: The compiled pass off, whatever numba and the environment say.
@@ -113,7 +113,7 @@ def preparable(A) -> bool:
     """Whether ``A`` is a valid DMI input (hypothesis also draws degenerate ones:
     all rows equal, too few distinct points)."""
     try:
-        core.prepare(A)
+        dmi_problem.prepare(A)
     except ValueError:
         return False
     return True
@@ -134,13 +134,13 @@ def check_local_max(A, res):
     """The Theorem's two characterisations, through core's independent checks, and
     the move factors against a direct determinant."""
     assert res.converged
-    assert core.is_linearly_partitioned(A, res.labels)
-    assert core.is_local_maximum(A, res.labels)
-    assert np.isclose(res.log_score, core.log_dmi_score(A, res.labels), atol=1e-9)
+    assert dmi_problem.is_linearly_partitioned(A, res.labels)
+    assert dmi_problem.is_local_maximum(A, res.labels)
+    assert np.isclose(res.log_score, dmi_problem.log_dmi_score(A, res.labels), atol=1e-9)
     # Linearly partitioned => every move factor lies in [0, 1] (no sign flip can
     # raise |det| either); checked with a plain inverse.
-    p = core.prepare(A)
-    D = np.linalg.inv(core.cluster_sums(p.A_tilde, res.labels, p.k))
+    p = dmi_problem.prepare(A)
+    D = np.linalg.inv(dmi_problem.cluster_sums(p.A_tilde, res.labels, p.k))
     G = p.A_tilde @ D
     F = 1 + G - G[np.arange(p.n), res.labels][:, None]
     assert F.min() >= -1e-9 and F.max() <= 1 + 1e-9
@@ -171,10 +171,10 @@ def test_history_replays_the_cycle():
     assert [s.labels.tolist() for s in steps] == [[0, 0, 1, 1, 2], [2, 0, 2, 1, 2], [0, 0, 1, 1, 2]]
     assert [s.repeat_of for s in steps] == [None, None, 0]
     assert not any(s.consistent for s in steps)
-    p = core.prepare(CYCLE_A)
+    p = dmi_problem.prepare(CYCLE_A)
     for s in steps:
         assert isinstance(s, KCofactorsStep)
-        M = core.cluster_sums(p.A_tilde, s.labels, 3)
+        M = dmi_problem.cluster_sums(p.A_tilde, s.labels, 3)
         np.testing.assert_allclose(s.D @ M, np.eye(3), atol=1e-12)
 
 
@@ -198,7 +198,7 @@ def test_exact_ties_matter():
     """Deciding the tie of row 4 in state 1 with tolerance 0 (rounding noise
     decides) and with the rounding bound gives different clusters; the paper's
     footnote keeps row 4 where it is."""
-    p = core.prepare(CYCLE_A)
+    p = dmi_problem.prepare(CYCLE_A)
     state1 = np.array([2, 0, 2, 1, 2])
     _, _, D = dmi_problem._score_and_D(p, state1)
     G = p.A_tilde @ D
@@ -222,7 +222,7 @@ def test_exact_ties_matter():
 def test_always_a_local_maximum(seed, d, n, kind, init):
     A = random_data(seed, d, n, kind)
     try:
-        p = core.prepare(A)
+        p = dmi_problem.prepare(A)
     except ValueError:  # all rows identical
         return
     if init == "labels":
@@ -233,9 +233,9 @@ def test_always_a_local_maximum(seed, d, n, kind, init):
     assert res.labels.shape == (p.n,) and set(res.labels.tolist()) == set(range(p.k))
     # Never worse than its own start (when the start has a score at all).
     if not isinstance(init, str):
-        assert res.log_score >= core.log_dmi_score(A, init) - 1e-9
+        assert res.log_score >= dmi_problem.log_dmi_score(A, init) - 1e-9
     elif init == "paper":
-        assert res.log_score >= core.log_dmi_score(A, paper_init(p)) - 1e-9
+        assert res.log_score >= dmi_problem.log_dmi_score(A, paper_init(p)) - 1e-9
 
 
 @FAST
@@ -285,7 +285,7 @@ def test_never_above_brute_force_and_usually_equal():
         n = int(rng.integers(d + 2, 8))
         A = rng.integers(-2, 3, size=(n, d)).astype(float) if trial % 2 else rng.normal(size=(n, d))
         try:
-            core.prepare(A)
+            dmi_problem.prepare(A)
         except ValueError:
             continue
         best, _ = brute_force(A)
@@ -325,7 +325,7 @@ def test_paper_figure5_data():
     steps = k_cofactors_history(FIG5_A)
     assert len(steps) == 6 and steps[-1].consistent
     assert not any(s.consistent for s in steps[:-1])
-    assert core.is_linearly_partitioned(FIG5_A, steps[-1].labels)
+    assert dmi_problem.is_linearly_partitioned(FIG5_A, steps[-1].labels)
     res = k_cofactors(FIG5_A)
     assert np.array_equal(res.labels, steps[-1].labels)
     assert res.info["single_moves"] == 0 and not res.cycled
@@ -372,7 +372,7 @@ def test_paper_start_last_cluster_is_the_all_negative_orthant(d):
     negative -- often nobody for larger d, and the start is then singular."""
     rng = np.random.default_rng(d)
     A = rng.normal(size=(200, d))
-    p = core.prepare(A)
+    p = dmi_problem.prepare(A)
     assert p.columns == tuple(range(d + 1))
     start = paper_init(p)
     np.testing.assert_array_equal(start == d, np.all(A - A.mean(0) < 0, axis=1))
@@ -443,7 +443,7 @@ def test_singular_paper_step_is_survived():
     for seed in range(2000):
         A = random_data(seed, 1 + seed % 4, 6 + seed % 30, "int")
         try:
-            core.prepare(A)
+            dmi_problem.prepare(A)
         except ValueError:
             continue
         steps = k_cofactors_history(A, max_iter=100)
@@ -515,7 +515,7 @@ def test_cones_equal_idxmax(seed):
     A = rng.normal(size=(n, 2)) @ rng.normal(size=(2, 2)) + rng.normal(size=2)
     labels = nonsingular_labels(rng, n)
     Aa = np.hstack([A, np.ones((n, 1))])
-    M = core.cluster_sums(Aa, labels, 3)
+    M = dmi_problem.cluster_sums(Aa, labels, 3)
     D = np.linalg.inv(M)
     assert np.array_equal(cone_labels_2d(A, labels), np.argmax(Aa @ D, axis=1))
 
@@ -529,7 +529,7 @@ def test_rays_are_the_partition_lines(seed):
     np.testing.assert_allclose(mean, A.mean(axis=0))
     means = np.array([A[labels == c].mean(axis=0) for c in range(3)])
     np.testing.assert_allclose(dirs, mean - means)
-    D = np.linalg.inv(core.cluster_sums(np.hstack([A, np.ones((30, 1))]), labels, 3))
+    D = np.linalg.inv(dmi_problem.cluster_sums(np.hstack([A, np.ones((30, 1))]), labels, 3))
     # Theorem: the global mean lies on every partition line, ā·D ∝ 1.
     g = np.append(mean, 1.0) @ D
     np.testing.assert_allclose(g, g[0], rtol=1e-9)
@@ -599,7 +599,7 @@ def test_margin_bound_is_sound(seed):
     D: the bound that lets the ascent skip re-screening it."""
     rng = np.random.default_rng(seed)
     A = rng.normal(size=(400, 3))
-    p = core.prepare(A)
+    p = dmi_problem.prepare(A)
     eng = Engine(p)
     labels = k_cofactors(A).labels  # consistent: all margins >= 0
     st0 = eng.state(labels)
@@ -650,12 +650,12 @@ def test_batch_phase_returns_the_best_state_it_visited():
         scores = [s.log_score for s in steps]
         if not (len(steps) > 2 and np.isfinite(scores[-1]) and scores[-1] < max(scores) - 1e-6):
             continue
-        p = core.prepare(A)
+        p = dmi_problem.prepare(A)
         eng = Engine(p, KCOptions(batch_patience=np.inf))
         info = {}
         best = eng.batch(eng.state(steps[0].labels), 300, info)
         # X-coordinates differ from Ã by a constant factor: compare via Ã.
-        assert np.isclose(core.log_dmi_score(A, best.labels), max(scores), atol=1e-9)
+        assert np.isclose(dmi_problem.log_dmi_score(A, best.labels), max(scores), atol=1e-9)
         return
     pytest.fail("no input with a score-lowering batch iteration found")
 
@@ -669,7 +669,7 @@ def _scaled_problem(rng, n, d, integer):
     A = rng.normal(size=(n, d)) * rng.uniform(0.5, 5, size=d)
     if integer:
         A = np.round(A)
-    return core.prepare(A)
+    return dmi_problem.prepare(A)
 
 
 def _assert_bucket_sums(sw, X, labels, k, atol):
@@ -677,7 +677,7 @@ def _assert_bucket_sums(sw, X, labels, k, atol):
     for b in np.unique(sw.bucket):
         after = labels.copy()
         after[sw.idx[sw.bucket == b]] = sw.tgt[sw.bucket == b]
-        change = core.cluster_sums(X, after, k) - core.cluster_sums(X, labels, k)
+        change = dmi_problem.cluster_sums(X, after, k) - dmi_problem.cluster_sums(X, labels, k)
         np.testing.assert_allclose(sw.V[b], change, atol=atol)
 
 
@@ -713,12 +713,14 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         np.testing.assert_allclose(sw.gap, gap[moved])
         assert np.all(sw.gap > tol)
         np.testing.assert_allclose(
-            sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-9
+            sw.V,
+            dmi_problem.cluster_sums(X, out, k) - dmi_problem.cluster_sums(X, labels, k),
+            atol=1e-9,
         )
         assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
         # New sums instead of the change.
         dense = eng.sweep(D, labels, tol, out=np.empty_like(labels), new_sums=True)
-        np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-9)
+        np.testing.assert_allclose(dense.V, dmi_problem.cluster_sums(X, out, k), atol=1e-9)
         # Per gap bucket: the buckets partition the moved rows, largest gaps first.
         bk = eng.sweep(D, labels, tol, collect=True, buckets=True)
         assert bk.counts.sum() == moved.size
@@ -849,7 +851,9 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     np.testing.assert_array_equal(out, expected)
     assert sw.moved == np.count_nonzero(expected != labels)
     np.testing.assert_allclose(
-        sw.V, core.cluster_sums(X, out, k) - core.cluster_sums(X, labels, k), atol=1e-8
+        sw.V,
+        dmi_problem.cluster_sums(X, out, k) - dmi_problem.cluster_sums(X, labels, k),
+        atol=1e-8,
     )
     assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
     dense_out = np.empty_like(labels)
@@ -857,7 +861,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     assert dense.compiled
     np.testing.assert_array_equal(dense_out, expected)
     assert dense.moved == sw.moved and dense.hdelta == sw.hdelta
-    np.testing.assert_allclose(dense.V, core.cluster_sums(X, out, k), atol=1e-8)
+    np.testing.assert_allclose(dense.V, dmi_problem.cluster_sums(X, out, k), atol=1e-8)
     # The ascent's full pass (int32 labels): the moved rows in row order, their
     # targets, sources and gaps, gap buckets with their sums, and the margins.
     lab = labels
@@ -931,7 +935,7 @@ def test_line_search_is_exact_and_picks_the_best_threshold(seed):
     d = int(rng.integers(2, 5))
     n = 300
     A = rng.normal(size=(n, d))
-    p = core.prepare(A)
+    p = dmi_problem.prepare(A)
     eng = Engine(p)
     labels = rng.integers(0, p.k, size=n)  # far from a local maximum
     st = eng.state(labels)
@@ -1060,14 +1064,14 @@ def test_a_wandering_batch_phase_stops_and_the_ascent_finishes():
 
 def test_the_compiled_pass_is_used_where_its_work_pays(compiled):
     """Rows and ``n·k²·n_init`` both decide; weighted problems stay numpy."""
-    p = core.prepare(random_data(3, 4, 300, "float"))
+    p = dmi_problem.prepare(random_data(3, 4, 300, "float"))
     work = p.n * p.k**2
     opts = KCOptions(compiled_min_rows=0, compiled_min_work=2 * work)
     assert Engine(p, opts, n_init=1).kernels is None
     assert Engine(p, opts, n_init=2).kernels is not None
     assert Engine(p, KCOptions(compiled_min_rows=p.n + 1, compiled_min_work=0)).kernels is None
     assert Engine(p, KCOptions(), n_init=10).kernels is None  # the defaults: far too small
-    w = core.prepare(random_data(3, 4, 300, "float"), sample_weight=np.arange(1, 301))
+    w = dmi_problem.prepare(random_data(3, 4, 300, "float"), sample_weight=np.arange(1, 301))
     assert Engine(w, compiled, n_init=10).kernels is None
 
 

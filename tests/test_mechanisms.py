@@ -18,12 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import mechanisms
-from dmi_lib.core import assign, dmi_cluster, is_local_maximum, log_dmi_score
+from dmi_lib.problem import assign, is_local_maximum, log_dmi_score
+from dmi_lib.core import dmi_cluster
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.labels import agreement
 from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism
+from dmi_lib.reports import Reports
 from dmi_lib.simulation import (
-    Reports,
     always,
     permutation_strategy,
     random_states,
@@ -572,7 +573,7 @@ def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
 
 def test_dmi_mechanism_without_eligible_pairs_is_unpaid_not_a_crash():
     from dmi_lib.mechanisms import dmi_mechanism
-    from dmi_lib.simulation import Reports
+    from dmi_lib.reports import Reports
 
     # three workers, each on their own tasks: no pair shares >= 2C tasks
     task = np.array([0, 1, 2, 3, 4, 5])
@@ -825,11 +826,3 @@ def test_kdmi_former_rounding_tie_case():
     moved = kdmi_mechanism(_permuted(rep, 0, [1, 0]), random_state=30)
     assert base.payments[0] == moved.payments[0] == exact.payments[0] == -12.0
     np.testing.assert_array_equal(base.payments, exact.payments)
-
-
-def test_kdmi_names_moved_from_mechanisms_still_work_with_a_warning():
-    from dmi_lib import kdmi
-
-    for name in ("kdmi_mechanism", "KDMIResult"):
-        with pytest.warns(DeprecationWarning, match=f"moved to dmi_lib.kdmi.{name}"):
-            assert getattr(mechanisms, name) is getattr(kdmi, name)

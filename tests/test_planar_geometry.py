@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dmi_lib.core import dmi_score
+from dmi_lib.problem import dmi_score
 from dmi_lib.planar_geometry import triangle_area
 
 coords = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)

@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.beyond_plots (chapter 14).
+"""Smoke tests for dmi_book.plotting.beyond_plots (chapter 14).
 
 Small hand-made study outputs; assertions on what was drawn (axes, bar heights, error
 bars, titles, marked points), never on pixels.
@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from dmi_lib.plotting.beyond_plots import (
+from dmi_book.plotting.beyond_plots import (
     draw_simplex_clustering,
     plot_continuous_study,
     plot_fewer_states_study,

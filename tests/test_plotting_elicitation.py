@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.elicitation: each function draws what it says.
+"""Smoke tests for dmi_book.plotting.elicitation: each function draws what it says.
 
 The checks are on artists, titles, data and limits (never pixels): number of axes,
 number of scattered points, the partition lines, and that the same arguments give
@@ -15,13 +15,15 @@ from dmi_lib.core import dmi_cluster
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import brute_force
 from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d
-from dmi_lib.plotting import simplex_xy
-from dmi_lib.plotting.elicitation import (
+from dmi_book.plotting import simplex_xy
+from dmi_book.plotting.crowd_plots import (
     draw_accuracy_bars,
     plot_answers_per_task,
     plot_bias_sweep,
-    plot_sp_low_effort,
     plot_aggregators,
+)
+from dmi_book.plotting.elicitation import (
+    plot_sp_low_effort,
     plot_example_states,
     plot_intro_feedback,
     plot_kcofactors_steps,
@@ -29,7 +31,7 @@ from dmi_lib.plotting.elicitation import (
     plot_reduction,
     plot_strategy_effect,
 )
-from dmi_lib.studies.experiments import (
+from dmi_book.studies.experiments import (
     CrowdScenario,
     answers_per_task_study,
     crowd_scenario,

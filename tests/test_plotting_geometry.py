@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.geometry (Figures 2 and 3, the 1-d threshold curve).
+"""Smoke tests for dmi_book.plotting.geometry (Figures 2 and 3, the 1-d threshold curve).
 
 Each test draws a figure and checks what was drawn (artists, offsets, titles, limits),
 never pixels.
@@ -14,10 +14,12 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.image import AxesImage
 
-from dmi_lib.core import assign, dmi_cluster, dmi_score, prepare
+from dmi_lib.problem import assign, dmi_score, prepare
+from dmi_lib.core import dmi_cluster
+from dmi_lib.labels import align_labels
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import cone_labels_2d
-from dmi_lib.plotting import geometry as g
+from dmi_book.plotting import geometry as g
 
 
 @pytest.fixture
@@ -118,9 +120,9 @@ def test_align_labels_maximises_agreement():
     rng = np.random.default_rng(3)
     ref = rng.integers(0, 3, size=50)
     perm = np.array([2, 0, 1])
-    assert np.array_equal(g.align_labels(perm[ref], ref), ref)
+    assert np.array_equal(align_labels(perm[ref], ref), ref)
     with pytest.raises(ValueError, match="different lengths"):
-        g.align_labels([0, 1], [0, 1, 2])
+        align_labels([0, 1], [0, 1, 2])
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -134,7 +136,7 @@ def test_align_labels_breaks_ties_as_the_figures_always_have(seed):
         itertools.permutations(range(k)),
         key=lambda p: (int((np.asarray(p)[labels] == ref).sum()), [-x for x in p]),
     )
-    assert np.array_equal(g.align_labels(labels, ref, k), np.asarray(first_best)[labels])
+    assert np.array_equal(align_labels(labels, ref, k), np.asarray(first_best)[labels])
 
 
 def test_figure2_names_the_tied_clusters_of_chapter_4_as_before():
@@ -142,7 +144,7 @@ def test_figure2_names_the_tied_clusters_of_chapter_4_as_before():
     # the 10 points; the right panel has always kept cluster 0's colour
     current = [0, 1, 2, 2, 2, 1, 1, 2, 0, 2]
     optimum = [0, 0, 1, 2, 2, 2, 0, 1, 1, 1]
-    assert g.align_labels(current, optimum, 3).tolist() == [0, 2, 1, 1, 1, 2, 2, 1, 0, 1]
+    assert align_labels(current, optimum, 3).tolist() == [0, 2, 1, 1, 1, 2, 2, 1, 0, 1]
 
 
 def test_plot_move_point_rings_the_moved_point():

@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.kcofactors_plots (Figures 4 and 5, the prefix-sum
+"""Smoke tests for dmi_book.plotting.kcofactors_plots (Figures 4 and 5, the prefix-sum
 polygon, the complexity plots): each function is called and what it drew is checked
 (artists, titles, data), never pixels."""
 
@@ -9,11 +9,11 @@ import matplotlib.colors
 import numpy as np
 import pytest
 
-from dmi_lib.core import dmi_score
+from dmi_lib.problem import dmi_score
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import cone_partition
 from dmi_lib.kcofactors import k_cofactors_2d, k_cofactors_history
-from dmi_lib.plotting.kcofactors_plots import (
+from dmi_book.plotting.kcofactors_plots import (
     inconsistent_points,
     plot_kcofactors_demo,
     plot_kcofactors_run,

@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.mechanism_plots (Figures 6, 7, 8 and the strategy plots).
+"""Smoke tests for dmi_book.plotting.mechanism_plots (Figures 6, 7, 8 and the strategy plots).
 
 Each figure function is called on small seeded inputs; the tests assert on what was
 drawn (number of axes and artists, titles, data limits) and on the numbers the helper
@@ -12,28 +12,26 @@ import numpy as np
 import pytest
 
 from dmi_lib.datasets import load_paper_data
-from dmi_lib import plotting
 from dmi_lib.kdmi import kdmi_mechanism
-from dmi_lib.plotting import mechanism_plots
-from dmi_lib.plotting.mechanism_plots import (
+from dmi_book.plotting.mechanism_plots import (
     payment_matrices,
     plot_knowledge_extraction,
     plot_payment_calculation,
     plot_sp_vs_dmi,
+    simplex_ray_segments,
+)
+from dmi_book.plotting.strategy_plots import (
     plot_strategy_invariance,
     plot_strategy_mix,
     plot_strategy_mix_sweep,
-    simplex_ray_segments,
 )
-from dmi_lib.plotting import simplex_xy
-from dmi_lib.studies.experiments import (
+from dmi_book.plotting import simplex_xy
+from dmi_book.studies.experiments import (
     sp_dmi_disagreement,
     strategy_invariance_curve,
     strategy_mix_outcome,
     strategy_mix_sweep,
 )
-from dmi_lib.studies.experiments import crowd_scenario
-from dmi_lib.studies.two_worlds import two_world_points
 from dmi_lib.simulation import random_states, simulate_crowd, truthful
 
 
@@ -63,24 +61,6 @@ def test_simplex_ray_segments_end_on_the_edge():
     )[0]
     assert np.isclose(end0.min(), 0, atol=1e-12)
     assert np.allclose(seg[2, 0], seg[2, 1])  # zero direction: no length
-
-
-def test_same_partition_fraction_is_labels_agreement_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="dmi_lib.labels.agreement"):
-        assert mechanism_plots.same_partition_fraction([0, 1, 2, 2], [1, 2, 0, 0]) == 1.0
-    with pytest.warns(DeprecationWarning):
-        assert mechanism_plots.same_partition_fraction([0, 0, 0, 1], [0, 0, 1, 1]) == 0.75
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="different lengths"):
-        mechanism_plots.same_partition_fraction([0, 1], [0, 1, 1])
-
-
-def test_moved_experiments_still_work_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.experiments.strategy_mix_sweep"):
-        assert mechanism_plots.strategy_mix_sweep is strategy_mix_sweep
-    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.experiments.crowd_scenario"):
-        assert plotting.crowd_scenario is crowd_scenario
-    with pytest.warns(DeprecationWarning, match="dmi_lib.studies.two_worlds.two_world_points"):
-        assert plotting.single_task_plots.two_world_points is two_world_points
 
 
 # --------------------------------------------------------------------------- #

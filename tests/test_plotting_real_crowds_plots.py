@@ -1,5 +1,5 @@
-"""Smoke tests for dmi_lib.plotting.real_crowds_plots: each function is called on the
-tables of dmi_lib.practical and what it drew is checked (artists, titles, data), never
+"""Smoke tests for dmi_book.plotting.real_crowds_plots: each function is called on the
+tables of dmi_lib.extras.practical and what it drew is checked (artists, titles, data), never
 pixels."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dmi_lib.studies.real_crowds import (
+from dmi_book.studies.real_crowds import (
     accuracy_study,
     load_study_datasets,
     payment_study,
     strategic_study,
 )
-from dmi_lib.plotting.real_crowds_plots import (
+from dmi_book.plotting.real_crowds_plots import (
     METHOD_COLORS,
     SHORT_METHOD,
     compact_table,

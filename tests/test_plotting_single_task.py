@@ -1,4 +1,4 @@
-"""Smoke tests for dmi_lib.plotting.single_task_plots (Figure 9 and the separation sweep).
+"""Smoke tests for dmi_book.plotting.single_task_plots (Figure 9 and the separation sweep).
 
 Small seeded inputs; assertions on what was drawn (axes, lines, titles, limits) and on
 the decisions returned, never on pixels.
@@ -10,13 +10,13 @@ import matplotlib.colors
 import numpy as np
 import pytest
 
-from dmi_lib.plotting.single_task_plots import (
+from dmi_book.plotting.single_task_plots import (
     WORLD_COLORS,
     plot_separation_sweep,
     plot_single_task_partition,
     plot_sp_vs_sts,
 )
-from dmi_lib.studies.two_worlds import separation_sweep, single_task_decisions, two_world_points
+from dmi_book.studies.two_worlds import separation_sweep, single_task_decisions, two_world_points
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of dmi_lib.practical: the beyond-the-paper DMI aggregation, the strategic-crowd
+"""Tests of dmi_lib.extras.practical: the beyond-the-paper DMI aggregation, the strategic-crowd
 injections and the study helpers.  References: brute force over all namings, a
 numerical integral, the paper's Corollary 3.4 on real binary data, hand-worked cases,
 and properties over many seeds."""
@@ -18,7 +18,7 @@ from scipy.integrate import quad
 
 from dmi_lib.aggregation import name_clusters, surprisingly_popular
 from dmi_lib.core import dmi_cluster
-from dmi_lib.practical import (
+from dmi_lib.extras.practical import (
     PracticalDMIResult,
     ValidatedDMIResult,
     _log_gold_evidence,
@@ -28,8 +28,8 @@ from dmi_lib.practical import (
     refine_multinomial,
     validated_dmi_aggregate,
 )
-from dmi_lib.studies.attacks import cyclic_strategy, inject_low_effort, inject_strategy
-from dmi_lib.studies.real_crowds import (
+from dmi_book.studies.attacks import cyclic_strategy, inject_low_effort, inject_strategy
+from dmi_book.studies.real_crowds import (
     gold_masks,
     held_out_accuracy,
     load_study_datasets,
@@ -37,7 +37,8 @@ from dmi_lib.studies.real_crowds import (
     to_reports,
     worker_accuracy,
 )
-from dmi_lib.tabular import aggregate, answer_matrix
+from dmi_lib.tabular import aggregate
+from dmi_lib.answers import answer_matrix
 
 
 @functools.lru_cache(maxsize=None)
@@ -566,27 +567,3 @@ def test_aggregate_works_on_every_dataset(method):
         assert (out == d.gold.reindex(out.index)).mean() > 0.25, name
         ran += 1
     assert ran >= (11 if method in ("sp-single", "spectral") else 14)
-
-
-# --------------------------------------------------------------------------- #
-# Names that moved to the studies package
-# --------------------------------------------------------------------------- #
-@pytest.mark.parametrize(
-    "name, home",
-    [
-        ("accuracy_study", "dmi_lib.studies.real_crowds"),
-        ("STUDY_DATASETS", "dmi_lib.studies.real_crowds"),
-        ("to_reports", "dmi_lib.studies.real_crowds"),
-        ("inject_strategy", "dmi_lib.studies.attacks"),
-    ],
-)
-def test_moved_study_names_still_work_with_a_warning(name, home):
-    import importlib
-
-    from dmi_lib import practical
-
-    with pytest.warns(DeprecationWarning, match=f"moved to {home}.{name}"):
-        old = getattr(practical, name)
-    assert old is getattr(importlib.import_module(home), name)
-    with pytest.raises(AttributeError):
-        practical.no_such_name

@@ -13,14 +13,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import dmi_cluster, dmi_score, log_dmi_score
-from dmi_lib.core import (
-    IDENTICAL_RTOL,
-    idxmax,
-    in_idxmax,
-    is_linearly_partitioned,
-    is_local_maximum,
-    prepare,
-)
+from dmi_lib.problem import IDENTICAL_RTOL
+from dmi_lib.problem import idxmax, in_idxmax, is_linearly_partitioned, is_local_maximum, prepare
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 from dmi_lib.tabular import aggregate

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dmi_lib.studies.real_crowds import (
+from dmi_book.studies.real_crowds import (
     accuracy_study,
     gold_curve,
     load_study_datasets,

@@ -72,19 +72,20 @@ def test_environment_yml_is_written_from_pyproject_and_the_lock():
 def test_environment_yml_installs_the_lock_but_the_study_extra():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    pinned = {canonicalize_name(p.split("==")[0]): Version(p.split("==")[1]) for p in pip[:-1]}
+    pinned = {canonicalize_name(p.split("==")[0]): Version(p.split("==")[1]) for p in pip[:-2]}
     study = {canonicalize_name(Requirement(r).name) for r in _dev().study_packages()}
     lock = _lock()
     assert study and study <= set(lock) and not study & set(pinned)
     assert pinned == {k: v for k, v in lock.items() if k not in study}
-    assert pip[-1] == "-e .[dev]"
+    assert pip[-2:] == ["-e .[dev]", "-e ./dmi_book"]
 
 
 def test_every_install_is_constrained_by_the_lock():
     dev = _dev()
     commands = dev.install_commands("python")
     assert all(cmd[-2:] == ["-c", "requirements-lock.txt"] for cmd in commands)
-    assert commands[0][-4:-2] == ["-e", ".[dev]"]
+    # dmi_lib with its dev extras, and the book's package dmi_book beside it
+    assert commands[0][-6:-2] == ["-e", ".[dev]", "-e", "./dmi_book"]
     # crowd-kit without its dependencies, from the one list of the `study` extra, also
     # on Binder (postBuild)
     assert dev.study_command("python") in commands
@@ -97,6 +98,9 @@ def test_the_environment_stamp_follows_the_project_table_and_the_lock(tmp_path, 
     dev = _dev()
     (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     (tmp_path / "requirements-lock.txt").write_text((ROOT / "requirements-lock.txt").read_text())
+    (tmp_path / "dmi_book").mkdir()
+    book = tmp_path / "dmi_book" / "pyproject.toml"
+    book.write_text((ROOT / "dmi_book" / "pyproject.toml").read_text())
     monkeypatch.setattr(dev, "ROOT", tmp_path)
     before = dev.env_digest()
     with open(tmp_path / "pyproject.toml", "a") as f:
@@ -105,6 +109,11 @@ def test_the_environment_stamp_follows_the_project_table_and_the_lock(tmp_path, 
     with open(tmp_path / "requirements-lock.txt", "a") as f:
         f.write("example==1.0\n")
     assert dev.env_digest() != before
+    after_lock = dev.env_digest()
+    book.write_text(
+        book.read_text().replace('dependencies = ["dmi_lib[book]"]', "dependencies = []")
+    )
+    assert dev.env_digest() != after_lock  # the book package's requirements changed
 
 
 def _notebooks():

@@ -10,14 +10,14 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 from dmi_lib import aggregate  # noqa: E402
-from dmi_lib.scale_out import (  # noqa: E402
+from dmi_lib.extras.scale_out import (  # noqa: E402
     aggregate_dask,
     distinct_counts,
     read_answers,
     task_counts,
     write_answer_log,
 )
-from dmi_lib.tabular import answer_matrix  # noqa: E402
+from dmi_lib.answers import answer_matrix  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dmi_lib.reports import Reports
 from dmi_lib.simulation import (
-    Reports,
     always,
     check_strategies,
     permutation_strategy,

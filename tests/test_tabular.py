@@ -14,14 +14,8 @@ from hypothesis import strategies as st
 from dmi_lib import aggregation
 from dmi_lib.crowd_data import load_dataset
 from dmi_lib.labels import same_partition
-from dmi_lib.tabular import (
-    METHODS,
-    DMIAggregator,
-    MajorityVote,
-    SurprisinglyPopular,
-    aggregate,
-    answer_matrix,
-)
+from dmi_lib.tabular import METHODS, DMIAggregator, MajorityVote, SurprisinglyPopular, aggregate
+from dmi_lib.answers import answer_matrix
 
 
 @functools.lru_cache(maxsize=None)

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import DMIClustering, dmi_cluster, dmi_score, log_dmi_score
-from dmi_lib.core import _cluster_distinct, distinct_rows, prepare
+from dmi_lib.core import _cluster_distinct
+from dmi_lib.problem import distinct_rows, prepare
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 
@@ -195,7 +196,7 @@ def test_clustering_distinct_rows_is_exact(data):
 # --------------------------------------------------------------------------- #
 # The practical methods on grouped tasks equal the methods on every task
 # --------------------------------------------------------------------------- #
-from dmi_lib.practical import (  # noqa: E402
+from dmi_lib.extras.practical import (  # noqa: E402
     practical_dmi_aggregate,
     refine_multinomial,
     validated_dmi_aggregate,

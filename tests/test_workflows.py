@@ -65,3 +65,22 @@ def test_workflow_runs_the_readme_commands_and_publishes():
     )
     assert "refs/heads/main" in wf["jobs"]["book"]["if"]
     assert wf["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def test_release_workflow_builds_checks_and_publishes_with_trusted_publishing():
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    # PyYAML reads the key `on` as True
+    assert wf[True] == {"push": {"tags": ["v*"]}}, "releases only on a version tag"
+    assert wf["permissions"] == {"contents": "read"}
+    build, publish = wf["jobs"]["build"], wf["jobs"]["publish"]
+    runs = [s.get("run", "") for s in build["steps"]]
+    assert any(r.startswith("python3 -m build") for r in runs)
+    assert any(r.startswith("python3 -m twine check") for r in runs)
+    assert any("-c requirements-lock.txt" in r and "build" in r and "twine" in r for r in runs)
+    assert any("GITHUB_REF_NAME" in r for r in runs), "the tag must be the built version"
+    assert publish["needs"] == "build"
+    assert publish["permissions"] == {"id-token": "write"}  # trusted publishing only
+    uses = [s.get("uses", "") for s in publish["steps"]]
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") for u in uses)
+    text = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    assert "secrets." not in text and "password" not in text, "no stored credentials"

@@ -8,8 +8,9 @@
   each block under its internal label (``thm-dmi-clustering``); this one lists
   "Theorem 2.2 (DMI-clustering)" under "Theorem", with the chapter it is in.
 * **An API reference that cannot fall behind.**  The ``dmi-api`` directive (used in
-  book/api.md) documents every public name of a package with autodoc, grouped by the
-  module that defines it, so a new public function appears without editing the page.
+  book/api.md) documents every public module of a package, one section each: the
+  module's ``__all__`` with autodoc (a package face's names as links to the module that
+  defines them), so a new public function appears without editing the page.
 
 Both work with a plain ``jupyter-book build .`` as well as with ``python3 dev.py book``.
 """
@@ -152,92 +153,95 @@ def titled_proof_index(base):
 # --- API reference -------------------------------------------------------------------
 
 
-def public_names(package: str) -> list[str]:
-    """The public names of ``package``: its ``__all__``, else every name without a
-    leading underscore that is not a module (lazily loaded names included)."""
-    mod = importlib.import_module(package)
-    names = getattr(mod, "__all__", None)
-    if names is None:
-        names = [
-            n for n in dir(mod) if not n.startswith("_") and not inspect.ismodule(getattr(mod, n))
-        ]
-    return list(names)
-
-
-def _submodules(package: str) -> list:
+def public_modules(package: str) -> list:
+    """``package`` and every module under it whose dotted name has no private part, in
+    the order of the source tree (a package before its modules)."""
     mod = importlib.import_module(package)
     out = [mod]
-    for info in pkgutil.iter_modules(mod.__path__, prefix=f"{package}."):
-        if not info.ispkg:
-            out.append(importlib.import_module(info.name))
+    for info in pkgutil.iter_modules(getattr(mod, "__path__", []), prefix=f"{package}."):
+        if not info.name.rsplit(".", 1)[1].startswith("_"):
+            out += public_modules(info.name) if info.ispkg else [importlib.import_module(info.name)]
     return out
 
 
-def _home(package: str, name: str, obj, modules) -> str:
-    """The module that defines ``name`` (for data: the module that assigns it)."""
-    if inspect.isclass(obj) or inspect.isfunction(obj):
-        home = obj.__module__
-        if any(part.startswith("_") for part in home.split(".")):
-            # A private module's name (e.g. a part of k-cofactors): document it where
-            # the public module that re-exports it is.
-            public = [
-                m.__name__
-                for m in modules[1:]
-                if vars(m).get(name) is obj
-                and not any(p.startswith("_") for p in m.__name__.split("."))
-            ]
-            return public[0] if public else home
-        return home
-    for module in modules[1:]:
-        if vars(module).get(name) is obj:
-            try:
-                source = inspect.getsource(module)
-            except (OSError, TypeError):
+def public_names(module: str) -> list[str]:
+    """The public names of ``module``: its ``__all__``, which every public module has."""
+    mod = importlib.import_module(module)
+    if not hasattr(mod, "__all__"):
+        raise ExtensionError(f"{module} has no __all__: the API page lists each module's __all__")
+    return list(mod.__all__)
+
+
+def homes(package: str) -> dict[str, str]:
+    """``{name: module}`` for each name a public module of ``package`` defines: the
+    module whose ``__all__`` lists it and that is not a package face re-exporting it
+    from a public module below it (a package's own names, from private parts such as
+    ``dmi_book.plotting._base``, have the package as their home)."""
+    out: dict[str, str] = {}
+    for mod in public_modules(package):
+        for name in public_names(mod.__name__):
+            if is_face_name(mod, name):
                 continue
-            if re.search(rf"^{re.escape(name)}\s*[:=]", source, re.M):
-                return module.__name__
-    return package
+            if name in out:
+                raise ExtensionError(f"{name} has two homes: {out[name]} and {mod.__name__}")
+            out[name] = mod.__name__
+    return out
+
+
+def is_face_name(mod, name: str) -> bool:
+    """Whether package ``mod`` lists ``name`` only as a face of a public submodule's."""
+    if not hasattr(mod, "__path__"):
+        return False
+    obj = getattr(mod, name)
+    return any(
+        name in getattr(sub, "__all__", ()) and getattr(sub, name) is obj
+        for sub in public_modules(mod.__name__)[1:]
+    )
+
+
+def _heading(module: str) -> str:
+    doc = inspect.getdoc(importlib.import_module(module)) or module
+    heading = " ".join(doc.strip().split("\n\n")[0].split()).rstrip(".")
+    heading = re.sub(r"^[\w.]+\s+[-\u2014:]+\s*", "", heading) or module
+    return f"``{module}``: {heading}"
 
 
 def api_rst(package: str) -> list[str]:
-    """reStructuredText documenting every public name of ``package`` with autodoc."""
-    mod = importlib.import_module(package)
-    modules = _submodules(package)
-    groups: dict[str, list[tuple[str, object]]] = defaultdict(list)
-    for name in public_names(package):
-        obj = getattr(mod, name)
-        groups[_home(package, name, obj, modules)].append((name, obj))
+    """reStructuredText for every public module of ``package``: a package face's names
+    as links to their homes, each module's own names (its ``__all__``) with autodoc."""
+    where = homes(package)
     lines: list[str] = []
-    for home in sorted(
-        groups,
-        key=lambda m: (
-            [x.__name__ for x in modules].index(m)
-            if m in [x.__name__ for x in modules]
-            else len(modules)
-        ),
-    ):
-        doc = inspect.getdoc(importlib.import_module(home)) or home
-        heading = " ".join(doc.strip().split("\n\n")[0].split()).rstrip(".")
-        heading = re.sub(r"^[\w.]+\s+[-\u2014:]+\s*", "", heading) or home
-        lines += [
-            heading,
-            "-" * max(len(heading), 3),
-            "",
-            f"Defined in ``{home}``; import them from ``{package}``.",
-            "",
-            ".. autosummary::",
-            "   :nosignatures:",
-            "",
-        ]
-        lines += [f"   {package}.{name}" for name, _ in groups[home]]
-        lines.append("")
-        for name, obj in groups[home]:
+    for mod in public_modules(package):
+        names = public_names(mod.__name__)
+        face = [n for n in names if is_face_name(mod, n)]
+        own = [n for n in names if n not in face]
+        heading = _heading(mod.__name__)
+        lines += [heading, "-" * len(heading), ""]
+        if not names:
+            lines += [f"``{mod.__name__}`` defines no names of its own; see its modules.", ""]
+        if face:
+            lines += [
+                f"Importable from ``{mod.__name__}``; each is documented in its home module.",
+                "",
+                ".. autosummary::",
+                "   :nosignatures:",
+                "",
+                *(f"   {where[n]}.{n}" for n in face),
+                "",
+            ]
+        if own:
+            lines += [".. autosummary::", "   :nosignatures:", ""]
+            lines += [f"   {mod.__name__}.{n}" for n in own]
+            lines.append("")
+        for name in own:
+            obj = getattr(mod, name)
+            qual = f"{mod.__name__}.{name}"
             if inspect.isclass(obj):
-                lines += [f".. autoclass:: {package}.{name}", "   :members:", ""]
+                lines += [f".. autoclass:: {qual}", "   :members:", ""]
             elif callable(obj):
-                lines += [f".. autofunction:: {package}.{name}", ""]
+                lines += [f".. autofunction:: {qual}", ""]
             else:
-                lines += [f".. autodata:: {home}.{name}", "   :no-value:", ""]
+                lines += [f".. autodata:: {qual}", "   :no-value:", ""]
     return lines
 
 
@@ -257,7 +261,7 @@ def _api_directive():
             from docutils import nodes
 
             package = self.arguments[0]
-            for module in _submodules(package):
+            for module in public_modules(package):
                 if getattr(module, "__file__", None):
                     self.env.note_dependency(module.__file__)
             container = nodes.container()

@@ -55,7 +55,7 @@ def install_source(repo_url: str | None, branch: str = "main") -> str:
         f'        [sys.executable, "-m", "pip", "install", "--quiet", "-e", "dmi-book[{EXTRA}]"],\n'
         "        check=True,\n"
         "    )\n"
-        '    sys.path.insert(0, os.path.abspath("dmi-book"))  # the editable install, now\n'
+        '    sys.path.insert(0, os.path.abspath("dmi-book"))  # dmi_lib and dmi_book, now\n'
         '    os.chdir("dmi-book/book")\n'
     )
 

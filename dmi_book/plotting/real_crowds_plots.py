@@ -1,10 +1,10 @@
 """Figures of ``book/13_real_crowds.ipynb``: DMI aggregation on real crowdsourcing data.
 
-Every function is pure: it draws the tables produced by :mod:`dmi_lib.practical`
-(:func:`~dmi_lib.studies.real_crowds.accuracy_study`, :func:`~dmi_lib.studies.real_crowds.gold_curve`,
-:func:`~dmi_lib.studies.real_crowds.strategic_study`,
-:func:`~dmi_lib.studies.real_crowds.single_task_study`,
-:func:`~dmi_lib.studies.real_crowds.payment_study`) and returns the matplotlib ``Figure``; it
+Every function is pure: it draws the tables produced by :mod:`dmi_lib.extras.practical`
+(:func:`~dmi_book.studies.real_crowds.accuracy_study`, :func:`~dmi_book.studies.real_crowds.gold_curve`,
+:func:`~dmi_book.studies.real_crowds.strategic_study`,
+:func:`~dmi_book.studies.real_crowds.single_task_study`,
+:func:`~dmi_book.studies.real_crowds.payment_study`) and returns the matplotlib ``Figure``; it
 computes nothing random.  One colour per method throughout the chapter
 (:data:`METHOD_COLORS`).  Panels are sized for the book's content column (7 in wide,
 fonts of at least 10 pt) and share one legend below them.  :func:`compact_table` and
@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..tabular import answer_matrix
+from dmi_lib.answers import answer_matrix
 from ._base import CLUSTER_COLORS
 
 __all__ = [
@@ -125,7 +125,7 @@ def data_summary(datasets):
     Parameters
     ----------
     datasets : dict of str to StudyData
-        As returned by :func:`dmi_lib.studies.real_crowds.load_study_datasets`.
+        As returned by :func:`dmi_book.studies.real_crowds.load_study_datasets`.
 
     Returns
     -------
@@ -158,7 +158,7 @@ def _check_columns(df, columns, name):
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(
-            f"{name} is missing column(s) {missing}; pass the table made by dmi_lib.practical"
+            f"{name} is missing column(s) {missing}; pass the table made by dmi_lib.extras.practical"
         )
     if df.empty:
         raise ValueError(f"{name} is empty: nothing to plot")
@@ -205,7 +205,7 @@ def plot_accuracy_vs_plurality(
     Parameters
     ----------
     held : pandas.DataFrame
-        ``dataset, method, accuracy`` (:func:`dmi_lib.studies.real_crowds.accuracy_study`'s
+        ``dataset, method, accuracy`` (:func:`dmi_book.studies.real_crowds.accuracy_study`'s
         held-out table: every method scored on the same tasks).
     methods : list of str, optional
         Methods to show (default: every method but the baseline).
@@ -268,7 +268,7 @@ def plot_gold_curve(curve, datasets=None, *, ncols: int = 4, axes=None, title=No
     Parameters
     ----------
     curve : pandas.DataFrame
-        ``dataset, gold_size, method, accuracy`` (:func:`dmi_lib.studies.real_crowds.gold_curve`).
+        ``dataset, gold_size, method, accuracy`` (:func:`dmi_book.studies.real_crowds.gold_curve`).
     datasets : list of str, optional
         Panels to draw (default: every data set of the table).
     """
@@ -308,7 +308,7 @@ def plot_strategic(table, *, attack=None, datasets=None, ncols: int = 4, axes=No
     ----------
     table : pandas.DataFrame
         ``dataset, attack, share, method, accuracy`` (several ``rep`` rows are
-        averaged; :func:`dmi_lib.studies.real_crowds.strategic_study`).
+        averaged; :func:`dmi_book.studies.real_crowds.strategic_study`).
     attack : str, optional
         Which manipulation (required if the table holds several).
     """
@@ -355,7 +355,7 @@ def plot_single_task(table, *, ax=None, title=None):
     Parameters
     ----------
     table : pandas.DataFrame
-        ``data, study, method, accuracy`` (:func:`dmi_lib.studies.real_crowds.single_task_study`).
+        ``data, study, method, accuracy`` (:func:`dmi_book.studies.real_crowds.single_task_study`).
     """
     _check_columns(table, ["data", "study", "method", "accuracy"], "table")
     # "prelec2017_sp" -> "Prelec", "hosseini2021_spvoting" -> "Hosseini"
@@ -401,10 +401,10 @@ def plot_payments(workers, datasets, *, summary=None, ncols: int = 4, axes=None,
     ----------
     workers : pandas.DataFrame
         ``dataset, accuracy, kdmi_paid, kdmi_normalised``
-        (:func:`dmi_lib.studies.real_crowds.payment_study`'s second table).
+        (:func:`dmi_book.studies.real_crowds.payment_study`'s second table).
     datasets : list of str
     summary : pandas.DataFrame, optional
-        The first table of :func:`~dmi_lib.studies.real_crowds.payment_study`; its Spearman
+        The first table of :func:`~dmi_book.studies.real_crowds.payment_study`; its Spearman
         correlation is printed in each panel's title.
     """
     _check_columns(workers, ["dataset", "accuracy", "kdmi_paid", "kdmi_normalised"], "workers")

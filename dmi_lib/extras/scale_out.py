@@ -37,8 +37,8 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from ._validation import check_random_state
-from .answers import _check_keywords, _check_options, _gold_labels, decide_groups
+from .._validation import check_random_state
+from ..answers import _check_keywords, _check_options, _gold_labels, decide_groups
 
 __all__ = [
     "DASK_METHODS",
@@ -47,6 +47,7 @@ __all__ = [
     "read_answers",
     "task_counts",
     "write_answer_log",
+    "is_dask_frame",
 ]
 
 #: Methods :func:`aggregate_dask` runs: those that give every task with the same answer

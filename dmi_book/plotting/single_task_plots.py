@@ -3,10 +3,10 @@
 The chapter *The single-task setting* (``book/12_single_task``) renders them and wraps
 them in a widget and a frame player.  The data are "two worlds" (a single question
 asked in one of two ground-truth worlds; one instance is one point on the answer
-simplex), drawn and scored by :mod:`dmi_lib.studies.two_worlds`
-(:func:`~dmi_lib.studies.two_worlds.two_world_points`,
-:func:`~dmi_lib.studies.two_worlds.single_task_decisions`,
-:func:`~dmi_lib.studies.two_worlds.separation_sweep`): Algorithms 5 and 6 on
+simplex), drawn and scored by :mod:`dmi_book.studies.two_worlds`
+(:func:`~dmi_book.studies.two_worlds.two_world_points`,
+:func:`~dmi_book.studies.two_worlds.single_task_decisions`,
+:func:`~dmi_book.studies.two_worlds.separation_sweep`): Algorithms 5 and 6 on
 respondents whose predictions are Bayesian.  Each function here draws them and returns
 the matplotlib ``Figure``; a figure given no decisions computes them, seeded.
 """
@@ -17,19 +17,12 @@ import numpy as np
 
 import matplotlib.pyplot as plt
 
-from .._deprecation import moved
 from ..studies.two_worlds import single_task_decisions
 from ._base import draw_simplex, new_axes, simplex_xy
 from .mechanism_plots import MARK_COLOR, simplex_ray_segments
 
 __all__ = ["WORLD_COLORS", "plot_separation_sweep", "plot_single_task_partition", "plot_sp_vs_sts"]
 
-#: Experiments that moved to the studies (they simulate what the figures draw).
-_MOVED = {
-    name: "dmi_lib.studies.two_worlds"
-    for name in ("separation_sweep", "single_task_decisions", "two_world_points")
-}
-__getattr__ = moved(__name__, _MOVED)
 
 #: Colours of world 0 and world 1.
 WORLD_COLORS = ("#0072B2", "#E69F00")

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import animation
 
-from .._validation import check_matrix
+from dmi_lib._validation import check_matrix
 
 #: Colour-blind-safe cluster colours (Okabe–Ito).
 CLUSTER_COLORS = (

@@ -19,9 +19,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import check_labels, check_matrix
-from ..core import cluster_sums, prepare
-from ..kcofactors import k_cofactors_history
+from dmi_lib._validation import check_labels, check_matrix
+from dmi_lib.problem import cluster_sums, prepare
+from dmi_lib.kcofactors import k_cofactors_history
 from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
 
 __all__ = [
@@ -40,7 +40,7 @@ _ORANGE = "#E69F00"
 #: Red of the circles marking inconsistent points (paper, Figure 5).
 _RED = "#D62728"
 #: Relative tolerance under which two entries of a row of ``ÃD`` count as tied (the
-#: same default as :func:`dmi_lib.core.is_linearly_partitioned`).
+#: same default as :func:`dmi_lib.problem.is_linearly_partitioned`).
 _TIE_RTOL = 1e-9
 
 
@@ -87,7 +87,7 @@ def inconsistent_points(A, labels) -> np.ndarray:
     ``D = (CᵀÃ)⁻¹`` for the clustering ``labels``; the rows returned are those that
     the next assignment step of Algorithm 2 moves (the red circles of Figure 5).
     Ties within ``1e-9`` (relative to ``max |ÃD|``) count as maxima, as in
-    :func:`dmi_lib.core.is_linearly_partitioned`.
+    :func:`dmi_lib.problem.is_linearly_partitioned`.
 
     Parameters
     ----------

@@ -12,56 +12,34 @@ surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
 Besides the figures, :func:`payment_matrices` reads the two count matrices of one
 agent's payment off the mechanism's output, so that a chapter can assert on the numbers
 Figure 7 shows.  Figure 8's answers come from
-:func:`~dmi_lib.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
-figures are in :mod:`dmi_lib.plotting.strategy_plots` (importable from here too).
+:func:`~dmi_book.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
+figures are in :mod:`dmi_book.plotting.strategy_plots`.
 """
 
 from __future__ import annotations
 
-import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from .._deprecation import moved
-from .._validation import check_matrix
-from ..core import assign
-from ..labels import agreement
-from ..kdmi import KDMIResult, kdmi_mechanism
-from ..simulation import Reports
+from dmi_lib._validation import check_matrix
+from dmi_lib.problem import assign
+from dmi_lib.kdmi import KDMIResult, kdmi_mechanism
+from dmi_lib.reports import Reports
 from ..studies.experiments import sp_dmi_disagreement
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
-from .strategy_plots import (  # chapter 10's strategy figures, importable from here as before
-    plot_strategy_invariance,
-    plot_strategy_mix,
-    plot_strategy_mix_sweep,
-)
 
 __all__ = [
     "payment_matrices",
     "plot_knowledge_extraction",
     "plot_payment_calculation",
     "plot_sp_vs_dmi",
-    "plot_strategy_invariance",
-    "plot_strategy_mix",
-    "plot_strategy_mix_sweep",
     "simplex_ray_segments",
+    "MARK_COLOR",
 ]
 
-#: Experiments that moved to the studies (they simulate what the figures draw).
-_MOVED = {
-    name: "dmi_lib.studies.experiments"
-    for name in (
-        "STRATEGY_TYPES",
-        "sp_dmi_disagreement",
-        "strategy_invariance_curve",
-        "strategy_mix_outcome",
-        "strategy_mix_sweep",
-    )
-}
-__getattr__ = moved(__name__, _MOVED)
 
 #: Colour that marks disagreements / errors (the paper's red circles).
 MARK_COLOR = "#D62728"
@@ -144,9 +122,7 @@ def _mark(ax, xy, mask, s=170):
 
 def _check_result(reports, result):
     if not isinstance(reports, Reports):
-        raise TypeError(
-            f"reports must be a dmi_lib.simulation.Reports, got {type(reports).__name__}"
-        )
+        raise TypeError(f"reports must be a dmi_lib.reports.Reports, got {type(reports).__name__}")
     if reports.n_options != 3:
         raise ValueError(f"the simplex figures need C = 3 options, got {reports.n_options}")
     if result is None:
@@ -154,30 +130,6 @@ def _check_result(reports, result):
     if not isinstance(result, KDMIResult):
         raise TypeError(f"result must be a KDMIResult, got {type(result).__name__}")
     return result
-
-
-def same_partition_fraction(a, b) -> float:
-    """Largest fraction of items on which two labelings agree after renaming clusters.
-
-    .. deprecated::
-        Use :func:`dmi_lib.labels.agreement`, which this calls; the name will be removed
-        in the next release.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     same_partition_fraction([0, 0, 1, 2], [2, 2, 0, 1])
-    1.0
-    """
-    warnings.warn(
-        f"{__name__}.same_partition_fraction moved to dmi_lib.labels.agreement; the old "
-        "name will be removed in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return agreement(a, b)
 
 
 # --------------------------------------------------------------------------- #

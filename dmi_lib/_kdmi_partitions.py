@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import DMIResult, _solve, dmi_cluster, prepare
+from .problem import DMIResult, prepare
+from .core import _solve, dmi_cluster
 from .mechanisms import _map
 from .reports import Reports
 
@@ -117,7 +118,7 @@ def _batched_ascent(
     Agent ``b`` clusters the rows of ``Ã`` not marked in ``gone[b]``, starting from
     ``labels`` (cluster sums ``M[b]``).  Moving row ``t`` from ``c`` to ``c'``
     multiplies ``det(CᵀÃ)`` by ``F = 1 + (ÃD)[t, c'] - (ÃD)[t, c]`` (matrix
-    determinant lemma, as in :func:`dmi_lib.core.move_factors`).  Each round, every
+    determinant lemma, as in :func:`dmi_lib.problem.move_factors`).  Each round, every
     still-active agent makes its best move if ``|F| > 1 + tol``; a move strictly
     increases ``|det|``, so the ascent ends at a local maximum: no single-row move
     gains more than a factor ``1 + tol`` (hence linearly partitioned, Theorem 2.2).  The

@@ -1,9 +1,9 @@
 """Figures of chapter 10's strategy experiments: mixed crowds and invariance.
 
-The crowds are simulated by :mod:`dmi_lib.studies.experiments`
-(:func:`~dmi_lib.studies.experiments.strategy_mix_outcome`,
-:func:`~dmi_lib.studies.experiments.strategy_mix_sweep`,
-:func:`~dmi_lib.studies.experiments.strategy_invariance_curve`); these functions draw
+The crowds are simulated by :mod:`dmi_book.studies.experiments`
+(:func:`~dmi_book.studies.experiments.strategy_mix_outcome`,
+:func:`~dmi_book.studies.experiments.strategy_mix_sweep`,
+:func:`~dmi_book.studies.experiments.strategy_invariance_curve`); these functions draw
 them and return the matplotlib ``Figure``.
 
 * :func:`plot_strategy_mix` — accuracy of three aggregators and the K-DMI payments by

@@ -1,7 +1,7 @@
 """The studies of chapter 14 (the paper's future directions) and the scenarios they draw.
 
 Kong, *Information Elicitation Meets Clustering*, names directions it leaves open
-(Sections 4 and 5); :mod:`dmi_lib.beyond` implements one way to follow each.  The
+(Sections 4 and 5); :mod:`dmi_lib.extras.beyond` implements one way to follow each.  The
 functions here put those algorithms on simulated crowds against the paper's own
 method, for ``book/14_future_directions.ipynb``:
 
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_distribution, check_int, check_random_state
-from ..aggregation import name_clusters
-from ..beyond import (
+from dmi_lib._validation import check_distribution, check_int, check_random_state
+from dmi_lib.aggregation import name_clusters
+from dmi_lib.extras.beyond import (
     binned_features,
     continuous_dmi_cluster,
     kernel_dmi_cluster,
@@ -35,9 +35,9 @@ from ..beyond import (
     projected_dmi_cluster,
     third_moment_aggregate,
 )
-from ..core import dmi_cluster
-from ..labels import same_partition
-from ..simulation import random_states, simulate_crowd, simulate_single_task, truthful
+from dmi_lib.core import dmi_cluster
+from dmi_lib.labels import same_partition
+from dmi_lib.simulation import random_states, simulate_crowd, simulate_single_task, truthful
 
 __all__ = [
     "ContinuousReports",

@@ -3,7 +3,7 @@
 The paper's model of a strategic crowd (Section 3.1) is a row-stochastic strategy
 ``S``: on signal ``c`` a worker reports ``c'`` with probability ``S[c, c']``.  These
 scenarios apply such strategies to the answers of real workers, for the robustness
-studies of :mod:`dmi_lib.studies.real_crowds` (``book/13_real_crowds.ipynb``):
+studies of :mod:`dmi_book.studies.real_crowds` (``book/13_real_crowds.ipynb``):
 
 * :func:`inject_low_effort` — a share of the workers always answer one option (the
   Abstract's "low-effort people");
@@ -19,9 +19,9 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._validation import check_random_state
-from ..answers import _check_answers, _check_options, _codes
-from ..simulation import check_strategies
+from dmi_lib._validation import check_random_state
+from dmi_lib.answers import _check_answers, _check_options, _codes
+from dmi_lib.simulation import check_strategies
 
 __all__ = ["cyclic_strategy", "inject_low_effort", "inject_strategy"]
 

@@ -4,12 +4,12 @@
 Plurality, surprisingly popular (the Definition; Algorithm 5 on single-task data),
 the spectral truth serum (Algorithm 6), DMI-clustering with the paper's naming
 (Algorithm 1, clusters named by gold agreement) and the beyond-the-paper aggregators
-of :mod:`dmi_lib.practical`, on the shipped real data sets (:mod:`dmi_lib.crowd_data`):
+of :mod:`dmi_lib.extras.practical`, on the shipped real data sets (:mod:`dmi_lib.crowd_data`):
 
 * :func:`accuracy_study`, :func:`margin_study`, :func:`gold_curve` — accuracy
   against gold, held out from the gold tasks that name the clusters;
 * :func:`strategic_study`, :func:`naming_tradeoff` — a growing share of the real
-  workers turns strategic (:mod:`dmi_lib.studies.attacks`);
+  workers turns strategic (:mod:`dmi_book.studies.attacks`);
 * :func:`single_task_study` — Algorithms 5 and 6 question by question;
 * :func:`payment_study` — the DMI-Mechanism and K-DMI (Algorithm 4) payments
   against each worker's accuracy.
@@ -28,16 +28,16 @@ import pandas as pd
 from scipy import sparse
 from scipy.stats import spearmanr
 
-from .._validation import check_random_state
-from ..aggregation import name_clusters, surprisingly_popular
-from ..answers import _check_answers, _check_options, _codes, answer_matrix
-from ..core import dmi_cluster
-from ..crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
-from ..kdmi import kdmi_mechanism
-from ..mechanisms import dmi_mechanism
-from ..practical import name_clusters_bayes, validated_dmi_aggregate
-from ..simulation import Reports
-from ..tabular import aggregate
+from dmi_lib._validation import check_random_state
+from dmi_lib.aggregation import name_clusters, surprisingly_popular
+from dmi_lib.answers import _check_answers, _check_options, _codes, answer_matrix
+from dmi_lib.core import dmi_cluster
+from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
+from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.mechanisms import dmi_mechanism
+from dmi_lib.extras.practical import name_clusters_bayes, validated_dmi_aggregate
+from dmi_lib.reports import Reports
+from dmi_lib.tabular import aggregate
 from .attacks import cyclic_strategy, inject_low_effort, inject_strategy
 
 __all__ = [
@@ -144,7 +144,7 @@ def worker_accuracy(answers, gold) -> pd.DataFrame:
 
 
 def to_reports(answers, *, options=None):
-    """A long table as :class:`dmi_lib.simulation.Reports` (integer ids) for the
+    """A long table as :class:`dmi_lib.reports.Reports` (integer ids) for the
     mechanisms, with the task, worker and option indexes.
 
     Returns
@@ -324,8 +324,8 @@ def accuracy_study(
     tie-breaking (no seeds); ``plurality (smallest label)`` is crowd-kit's documented
     rule.  ``DMI (paper)`` names clusters by gold agreement
     (:func:`dmi_lib.aggregation.name_clusters`), ``DMI practical`` is
-    :func:`~dmi_lib.practical.practical_dmi_aggregate` and ``DMI validated``
-    :func:`~dmi_lib.practical.validated_dmi_aggregate` (its plurality breaks ties towards DMI
+    :func:`~dmi_lib.extras.practical.practical_dmi_aggregate` and ``DMI validated``
+    :func:`~dmi_lib.extras.practical.validated_dmi_aggregate` (its plurality breaks ties towards DMI
     practical); they reuse one DMI-clustering per data set (it does not depend on
     the gold).
     """
@@ -373,7 +373,7 @@ def margin_study(
     """DMI validated minus plurality, held out, with its standard error.
 
     For each data set, ``n_draws`` random gold subsets of ``gold_size`` tasks;
-    :func:`~dmi_lib.practical.validated_dmi_aggregate` gets the subset, and its accuracy on the other
+    :func:`~dmi_lib.extras.practical.validated_dmi_aggregate` gets the subset, and its accuracy on the other
     tasks is compared with plurality's on the same tasks under both tie rules.
     Returns rows ``dataset, plurality, difference, se`` (``plurality`` is
     :data:`PLURALITY_RANDOM` or :data:`PLURALITY_FIRST`; ``difference`` is the mean
@@ -410,7 +410,7 @@ def gold_curve(
 
     Rows ``dataset, gold_size, method, accuracy`` (mean over ``n_draws`` random gold
     subsets), with methods ``DMI (paper)`` (gold agreement, the paper's rule),
-    ``DMI + Bayes naming`` (:func:`~dmi_lib.practical.name_clusters_bayes`, no refinement),
+    ``DMI + Bayes naming`` (:func:`~dmi_lib.extras.practical.name_clusters_bayes`, no refinement),
     ``DMI practical``, ``DMI validated`` and, for reference, ``plurality (random
     ties)`` on the same held-out tasks.  Sizes larger than half of a data set's tasks are skipped.
     """
@@ -540,7 +540,7 @@ def naming_tradeoff(
     reports through :func:`cyclic_strategy` ``(C, lam)`` (the default rotated-SP
     naming is then wrong, only gold can fix it), the DMI clusters are named with
     ``gold_size`` random gold tasks by the paper's rule (gold agreement only) and by
-    :func:`~dmi_lib.practical.name_clusters_bayes` with each ``default_confidence``; no refinement.
+    :func:`~dmi_lib.extras.practical.name_clusters_bayes` with each ``default_confidence``; no refinement.
 
     Returns
     -------

@@ -17,16 +17,16 @@ Algorithms 5 and 6 (:func:`~dmi_lib.aggregation.surprisingly_popular_single`,
 :func:`~dmi_lib.aggregation.spectral_truth_serum`, on respondents drawn by
 :func:`~dmi_lib.simulation.simulate_single_task`) and scores them, and
 :func:`separation_sweep` repeats both along the separation of the worlds.
-:mod:`dmi_lib.plotting.single_task_plots` draws them (Figure 9).
+:mod:`dmi_book.plotting.single_task_plots` draws them (Figure 9).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_matrix, check_random_state
-from ..aggregation import spectral_truth_serum, surprisingly_popular_single
-from ..simulation import simulate_single_task
+from dmi_lib._validation import check_matrix, check_random_state
+from dmi_lib.aggregation import spectral_truth_serum, surprisingly_popular_single
+from dmi_lib.simulation import simulate_single_task
 
 __all__ = ["separation_sweep", "single_task_decisions", "two_world_points"]
 

@@ -23,8 +23,8 @@ optional axes and return the matplotlib ``Figure``.
 
 Chapter 2's figures of a simulated crowd (:func:`plot_aggregators`,
 :func:`draw_accuracy_bars`, :func:`plot_bias_sweep`, :func:`plot_answers_per_task`) are
-in :mod:`dmi_lib.plotting.crowd_plots` and importable from here too; the crowds
-themselves are simulated by :mod:`dmi_lib.studies.experiments`.
+in :mod:`dmi_book.plotting.crowd_plots`; the crowds themselves are simulated by
+:mod:`dmi_book.studies.experiments`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from .._deprecation import moved
-from .._validation import check_distribution, check_labels, check_matrix
-from ..aggregation import plurality, surprisingly_popular
-from ..kcofactors import partition_rays_2d
+from dmi_lib._validation import check_distribution, check_labels, check_matrix
+from dmi_lib.aggregation import plurality, surprisingly_popular
+from dmi_lib.kcofactors import partition_rays_2d
 from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
@@ -57,19 +56,9 @@ from ._simplex import (
     vertex_rays,
     zoom,
 )
-from .crowd_plots import (  # chapter 2's figures, importable from here as before
-    draw_accuracy_bars,
-    plot_aggregators,
-    plot_answers_per_task,
-    plot_bias_sweep,
-)
 
 __all__ = [
     "OPTIONS",
-    "draw_accuracy_bars",
-    "plot_aggregators",
-    "plot_answers_per_task",
-    "plot_bias_sweep",
     "plot_example_states",
     "plot_intro_feedback",
     "plot_kcofactors_steps",
@@ -78,19 +67,6 @@ __all__ = [
     "plot_sp_low_effort",
     "plot_strategy_effect",
 ]
-
-#: Simulations that moved to the studies (they compute what the figures draw).
-_MOVED = {
-    name: "dmi_lib.studies.experiments"
-    for name in (
-        "AnswersStudy",
-        "CrowdScenario",
-        "answers_per_task_study",
-        "crowd_scenario",
-        "singular_bias",
-    )
-}
-__getattr__ = moved(__name__, _MOVED)
 
 
 # --------------------------------------------------------------------------- #

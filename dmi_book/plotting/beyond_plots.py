@@ -1,7 +1,7 @@
 """Figures of chapter 14, *Beyond the paper: its future directions*.
 
 Every function is pure: it draws what it is given (a clustering, or the output of a
-study in :mod:`dmi_lib.studies.beyond`) and returns the matplotlib ``Figure``.  Error bars are
+study in :mod:`dmi_book.studies.beyond`) and returns the matplotlib ``Figure``.  Error bars are
 the mean ± one standard deviation over the seeds of a study.  Nothing drawn here is in
 the paper; see ``book/14_future_directions.ipynb``.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validation import check_matrix
-from ..beyond import matched_accuracy
-from ..labels import align_labels
+from dmi_lib._validation import check_matrix
+from dmi_lib.extras.beyond import matched_accuracy
+from dmi_lib.labels import align_labels
 from ._base import COLUMN_WIDTH, draw_simplex, new_axes, scatter_clusters, simplex_xy
 
 __all__ = [
@@ -55,7 +55,7 @@ def draw_simplex_clustering(ax, A, labels, world, *, title=None, option_names=("
     """Draw answer distributions on the simplex, coloured by cluster.
 
     Black crosses mark the items that are wrong once the clusters are named by the
-    best one-to-one matching with the true states (:func:`dmi_lib.beyond.matched_accuracy`).
+    best one-to-one matching with the true states (:func:`dmi_lib.extras.beyond.matched_accuracy`).
     """
     A = check_matrix(A)
     xy = simplex_xy(A)

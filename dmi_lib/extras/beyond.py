@@ -22,7 +22,7 @@ simulated crowds, including where it does not help.
 
 The studies that measure each direction, and the scenarios they simulate (surveys with
 a hypothetical question, ring-shaped states, answers on a continuous scale), are in
-:mod:`dmi_lib.studies.beyond`.
+:mod:`dmi_book.studies.beyond`.
 
 :func:`matched_accuracy` scores a clustering against the true states when the
 clusters carry no names.
@@ -37,18 +37,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._deprecation import moved
-from ._validation import (
+from .._validation import (
     check_distribution,
     check_int,
     check_labels,
     check_matrix,
     check_random_state,
 )
-from .aggregation import surprisingly_popular_single
-from .core import dmi_cluster
-from .labels import agreement, contingency
-from .problem import DEFAULT_RANK_TOL
+from ..aggregation import surprisingly_popular_single
+from ..core import dmi_cluster
+from ..labels import agreement, contingency
+from ..problem import DEFAULT_RANK_TOL
 
 __all__ = [
     "KernelDMIResult",
@@ -69,25 +68,6 @@ __all__ = [
     "third_moment_aggregate",
     "whiten",
 ]
-
-#: The studies and their scenarios moved to the top layer (they run the algorithms
-#: above on simulated crowds; the library does not use them).
-__getattr__ = moved(
-    __name__,
-    {
-        name: "dmi_lib.studies.beyond"
-        for name in (
-            "ContinuousReports",
-            "continuous_study",
-            "fewer_states_study",
-            "kernel_study",
-            "ring_states",
-            "simulate_continuous",
-            "simulate_hypothetical",
-            "third_moment_study",
-        )
-    },
-)
 
 
 def _positive(x, name: str) -> float:
@@ -534,7 +514,7 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
 
     Beyond the paper.  ``Z = √n U_r`` where ``A - ā = U_r Σ_r V_rᵀ`` is the thin SVD
     kept to the rank ``r`` of the centred data (relative tolerance ``rank_tol``,
-    default :data:`dmi_lib.core.DEFAULT_RANK_TOL`).  For any invertible ``T`` and
+    default :data:`dmi_lib.problem.DEFAULT_RANK_TOL`).  For any invertible ``T`` and
     shift ``b``, ``whiten(A T + b) = whiten(A) O`` for an orthogonal ``O``: pairwise
     distances of ``Z`` -- hence any distance kernel on ``Z`` -- do not depend on the
     affine map.

@@ -1,8 +1,8 @@
 """Figures of chapter 2: a simulated crowd with low effort and a "good"-bias.
 
-The crowds are simulated by :mod:`dmi_lib.studies.experiments`
-(:func:`~dmi_lib.studies.experiments.crowd_scenario`,
-:func:`~dmi_lib.studies.experiments.answers_per_task_study`); these functions draw them
+The crowds are simulated by :mod:`dmi_book.studies.experiments`
+(:func:`~dmi_book.studies.experiments.crowd_scenario`,
+:func:`~dmi_book.studies.experiments.answers_per_task_study`); these functions draw them
 and return the matplotlib ``Figure``.
 
 * :func:`plot_aggregators` — plurality, surprisingly popular and DMI-clustering side by
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.lines import Line2D
 
-from ..kcofactors import partition_rays_2d
+from dmi_lib.kcofactors import partition_rays_2d
 from ..studies.experiments import AnswersStudy, CrowdScenario, crowd_scenario
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, new_axes, simplex_xy
 from ._simplex import (

@@ -19,11 +19,12 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.lines import Line2D
 
-from .._validation import check_labels, check_matrix, check_random_state
-from ..datasets import load_paper_data
-from ..core import _solve, assign, cluster_sums, dmi_cluster, dmi_score, prepare
-from ..kcofactors import cone_labels_2d, partition_rays_2d
-from ..labels import align_labels  # re-exported: figures rename clusters to keep colours
+from dmi_lib._validation import check_labels, check_matrix, check_random_state
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.core import _solve, dmi_cluster
+from dmi_lib.problem import assign, cluster_sums, dmi_score, prepare
+from dmi_lib.kcofactors import cone_labels_2d, partition_rays_2d
+from dmi_lib.labels import align_labels
 from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
@@ -32,7 +33,6 @@ from ._base import (
 )
 
 __all__ = [
-    "align_labels",
     "cluster_means",
     "figure2",
     "plot_affine",
@@ -45,6 +45,8 @@ __all__ = [
     "plot_threshold_score",
     "plot_update_step",
     "threshold_score_curve",
+    "CURRENT_PARTITION_COLOR",
+    "LEGAL_EXAMPLE",
 ]
 
 #: Colour of the *current* partition in an update step (the paper's orange lines).

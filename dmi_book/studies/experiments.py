@@ -2,7 +2,7 @@
 
 Each function simulates a seeded crowd (or takes answers) and runs the library's
 aggregators and mechanisms on it, returning the numbers a figure of
-:mod:`dmi_lib.plotting` draws and a chapter asserts on.  Nothing here draws.
+:mod:`dmi_book.plotting` draws and a chapter asserts on.  Nothing here draws.
 
 * Chapter 2 (``book/02_plurality_and_sp``): :func:`crowd_scenario`, a crowd with a
   low-effort share and a "good"-bias answered by plurality, surprisingly popular and
@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_distribution, check_matrix, check_random_state
-from ..aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
-from ..core import dmi_cluster
-from ..datasets import load_paper_data
-from ..labels import agreement
-from ..kdmi import kdmi_mechanism
-from ..simulation import (
+from dmi_lib._validation import check_distribution, check_matrix, check_random_state
+from dmi_lib.aggregation import dmi_aggregate, name_clusters, plurality, surprisingly_popular
+from dmi_lib.core import dmi_cluster
+from dmi_lib.datasets import load_paper_data
+from dmi_lib.labels import agreement
+from dmi_lib.kdmi import kdmi_mechanism
+from dmi_lib.simulation import (
     always,
     check_strategies,
     permutation_strategy,
@@ -354,7 +354,7 @@ def strategy_mix_outcome(
         ``accuracy`` (dict plurality / SP / DMI → fraction correct), ``payments``
         (dict type → (mean, standard error, number of paid agents); NaN for an absent
         type), ``types`` (each agent's type, 0 truthful, 1 always, 2 permutation),
-        ``kdmi`` (the :class:`~dmi_lib.mechanisms.KDMIResult`), ``S_bar`` (the crowd's
+        ``kdmi`` (the :class:`~dmi_lib.kdmi.KDMIResult`), ``S_bar`` (the crowd's
         average strategy) and ``det_S_bar``.
     """
     rng = check_random_state(random_state)
@@ -519,7 +519,7 @@ def sp_dmi_disagreement(A, *, gold=None) -> dict:
     dict
         ``sp`` (options), ``dmi`` (named options), ``labels`` (raw DMI cluster ids),
         ``names`` (option of each cluster), ``differ`` (bool mask), ``n_differ``,
-        ``result`` (the :class:`~dmi_lib.core.DMIResult`).
+        ``result`` (the :class:`~dmi_lib.problem.DMIResult`).
     """
     A = _distributions(A)
     res = dmi_cluster(A)

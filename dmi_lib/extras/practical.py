@@ -46,8 +46,8 @@ follows it, each change labelled:
   from plurality.
 
 The real-crowds study of ``book/13_real_crowds.ipynb`` that measures these methods
-is :mod:`dmi_lib.studies.real_crowds`; its strategic crowds are
-:mod:`dmi_lib.studies.attacks`.
+is :mod:`dmi_book.studies.real_crowds`; its strategic crowds are
+:mod:`dmi_book.studies.attacks`.
 """
 
 from __future__ import annotations
@@ -59,10 +59,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import betaincc, betaln, logsumexp
 
-from ._deprecation import moved
-from ._validation import check_matrix, check_sample_weight
-from .aggregation import _check_gold, name_clusters
-from .core import DMIResult, _cluster_distinct, cluster_sums, distinct_rows
+from .._validation import check_matrix, check_sample_weight
+from ..aggregation import _check_gold, name_clusters
+from ..problem import DMIResult, cluster_sums, distinct_rows
+from ..core import _cluster_distinct
 
 __all__ = [
     "PracticalDMIResult",
@@ -72,41 +72,9 @@ __all__ = [
     "practical_dmi_aggregate",
     "refine_multinomial",
     "validated_dmi_aggregate",
+    "DEFAULT_CONFIDENCE",
 ]
 
-# The study of book/13_real_crowds.ipynb and its attack scenarios live in the top
-# layer (the library never imports them); the old names keep working for one release.
-__getattr__ = moved(
-    __name__,
-    {
-        "cyclic_strategy": "dmi_lib.studies.attacks",
-        "inject_low_effort": "dmi_lib.studies.attacks",
-        "inject_strategy": "dmi_lib.studies.attacks",
-        "ATTACKS": "dmi_lib.studies.real_crowds",
-        "DMI_PAPER": "dmi_lib.studies.real_crowds",
-        "DMI_PAPER_NOGOLD": "dmi_lib.studies.real_crowds",
-        "DMI_PRACTICAL": "dmi_lib.studies.real_crowds",
-        "DMI_VALIDATED": "dmi_lib.studies.real_crowds",
-        "NAMING_GOLD_ONLY": "dmi_lib.studies.real_crowds",
-        "PLURALITY_FIRST": "dmi_lib.studies.real_crowds",
-        "PLURALITY_RANDOM": "dmi_lib.studies.real_crowds",
-        "SP": "dmi_lib.studies.real_crowds",
-        "STUDY_DATASETS": "dmi_lib.studies.real_crowds",
-        "accuracy_study": "dmi_lib.studies.real_crowds",
-        "gold_curve": "dmi_lib.studies.real_crowds",
-        "gold_masks": "dmi_lib.studies.real_crowds",
-        "held_out_accuracy": "dmi_lib.studies.real_crowds",
-        "load_study_datasets": "dmi_lib.studies.real_crowds",
-        "margin_study": "dmi_lib.studies.real_crowds",
-        "naming_tradeoff": "dmi_lib.studies.real_crowds",
-        "payment_study": "dmi_lib.studies.real_crowds",
-        "plurality_random_ties_correct": "dmi_lib.studies.real_crowds",
-        "single_task_study": "dmi_lib.studies.real_crowds",
-        "strategic_study": "dmi_lib.studies.real_crowds",
-        "to_reports": "dmi_lib.studies.real_crowds",
-        "worker_accuracy": "dmi_lib.studies.real_crowds",
-    },
-)
 
 #: Default prior probability that a cluster's rotated-SP default name is right.
 DEFAULT_CONFIDENCE = 0.9
@@ -202,7 +170,7 @@ def name_clusters_bayes(
     are not enough and three unanimous ones are; with many gold tasks gold decides,
     as in the paper.  A larger ``q`` protects an honest crowd better when gold is scarce,
     a smaller one follows gold sooner when the crowd may relabel systematically
-    (:func:`dmi_lib.studies.real_crowds.naming_tradeoff` measures both).
+    (:func:`dmi_book.studies.real_crowds.naming_tradeoff` measures both).
 
     Parameters
     ----------

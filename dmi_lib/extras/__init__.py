@@ -1,0 +1,16 @@
+"""Beyond the paper: methods, heuristics and a scale-out path that Kong's paper does not contain.
+
+Everything in this package goes past *Information Elicitation Meets Clustering*; the rest
+of :mod:`dmi_lib` is the paper's algorithms, tables and data.
+
+* :mod:`dmi_lib.extras.practical` — DMI aggregation made robust for real crowds
+  (chapter 13): Bayesian naming of clusters, a latent-class refinement, validation
+  against an interval-partition baseline.  ``aggregate(method="dmi-practical")`` and
+  ``aggregate(method="dmi-validated")`` of :mod:`dmi_lib.tabular` run it.
+* :mod:`dmi_lib.extras.beyond` — the paper's future directions tried out (chapter 14):
+  continuous and kernel DMI-clustering, projections, a third-moment aggregator.
+* :mod:`dmi_lib.extras.scale_out` — aggregation of answer tables larger than memory on
+  Dask (chapter 13 at scale); ``aggregate`` takes this path for a Dask table.
+"""
+
+__all__: list[str] = []  # each name is imported from its module
