@@ -147,3 +147,41 @@ def test_captions_name_the_papers_figure_once_and_in_one_form():
         if len(mentions) != len(of_paper) or len(of_paper) > 1:
             bad.append(f"{name}: {label}")
     assert not bad
+
+
+def plotting_sources():
+    """The plotting modules, wherever the package keeps them."""
+    skip = {".venv", "_build", ".git"}
+    return [
+        p
+        for p in ROOT.rglob("*.py")
+        if "plotting" in p.parts and not skip & set(p.relative_to(ROOT).parts)
+    ]
+
+
+def test_no_image_title_names_a_figure_of_the_paper():
+    """Strings drawn into images (titles, labels) never say "Figure N"; docstrings may."""
+    import ast
+
+    files = plotting_sources()
+    assert files
+    bad = []
+    for path in files:
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and re.match(r"\s*Figures? \d", node.value)
+            ):
+                bad.append(f"{path.name}:{node.lineno}")
+    assert not bad
