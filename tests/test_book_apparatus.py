@@ -185,3 +185,26 @@ def test_no_image_title_names_a_figure_of_the_paper():
             ):
                 bad.append(f"{path.name}:{node.lineno}")
     assert not bad
+
+
+def index_entries() -> dict[str, set[str]]:
+    """term -> chapters of every ``{index}`` directive in the chapters."""
+    found: dict[str, set[str]] = {}
+    for path in chapters():
+        for cell in cells(path):
+            if cell["cell_type"] != "markdown":
+                continue
+            for line in re.findall(r"^[`:]{3,}\{index\}\s*(.+)$", source(cell), re.M):
+                for term in line.split(","):
+                    term = re.sub(r"^(single|pair|see|seealso):\s*", "", term.strip())
+                    found.setdefault(term, set()).add(path.name)
+    return found
+
+
+def test_the_concept_index_points_into_the_chapters():
+    entries = index_entries()
+    assert len(entries) >= 60, len(entries)
+    # spread over the book, not gathered on one page
+    assert len({name for names in entries.values() for name in names}) >= 12
+    for term in ("DMI-clustering", "k-cofactors", "surprisingly popular", "affine invariance"):
+        assert term in entries, term
