@@ -208,3 +208,16 @@ def test_the_concept_index_points_into_the_chapters():
     assert len({name for names in entries.values() for name in names}) >= 12
     for term in ("DMI-clustering", "k-cofactors", "surprisingly popular", "affine invariance"):
         assert term in entries, term
+
+
+def test_docstrings_cite_the_papers_numbering():
+    """Every "Theorem" and "Corollary" in the package's sources carries the compiled
+    paper's number (Theorem 2.2, Corollary 2.4), never "Corollary 2d" or "the Theorem"."""
+    package = ROOT / "dmi_lib"
+    bad = []
+    for path in sorted(package.rglob("*.py")):
+        # a number may follow on the next line of a wrapped docstring
+        text = re.sub(r"\s+", " ", path.read_text())
+        for m in re.finditer(r"\b(Theorem|Corollary|Corollaries)\b(?! \d\.\d)", text):
+            bad.append(f"{path.relative_to(ROOT)}: ...{text[m.start() : m.start() + 40]}")
+    assert not bad
