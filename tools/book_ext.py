@@ -362,11 +362,34 @@ def _api_directive():
     return DMIApi
 
 
+#: The whole book as one PDF, written by ``python3 dev.py pdf`` (tools/book_pdf.py) at the
+#: root of the HTML output.
+BOOK_PDF = "dmi-book.pdf"
+
+
+def _add_book_pdf_to_downloads(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Add "the whole book (.pdf)" to the download menu of every page that has one."""
+    for button in context.get("header_buttons", []):
+        if button.get("label") == "download-buttons":
+            button["buttons"].append(
+                {
+                    "type": "link",
+                    "url": context["pathto"](BOOK_PDF, 1),
+                    "text": "book .pdf",
+                    "tooltip": "The whole book as one PDF (python3 dev.py pdf)",
+                    "icon": "fas fa-book",
+                    "label": "download-book-pdf-button",
+                }
+            )
+
+
 def setup(app: Sphinx) -> dict:
     app.add_directive("dmi-api", _api_directive())
     app.connect("config-inited", _check_mathjax_path)
     app.connect("build-finished", _copy_mathjax)
     app.add_css_file("dmi-book.css")
+    # after sphinx-book-theme's own download buttons (priority 501)
+    app.connect("html-page-context", _add_book_pdf_to_downloads, priority=502)
     try:
         from sphinx_proof.domain import ProofDomain, ProofIndex
     except ImportError:  # pragma: no cover - sphinx-proof is pinned
