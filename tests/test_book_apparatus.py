@@ -221,3 +221,16 @@ def test_docstrings_cite_the_papers_numbering():
         for m in re.finditer(r"\b(Theorem|Corollary|Corollaries)\b(?! \d\.\d)", text):
             bad.append(f"{path.relative_to(ROOT)}: ...{text[m.start() : m.start() + 40]}")
     assert not bad
+
+
+def test_directive_fences_are_valid_commonmark():
+    """A backtick fence's first line may not contain a backtick (CommonMark): such a
+    "directive" renders as inline code and silently disappears from the book.  Blocks
+    whose title cites (``{cite:t}`key```) use a colon fence."""
+    bad = [
+        f"{name}: {line}"
+        for name, text in markdown_texts()
+        for line in text.splitlines()
+        if re.match(r"^`{3,}\{", line) and "`" in line.lstrip("`")
+    ]
+    assert not bad
