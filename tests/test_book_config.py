@@ -145,6 +145,24 @@ def test_proof_titles_drop_latex():
         nodes.Text(")"),
     )
     assert book_ext._plain_title(title) == "1 (DMI-clustering DMI(A))"
+    from sphinx import addnodes
+
+    cited = nodes.title(
+        "",
+        "",
+        nodes.Text(" 3.3 (Surprisingly popular, "),
+        addnodes.pending_xref("", nodes.Text("prelec2017solution"), refdomain="cite"),
+        nodes.Text(")"),
+    )
+    assert book_ext._plain_title(cited) == "3.3 (Surprisingly popular)"
+    lemma = nodes.title(
+        "",
+        "",
+        nodes.Text(" 4.1 ("),
+        addnodes.pending_xref("", nodes.Text("blum2016foundations"), refdomain="cite"),
+        nodes.Text(")"),
+    )
+    assert book_ext._plain_title(lemma) == "4.1"
 
 
 def test_latex_to_text_keeps_the_whole_formula():

@@ -138,17 +138,22 @@ def latex_to_text(tex: str) -> str:
 
 def _plain_title(title) -> str:
     """A title's text for the index: an index entry is plain text, so a formula in the
-    title (a ``math`` node) is given as plain text (:func:`latex_to_text`)."""
+    title (a ``math`` node) is given as plain text (:func:`latex_to_text`) and a
+    citation is left out."""
     from docutils import nodes
 
     parts = []
     for node in title.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        above = list(_ancestors(node, title))
+        if any(p.tagname == "pending_xref" and p.get("refdomain") == "cite" for p in above):
+            continue  # a citation (still its key at this stage) is left out of the entry
         if isinstance(node, nodes.math):
             parts.append(latex_to_text(node.astext()))
-        elif not any(p.tagname == "math" for p in _ancestors(node, title)):
+        elif not any(p.tagname == "math" for p in above):
             parts.append(str(node))
     text = " ".join("".join(parts).split())
-    return re.sub(r"\s+([)\]])", r"\1", text)
+    text = re.sub(r"[,;\s]+([)\]])", r"\1", text)  # separators left before a citation
+    return re.sub(r"\(\)", "", text).strip()
 
 
 def numbered_title(number: str, title: str) -> str:
