@@ -55,6 +55,9 @@ PRINT_CSS = """
 .bd-footer, .bd-footer-content, .prev-next-area, .dmi-live { display: none !important; }
 .bd-main .bd-content .bd-article-container { max-width: 100% !important; }
 figure, .cell_output img { break-inside: avoid; }
+/* the theme's print style hides a page's first h1 (its header repeats it): keep the
+   chapter titles */
+.dmi-pdf-page h1 { display: block !important; }
 """
 
 
@@ -315,6 +318,20 @@ def figure_numbers(html_dir: Path, docs: list[str]) -> list[str]:
     return found
 
 
+def page_titles(html_dir: Path, docs: list[str]) -> list[str]:
+    """The text of each page's ``h1`` (without the section number and the "#" link)."""
+    from bs4 import BeautifulSoup
+
+    out = []
+    for d in docs:
+        h1 = BeautifulSoup((html_dir / f"{d}.html").read_text(), "html.parser").find("h1")
+        if h1 is not None:
+            for el in h1.select(".section-number, a.headerlink"):
+                el.decompose()
+            out.append(h1.get_text(" ", strip=True))
+    return out
+
+
 def pdf_text(pdf: Path) -> str:
     return subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
@@ -333,7 +350,7 @@ def verify(pdf: Path, html_dir: Path, docs: list[str], *, min_pages: int = 100) 
       non-blank image for a sample of pages;
     * every figure number of the HTML ("Fig. 7.2") is in the PDF's text;
     * no unresolved reference: no ``??`` in the text;
-    * every chapter's title is in the text.
+    * every page's title (its ``h1``) is in the text.
     """
     pages = pdf_pages(pdf)
     assert pages >= min_pages, f"{pages} pages < {min_pages}"
@@ -343,6 +360,11 @@ def verify(pdf: Path, html_dir: Path, docs: list[str], *, min_pages: int = 100) 
     missing = [f for f in figs if f not in flat]
     assert figs and not missing, f"figures missing from the PDF: {missing}"
     assert "??" not in text, "an unresolved reference (??) in the PDF"
+    titles = page_titles(html_dir, docs)
+    # a title broken after a hyphen reads "affine- invariant" in the text
+    unbroken = flat.replace("- ", "-")
+    lost = [t for t in titles if " ".join(t.split()) not in unbroken]
+    assert not lost, f"page titles missing from the PDF: {lost}"
     with tempfile.TemporaryDirectory() as tmp:
         for p in sorted({1, pages // 2, pages}):
             subprocess.run(
