@@ -7,6 +7,8 @@
                                    # (saves notebooks without outputs; --dry-run prints it)
     python3 dev.py live            # build the book if needed, serve it with a local
                                    # Jupyter server behind each page's "Live code" switch
+    python3 dev.py pdf             # build the book if needed, then the whole book as one
+                                   # PDF, _build/html/dmi-book.pdf (headless Chromium)
     python3 dev.py bench NAME      # run benchmarks/bench_NAME.py in the venv
     python3 dev.py lint [--fix]    # ruff check and ruff format --check (--fix: format)
     python3 dev.py lock            # write .venv's exact versions to requirements-lock.txt,
@@ -304,6 +306,18 @@ def cmd_live(args) -> int:
         return proc.wait()
 
 
+def cmd_pdf(args) -> int:
+    """The whole book as one PDF (tools/book_pdf.py): builds the HTML book if it is
+    missing or with --rebuild, then prints it with headless Chromium and checks it."""
+    ensure_env()
+    index = ROOT / "_build" / "html" / "book" / "index.html"
+    if "--rebuild" in args or not index.exists():
+        if cmd_book([a for a in args if a != "--rebuild"]) != 0:
+            return 1
+    script = ROOT / "tools" / "book_pdf.py"
+    return subprocess.run([str(PY), str(script)], cwd=ROOT, env=env_vars()).returncode
+
+
 def cmd_bench(args) -> int:
     ensure_env()
     if not args:
@@ -341,6 +355,7 @@ COMMANDS = {
     "lab": cmd_lab,
     "bench": cmd_bench,
     "live": cmd_live,
+    "pdf": cmd_pdf,
     "setup": lambda args: ensure_env() or 0,
     "lock": cmd_lock,
     "_install-study": install_study,

@@ -120,7 +120,7 @@ def tie_tol(k: int, row_l1_max: float, D: np.ndarray) -> float:
 
     ``|fl(x·d) − x·d| <= k·eps·‖x‖₁·max|d|`` bounds the rounding of one entry; the
     safety factor covers the error of ``D`` itself.  Without it a genuine tie (the
-    global mean is always one, Theorem) is broken by rounding noise and the paper's
+    global mean is always one, Theorem 2.2) is broken by rounding noise and the paper's
     footnote semantics ("move a row only if its cluster is not among the maxima")
     is lost.
     """

@@ -5,11 +5,11 @@ with the update ``D = (CᵀÃ)⁻¹``.  :class:`Engine` runs that batch iteratio
 detects cycles (by a fingerprint of the labels) and singular steps, keeps the best
 state it saw, and finishes with moves of rows that each raise ``|det(CᵀÃ)|``
 (matrix determinant lemma), so that it always ends at a local maximum of the
-DMI-score, hence (Theorem) at a linearly partitioned clustering.
+DMI-score, hence (Theorem 2.2) at a linearly partitioned clustering.
 
 It works in whitened coordinates ``X = [√n U_r, 1]`` (the centred data's
 principal axes scaled to unit variance): ``idxmax(XD)`` is the same in any
-coordinates ``ÃQ`` (Theorem: affine-invariant), and ``CᵀX`` is then as well
+coordinates ``ÃQ`` (Theorem 2.2: affine-invariant), and ``CᵀX`` is then as well
 conditioned as the clustering allows.  Each pass over the rows is the numpy pass
 (:mod:`dmi_lib._kc_pass`) or, for large unweighted inputs with numba installed,
 the compiled pass (:mod:`dmi_lib._compiled`); :class:`dmi_lib._kc_common.KCOptions`

@@ -1,8 +1,8 @@
-"""Algorithm 3 and Corollary 2d of the paper: k-cofactors drawn in the plane.
+"""Algorithm 3 and Corollary 2.4 of the paper: k-cofactors drawn in the plane.
 
 For points in the plane (``k = rank([A 1]) = 3``) the assignment ``idxmax(ÃD)`` of
 Algorithm 2 is a partition by three rays from the global mean ``ā``: ray ``c``
-extends the segment ``[ā_c, ā]`` beyond ``ā`` (Corollary 2d).  Algorithm 3 runs
+extends the segment ``[ā_c, ā]`` beyond ``ā`` (Corollary 2.4).  Algorithm 3 runs
 k-cofactors with this geometry alone, computing no determinant.  See
 ``book/08_two_dimensions.ipynb``.
 """
@@ -52,7 +52,7 @@ def partition_rays_2d(A, labels):
     """The partition of Algorithm 3: three rays from the global mean ``ā``.
 
     The ray ``c`` starts at ``ā`` and extends the segment ``[ā_c, ā]`` beyond ``ā``
-    (direction ``ā − ā_c``); by Corollary 2d it separates the two clusters other
+    (direction ``ā − ā_c``); by Corollary 2.4 it separates the two clusters other
     than ``c``, and cluster ``c`` is the cone spanned by the other two rays.
 
     Parameters
@@ -64,7 +64,7 @@ def partition_rays_2d(A, labels):
     Returns
     -------
     mean : ndarray, shape (2,)
-        ``ā``, where the three partition lines meet (Theorem).
+        ``ā``, where the three partition lines meet (Theorem 2.2).
     directions : ndarray, shape (3, 2)
         Row ``c`` is ``ā − ā_c``.
 
@@ -96,7 +96,7 @@ def cone_labels_2d(A, labels, *, current: bool = False):
     """Assignment step of Algorithm 3: the cone of each point.
 
     Cluster ``c``'s cone is bounded by the rays of the other two clusters (see
-    :func:`partition_rays_2d`).  By Corollary 2d this equals the assignment
+    :func:`partition_rays_2d`).  By Corollary 2.4 this equals the assignment
     ``idxmax(ÃD)`` of Algorithm 2 with ``Ã = [A 1]``, ``D = (CᵀÃ)⁻¹``.
 
     Parameters
@@ -136,7 +136,7 @@ def k_cofactors_2d(A, *, init="paper", max_iter: int = 50) -> list[np.ndarray]:
     Repeats: draw the three rays from ``ā`` through the extensions of
     ``[ā_c, ā]``; give every point its cone (keeping its cluster when it lies on a
     ray); stop when the partition is consistent with the clusters.  No
-    determinant is computed.  By Corollary 2d the clusterings equal those of
+    determinant is computed.  By Corollary 2.4 the clusterings equal those of
     :func:`k_cofactors_history` with ``Ã = [A 1]`` (up to the rounding of ties).
 
     Parameters

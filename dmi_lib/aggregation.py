@@ -10,7 +10,7 @@ distribution of the crowd's answers to task ``t`` over ``C`` options.
 * :func:`dmi_aggregate` — DMI-clustering (Algorithm 1) of the tasks, then
   :func:`name_clusters` turns clusters into options (a few gold tasks, else the
   "rotated SP" default).  The clusters do not change when every respondent applies a
-  common invertible strategy to their reports (Theorem, affine-invariant); only the
+  common invertible strategy to their reports (Theorem 2.2, affine-invariant); only the
   *names* need side information (the Introduction's permutation strategy).
 
 Single-task setting (Section "Single-task & Method of Moments"): each respondent gives
@@ -76,7 +76,7 @@ def _argmax(M: np.ndarray, ties: str) -> np.ndarray:
 def ncol(A) -> np.ndarray:
     """Column-normalised ``A``: each column divided by its sum (the paper's ``ncol``).
 
-    Used in the Corollary (DMI-clustering = "rotated" surprisingly popular): the
+    Used in Corollary 3.5 (DMI-clustering = "rotated" surprisingly popular): the
     surprisingly popular clustering is ``idxmax(ncol(A))``, since column ``c`` of
     ``ncol(A)`` is ``a_c / (n ā_c)``.
 
@@ -168,8 +168,8 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
     surprisingly popular — every row has some option with a positive ratio.  An
     explicit prior must be strictly positive.
 
-    In the binary case the result is DMI-clustering's partition (Corollary, binary
-    question); in general it is ``idxmax(ncol(A))`` (Corollary, "rotated"
+    In the binary case the result is DMI-clustering's partition (Corollary 3.4, binary
+    question); in general it is ``idxmax(ncol(A))`` (Corollary 3.5, "rotated"
     surprisingly popular), see :func:`ncol`.
 
     Examples
@@ -274,7 +274,7 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     namings gold cannot tell apart.  With no gold, or a single gold task, the
     default still names every cluster.  In the binary case the default names the
     cluster with ``a_1 > ā_1`` option 1, i.e. it reproduces surprisingly popular
-    exactly (Corollary, binary question).
+    exactly (Corollary 3.4, binary question).
 
     Parameters
     ----------
@@ -417,7 +417,7 @@ def dmi_aggregate(
     The number of clusters is ``k = rank([A 1]) <= C``; when it is smaller than
     ``C`` (an option nobody chose, or degenerate data) only ``k`` options are used.
     If every respondent reports through the same invertible strategy matrix ``S``
-    (rows ``a S``; Theorem K-DMI, many respondents) the clusters are unchanged, and
+    (rows ``a S``; Theorem 3.2, many respondents) the clusters are unchanged, and
     enough gold recovers the right names (Introduction, Example 2).
 
     Examples

@@ -271,7 +271,7 @@ _REGISTRY = {
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'Affine-invariance "
         "in Figure 3' (Figure 3 = fig:prop)",
         "7 points in the plane (A, 7x2), an invertible 2x2 matrix T and a shift "
-        "b = [.05, .02]: the clustering of A and of A @ T + b agree (Theorem, "
+        "b = [.05, .02]: the clustering of A and of A @ T + b agree (Theorem 2.2, "
         "affine-invariant).",
         _affine,
     ),
@@ -349,7 +349,7 @@ def load_paper_data(name: str) -> PaperData:
 
         ``"affine"``
             Fields ``A`` (7×2), ``T`` (2×2), ``b`` (2,): appendix data of
-            Figure 3 (``fig:prop``), the Theorem's affine invariance.
+            Figure 3 (``fig:prop``), Theorem 2.2's affine invariance.
         ``"kcofactors"``
             Field ``A`` (30×2): appendix data of Figure 5 (``fig:empirical``), an
             empirical run of k-cofactors (Algorithm 2).

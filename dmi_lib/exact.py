@@ -3,10 +3,10 @@
 Three solvers, chosen by ``k = rank([A 1])``:
 
 * :func:`mean_split` — ``k = 2`` (points on a line): split at the mean
-  (Corollary, 1d points).  O(n).
+  (Corollary 2.3, 1d points).  O(n).
 * :func:`cone_partition` — ``k = 3`` (points in a plane, e.g. every matrix of
   3-option answer distributions): three convex cones with apex at the mean
-  (Theorem, linearly-partitioned + Corollary, 2d points), found as the
+  (Theorem 2.2, linearly-partitioned + Corollary 2.4, 2d points), found as the
   maximum-area triangle of a convex polygon.  O(n log n), vectorised.
 * :func:`brute_force` — any ``k``, tiny ``n``: enumerate all ``k**(n-1)``
   labelings.  The reference the other solvers are tested against.
@@ -14,14 +14,14 @@ Three solvers, chosen by ``k = rank([A 1])``:
 Why the 2-D solver is exact
 ---------------------------
 Work in centred coordinates ``yᵢ ∈ R²`` (``Σᵢ yᵢ = 0``); ``[Y 1]`` is an invertible
-affine image of ``Ã``, so the optimum is the same (Theorem, affine-invariant).
+affine image of ``Ã``, so the optimum is the same (Theorem 2.2, affine-invariant).
 
 1. *The score depends only on the cluster sums.*  With ``S_c = Σ_{i∈c} yᵢ`` and
    ``n_c = |c|``, adding rows 1 and 2 of ``Cᵀ[Y 1] = [[S₁, n₁], [S₂, n₂], [S₃, n₃]]``
    to row 3 gives ``[0, 0, n]`` (``ΣS_c = 0``), so ``det = n · (S₁ × S₂)`` (2-D
    cross product), whatever the sizes.
 2. *Optima are three cones at the mean.*  An optimum is a local maximum, hence
-   ``C ∈ idxmax([Y 1]D)`` (Theorem).  From ``1ᵀ[Y 1] = 1ᵀCᵀ[Y 1]`` we get
+   ``C ∈ idxmax([Y 1]D)`` (Theorem 2.2).  From ``1ᵀ[Y 1] = 1ᵀCᵀ[Y 1]`` we get
    ``(0, n)D = 1ᵀ``: the last row of ``D`` is ``(1/n)1ᵀ``, so point ``i`` goes to
    ``argmax_c yᵢ·g_c`` with ``g_c`` the first two entries of column ``c`` of ``D``.
    ``D`` is invertible, so ``g₁, g₂, g₃`` span a proper triangle, and the regions
@@ -97,10 +97,10 @@ _AT_MEAN_RTOL = 1e-12
 
 
 # --------------------------------------------------------------------------- #
-# k = 2: split at the mean (Corollary, 1d points)
+# k = 2: split at the mean (Corollary 2.3, 1d points)
 # --------------------------------------------------------------------------- #
 def _mean_split_labels(problem: Problem) -> np.ndarray:
-    """Labels for ``k = 2``: 1 above the mean, 0 at or below it (Corollary, 1d points).
+    """Labels for ``k = 2``: 1 above the mean, 0 at or below it (Corollary 2.3, 1d points).
 
     ``Y[:, 0]`` is the signed position along the data's line, increasing along the
     principal axis ``v``, whose sign is the SVD's choice; it is oriented to increase
@@ -123,11 +123,11 @@ def _mean_split_labels(problem: Problem) -> np.ndarray:
 def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
     """Exact DMI-clustering of points on a line: split at the mean.
 
-    Corollary (1d points): for numbers ``a₁, …, aₙ`` (not all equal) DMI-clustering
+    Corollary 2.3 (1d points): for numbers ``a₁, …, aₙ`` (not all equal) DMI-clustering
     puts those above the average in one cluster and those below in the other.  By
-    affine invariance (Theorem) the same holds for any points on a line in ``R^d``,
+    affine invariance (Theorem 2.2) the same holds for any points on a line in ``R^d``,
     i.e. whenever ``k = rank([A 1]) = 2`` — including 2-option answer distributions
-    (Corollary, binary question: DMI-clustering = surprisingly popular).
+    (Corollary 3.4, binary question: DMI-clustering = surprisingly popular).
 
     Parameters
     ----------
@@ -260,7 +260,7 @@ def _cones(problem: Problem):
 def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
     """Exact DMI-clustering of points in a plane (``k = 3``): three cones at the mean.
 
-    By the Theorem (linearly-partitioned) and Corollary (2d points), an optimal
+    By Theorem 2.2 (linearly-partitioned) and Corollary 2.4 (2d points), an optimal
     clustering cuts the plane into three convex cones with apex at the mean, and
     maximises ``n₁n₂n₃ · area(ā₁, ā₂, ā₃)`` (cluster sizes times the area of the
     triangle of cluster means).  This solver finds the global maximum exactly,
@@ -298,7 +298,7 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
 
     Examples
     --------
-    Three clumps, one cluster each (Theorem, legal):
+    Three clumps, one cluster each (Theorem 2.2, legal):
 
     >>> A = [[0, 0], [0, .1], [4, 0], [4.2, .1], [0, 3], [.1, 3.1]]
     >>> res = cone_partition(A)

@@ -5,8 +5,8 @@ See the book chapters ``book/07_k_cofactors.ipynb`` (Algorithm 2, Figures 4 and 
 
 k-cofactors is Lloyd's algorithm for DMI-clustering: it alternates the
 *assignment* ``C ← idxmax(ÃD)`` with the *update* ``D = (CᵀÃ)⁻¹`` and stops when
-``C ∈ idxmax(ÃD)`` -- the Theorem's linearly-partitioned condition.  Algorithm 3
-(Corollary 2d) is the same iteration drawn in the plane: the partition lines are the
+``C ∈ idxmax(ÃD)`` -- Theorem 2.2's linearly-partitioned condition.  Algorithm 3
+(Corollary 2.4) is the same iteration drawn in the plane: the partition lines are the
 rays from the global mean ``ā`` that extend the segments ``[ā_c, ā]``
 (:func:`partition_rays_2d`, :func:`cone_labels_2d`, :func:`k_cofactors_2d`, from
 :mod:`dmi_lib._kc_planar`).
@@ -19,12 +19,12 @@ therefore runs the paper's batch iteration, detects cycles and singular steps,
 keeps the best state it has seen, and finishes with an ascent: moves of single rows
 (or, when many rows qualify, of the group an exact line search picks), each of which
 multiplies ``|det|`` by more than ``1 + tol`` (matrix determinant lemma).  It
-always ends at a local maximum of the DMI-score, hence (Theorem) at a linearly
+always ends at a local maximum of the DMI-score, hence (Theorem 2.2) at a linearly
 partitioned clustering.  :func:`k_cofactors_history` replays the paper's plain
 iteration, without any repair, for figures and teaching.
 
 Implementation.  The solver (:mod:`dmi_lib._kc_engine`) works in whitened
-coordinates, where ``idxmax`` is the same (Theorem: affine-invariant); scores are
+coordinates, where ``idxmax`` is the same (Theorem 2.2: affine-invariant); scores are
 reported in the paper's ``Ã``.  Its passes over the rows run in numpy
 (:mod:`dmi_lib._kc_pass`: blocks of rows, one small BLAS product each, rows that
 margin bounds certify skipped) or, with numba installed and enough work to pay
@@ -285,7 +285,7 @@ def k_cofactors(
     local maximum either way).  Moving row ``i`` from ``c`` to ``c'`` multiplies
     ``det(CᵀÃ)`` by ``F = 1 + ãᵢ·(d_c' − d_c)`` (matrix determinant lemma).  The
     finishing moves take ``F > 1 + tol`` only, so the result has ``F <= 1 + tol``
-    for every move: ``C ∈ idxmax(ÃD)`` (Theorem, linearly-partitioned).  And then
+    for every move: ``C ∈ idxmax(ÃD)`` (Theorem 2.2, linearly-partitioned).  And then
     ``F >= 0`` as well: ``CᵀÃD = I`` gives ``Σ_{i∈c} (ãᵢ·d_c − ãᵢ·d_c') = 1``, a
     sum of non-negative terms, so each is at most 1.  No move raises ``|det|``:
     the result is a local maximum of the DMI-score.  Working in other coordinates

@@ -245,7 +245,7 @@ class Problem:
 
         ``Y = (A / scale - mean) @ axesᵀ``: the centred data on its principal axes
         (unweighted: ``U_r Σ_r`` of its SVD, divided by :attr:`scale`).  ``[Y 1]`` is an
-        invertible affine image of ``Ã``, so solvers may work in ``Y`` (the Theorem's
+        invertible affine image of ``Ã``, so solvers may work in ``Y`` (Theorem 2.2's
         affine invariance); every solver does, so translating or scaling ``A`` cannot
         change its answer.  Computed block by block into ``out`` (any array of shape
         ``(n, k-1)``, e.g. the transpose of a row-major buffer), with O(block · d)
@@ -291,7 +291,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
 
     The columns ``L`` are the first ``k`` columns of ``[A 1]``, in order, that are
     linearly independent at the rank tolerance.  Any choice gives the same optimum
-    (the proof of the Theorem); this one reproduces the paper's: ``Ã = [A 1]`` for
+    (the proof of Theorem 2.2); this one reproduces the paper's: ``Ã = [A 1]`` for
     2-D points and ``Ã = A`` for answer distributions whose rows sum to one.
 
     The data are divided by a power of two (exact) and centred at their (weighted)
@@ -519,14 +519,14 @@ def _partition_tol(G: np.ndarray, tol: float) -> float:
 
 
 def is_linearly_partitioned(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
-    """Theorem (linearly-partitioned): is ``C ∈ idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``?
+    """Theorem 2.2 (linearly-partitioned): is ``C ∈ idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``?
 
     ``tol`` is relative to the largest entry of ``ÃD``.  Raises ``ValueError`` if
     ``CᵀÃ`` is singular.
 
     Examples
     --------
-    The 1-D mean split (Corollary, 1d points) is linearly partitioned:
+    The 1-D mean split (Corollary 2.3, 1d points) is linearly partitioned:
 
     >>> is_linearly_partitioned([[0.], [1.], [5.]], [0, 0, 1])
     True

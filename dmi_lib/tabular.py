@@ -287,7 +287,7 @@ def aggregate(
             by an option: by the ``gold`` tasks when given (optimal matching), else
             by the "rotated surprisingly popular" default (each cluster named by the
             option it makes most surprisingly popular; for binary questions this is
-            exactly surprisingly popular, Corollary "Binary question").  The solver
+            exactly surprisingly popular, Corollary 3.4).  The solver
             (``dmi_method=``, default ``"auto"``) is exact for ``k = rank([A 1]) <=
             3`` — binary questions and 3 options (the 2-D three-cone solver) — and
             k-cofactors (Algorithm 2; a local maximum, ``random_state`` seeds its
@@ -580,14 +580,14 @@ class SurprisinglyPopular(_Aggregator):
 
 
 class DMIAggregator(_Aggregator):
-    """Aggregation by DMI-clustering the tasks (Algorithm 1; Theorem K-DMI).
+    """Aggregation by DMI-clustering the tasks (Algorithm 1; Theorem 3.2, K-DMI).
 
     Each task is the point ``a_t`` (its answer shares); the tasks are clustered by
     maximising ``|det(CᵀÃ)|``, and clusters are named by options using ``gold``
     (optimal matching) or, without gold, the rotated-SP default
     (:func:`dmi_lib.aggregation.name_clusters`).  The clusters — not their names —
     are unchanged when all respondents apply one invertible strategy to their
-    answers (Theorem, affine-invariant).
+    answers (Theorem 2.2, affine-invariant).
 
     Parameters
     ----------

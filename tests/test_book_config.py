@@ -199,7 +199,56 @@ def test_proof_titles_drop_latex():
         nodes.math("", r"\mathrm{DMI}(\mathbf{A})"),
         nodes.Text(")"),
     )
-    assert book_ext._plain_title(title) == "1 (DMI-clustering \u2026)"
+    assert book_ext._plain_title(title) == "1 (DMI-clustering DMI(A))"
+    from sphinx import addnodes
+
+    cited = nodes.title(
+        "",
+        "",
+        nodes.Text(" 3.3 (Surprisingly popular, "),
+        addnodes.pending_xref("", nodes.Text("prelec2017solution"), refdomain="cite"),
+        nodes.Text(")"),
+    )
+    assert book_ext._plain_title(cited) == "3.3 (Surprisingly popular)"
+    lemma = nodes.title(
+        "",
+        "",
+        nodes.Text(" 4.1 ("),
+        addnodes.pending_xref("", nodes.Text("blum2016foundations"), refdomain="cite"),
+        nodes.Text(")"),
+    )
+    assert book_ext._plain_title(lemma) == "4.1"
+
+
+def test_latex_to_text_keeps_the_whole_formula():
+    tex = r"\max_{\mathbf{C}\in\mathcal{C}}\det[\mathbf{C}^\top\tilde{\mathbf{A}}]"
+    assert book_ext.latex_to_text(tex) == "max_C \u2208 \U0001d49e det[C\u1d40A\u0303]"
+    assert book_ext.latex_to_text(r"\mathrm{DMI\text{-}C}(\mathbf{A})") == "DMI-C(A)"
+
+
+def test_enumerator_option_numbers_a_block_like_jupyterlab_myst(tmp_path):
+    """``{prf:theorem} DMI-clustering`` with ``:enumerator: 2.2`` renders as
+    "Theorem 2.2 (DMI-clustering)", unnumbered by sphinx-proof."""
+    from sphinx_proof.directive import ElementDirective
+
+    book_ext._accept_enumerators()
+    assert "enumerator" in ElementDirective.option_spec
+    seen = {}
+
+    def fake_run(self):
+        seen.update(arguments=list(self.arguments), nonumber="nonumber" in self.options)
+        return []
+
+    directive = ElementDirective.__new__(ElementDirective)
+    directive.arguments, directive.options = ["DMI-clustering"], {"enumerator": "2.2"}
+    original = book_ext._ORIGINAL_PROOF_RUN
+    try:
+        book_ext._ORIGINAL_PROOF_RUN = fake_run
+        ElementDirective.run(directive)
+    finally:
+        book_ext._ORIGINAL_PROOF_RUN = original
+    assert seen == {"arguments": ["2.2 (DMI-clustering)"], "nonumber": True}
+    assert book_ext.numbered_title("1.1", "") == "1.1"
 
 
 def test_proof_index_lists_titles_by_type():
@@ -224,6 +273,32 @@ def test_proof_index_lists_titles_by_type():
     assert [e[0] for e in theorems] == ["Theorem 2.2 (DMI-clustering)", "Theorem 2.10 (later)"]
     assert theorems[0][2:5] == ("a", "thm-a", "Chapter A")
     assert content[0][1][0][0] == "Algorithm (alg-x)"
+
+
+def test_proof_index_marks_restatements():
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    from sphinx_proof.domain import ProofIndex
+
+    env = SimpleNamespace(
+        proof_list={
+            "def-late": {"docname": "c", "realtype": "definition", "title": "3.3 (SP)"},
+            "def-first": {"docname": "a", "realtype": "definition", "title": "3.3 (SP)"},
+            "def-other": {"docname": "b", "realtype": "definition", "title": "2.1 (idxmax)"},
+        },
+        titles={k: nodes.title("", f"Chapter {k}") for k in "abc"},
+    )
+    cls = book_ext.titled_proof_index(ProofIndex)
+    index = cls.__new__(cls)
+    index.domain = SimpleNamespace(env=env)
+    ((kind, entries),) = index.generate()[0]
+    assert kind == "Definition"
+    assert [(e[0], e[1], e[3]) for e in entries] == [
+        ("Definition 2.1 (idxmax)", 0, "def-other"),
+        ("Definition 3.3 (SP)", 1, "def-first"),
+        ("restated", 2, "def-late"),
+    ]
 
 
 # --- JupyterLab ------------------------------------------------------------------------

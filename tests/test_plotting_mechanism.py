@@ -70,7 +70,7 @@ def test_plot_knowledge_extraction(crowd, suptitle):
     rep, res = crowd
     fig = plot_knowledge_extraction(rep, res, agents_shown=(0, 1))
     titles = _titles(fig, suptitle)
-    assert any(t.startswith("Figure 6") for t in titles)
+    assert any(t.startswith("Knowledge extraction") for t in titles)
     assert "$R_{1}$" in titles and "$R_{2}$" in titles
     simplex = (
         fig.axes[-1]
@@ -88,7 +88,7 @@ def test_plot_knowledge_extraction(crowd, suptitle):
 def test_plot_knowledge_extraction_computes_result(crowd, suptitle):
     rep, _ = crowd
     fig = plot_knowledge_extraction(rep)
-    assert suptitle(fig).startswith("Figure 6")
+    assert suptitle(fig).startswith("Knowledge extraction")
 
 
 def test_payment_matrices_match_the_mechanism(crowd):
@@ -113,7 +113,7 @@ def test_plot_payment_calculation(crowd, suptitle):
     agent = int(np.flatnonzero(res.payments > 0)[0])
     fig = plot_payment_calculation(rep, res, agent)
     sup = suptitle(fig)
-    assert sup.startswith("Figure 7") and f"= {res.payments[agent]:g}" in sup
+    assert sup.startswith("Payment calculation") and f"= {res.payments[agent]:g}" in sup
     assert len(fig.axes) == 4
     dets = [ax.get_title() for ax in fig.axes if "det =" in ax.get_title()]
     assert len(dets) == 2
@@ -183,7 +183,7 @@ def test_sp_dmi_disagreement_on_the_appendix_data():
 def test_plot_sp_vs_dmi(dashed_lines, suptitle):
     A = load_paper_data("svsd").A
     fig = plot_sp_vs_dmi(A)
-    assert suptitle(fig).startswith("Figure 8")
+    assert suptitle(fig).startswith("Surprisingly popular vs DMI")
     assert "9 of 20" in suptitle(fig)
     ax1, ax2 = fig.axes
     assert "surprisingly popular" in ax1.get_title()

@@ -75,7 +75,7 @@ def test_plot_single_task_partition_methods(worlds, dashed_lines):
 def test_plot_sp_vs_sts(worlds, suptitle):
     d, dec = worlds
     fig = plot_sp_vs_sts(d["points"], d["world"], d["means"], decisions=dec)
-    assert suptitle(fig).startswith("Figure 9")
+    assert suptitle(fig).startswith("Surprisingly popular vs spectral")
     ax1, ax2 = fig.axes
     assert "surprisingly popular" in ax1.get_title()
     assert "spectral truth serum" in ax2.get_title() and "e}^*" in ax2.get_title()

@@ -4,9 +4,16 @@
   ``_static/``; this extension copies MathJax 3 (the ``es5`` build shipped in the pinned
   ``django-static-mathjax`` wheel, whose ``mathjax`` package needs no Django) into the
   HTML output, so every page typesets its maths without a network.
+* **The paper's numbers on sphinx-proof blocks.**  A block is written as MyST (and
+  JupyterLab's jupyterlab-myst) spells an explicit number, ``{prf:theorem} DMI-clustering``
+  with the option ``:enumerator: 2.2``; sphinx-proof has no such option, so this extension
+  turns it into an unnumbered block titled "2.2 (DMI-clustering)".  Both then read
+  "Theorem 2.2 (DMI-clustering)".
 * **A proof index that shows titles.**  sphinx-proof's index (``prf-prf.html``) lists
   each block under its internal label (``thm-dmi-clustering``); this one lists
-  "Theorem 2.2 (DMI-clustering)" under "Theorem", with the chapter it is in.
+  "Theorem 2.2 (DMI-clustering)" under "Theorem", with the chapter it is in, the whole
+  title (formulas as plain text), and a block stated again later as a sub-entry
+  "restated" under the first statement.
 * **An API reference that cannot fall behind.**  The ``dmi-api`` directive (used in
   book/api.md) documents every public module of a package, one section each: the
   module's ``__all__`` with autodoc (a package face's names as links to the module that
@@ -96,20 +103,97 @@ def _record_proof_titles(app: Sphinx, doctree) -> None:
         entry["title"] = _plain_title(title) if title is not None else ""
 
 
+#: LaTeX commands of the book's titles and their plain-text forms (index entries are text).
+_LATEX_SYMBOLS = {
+    r"\top": "\u1d40",
+    r"\in": " \u2208 ",
+    r"\max": "max",
+    r"\min": "min",
+    r"\det": " det",
+    r"\cdot": "\u00b7",
+    r"\mathcal{C}": "\U0001d49e",
+    r"\ldots": "\u2026",
+    r"\dots": "\u2026",
+}
+
+
+def latex_to_text(tex: str) -> str:
+    """Plain text of a short formula: ``\\mathrm{DMI\\text{-}C}(\\mathbf{A})`` → ``DMI-C(A)``.
+
+    Font commands keep their argument, ``\\tilde{X}`` becomes ``X̃``, ``^\\top`` ``ᵀ``, and
+    braces and spacing commands go; an unknown command keeps its name without the backslash.
+    """
+    text = tex
+    for cmd, plain in _LATEX_SYMBOLS.items():
+        text = text.replace(cmd, plain)
+    text = re.sub(r"\\tilde\{\\?(?:mathbf\{)?(\w)\}?\}", "\\1\u0303", text)
+    for _ in range(3):  # nested font commands
+        text = re.sub(
+            r"\\(?:mathbf|mathrm|mathit|text|operatorname|boldsymbol)\{([^{}]*)\}", r"\1", text
+        )
+    text = re.sub(r"\\[,;:! ]", " ", text)
+    text = re.sub(r"\\([A-Za-z]+)", r"\1", text)
+    text = text.replace("^", "").replace("{", "").replace("}", "")
+    return " ".join(text.split())
+
+
 def _plain_title(title) -> str:
     """A title's text for the index: an index entry is plain text, so a formula in the
-    title (a ``math`` node) is shown as an ellipsis rather than as LaTeX source."""
+    title (a ``math`` node) is given as plain text (:func:`latex_to_text`) and a
+    citation is left out."""
     from docutils import nodes
 
     parts = []
-    for node in title.findall(nodes.Text):
-        if any(p.tagname == "math" for p in _ancestors(node, title)):
-            if not parts or parts[-1] != "\u2026":
-                parts.append("\u2026")
-        else:
+    for node in title.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        above = list(_ancestors(node, title))
+        if any(p.tagname == "pending_xref" and p.get("refdomain") == "cite" for p in above):
+            continue  # a citation (still its key at this stage) is left out of the entry
+        if isinstance(node, nodes.math):
+            parts.append(latex_to_text(node.astext()))
+        elif not any(p.tagname == "math" for p in above):
             parts.append(str(node))
     text = " ".join("".join(parts).split())
-    return re.sub(r"\s+([)\]])", r"\1", text)
+    text = re.sub(r"[,;\s]+([)\]])", r"\1", text)  # separators left before a citation
+    return re.sub(r"\(\)", "", text).strip()
+
+
+def numbered_title(number: str, title: str) -> str:
+    """The title sphinx-proof prints after the type: ``2.2 (DMI-clustering)``."""
+    title = title.strip()
+    return f"{number} ({title})" if title else number
+
+
+#: sphinx-proof's own ``run`` of its blocks, wrapped by :func:`_accept_enumerators`.
+_ORIGINAL_PROOF_RUN = None
+
+
+def _accept_enumerators() -> None:
+    """Give sphinx-proof's blocks MyST's ``:enumerator:`` option (the paper's number).
+
+    ``{prf:theorem} DMI-clustering`` with ``:enumerator: 2.2`` becomes an unnumbered
+    block titled ``2.2 (DMI-clustering)``, which ``proof_title_format: " %t"`` prints as
+    "Theorem 2.2 (DMI-clustering)", the same as jupyterlab-myst prints the source.
+    """
+    from docutils.parsers.rst import directives
+    from sphinx_proof.directive import ElementDirective
+
+    if "enumerator" in ElementDirective.option_spec:
+        return
+    ElementDirective.option_spec = {
+        **ElementDirective.option_spec,
+        "enumerator": directives.unchanged_required,
+    }
+    global _ORIGINAL_PROOF_RUN
+    _ORIGINAL_PROOF_RUN = ElementDirective.run
+
+    def run_with_enumerator(self):
+        number = self.options.pop("enumerator", None)
+        if number is not None:
+            self.arguments = [numbered_title(number, self.arguments[0] if self.arguments else "")]
+            self.options["nonumber"] = None
+        return _ORIGINAL_PROOF_RUN(self)
+
+    ElementDirective.run = run_with_enumerator
 
 
 def _ancestors(node, stop):
@@ -131,7 +215,9 @@ def titled_proof_index(base):
             proofs = getattr(self.domain.env, "proof_list", {})
             titles = self.domain.env.titles
             content = defaultdict(list)
-            for anchor, values in proofs.items():
+            # in reading order (the chapters' file names follow it), so that the first
+            # block with a number is the statement and later ones are restatements
+            for anchor, values in sorted(proofs.items(), key=lambda kv: kv[1]["docname"]):
                 if docnames and values["docname"] not in docnames:
                     continue
                 kind = values["realtype"].title()
@@ -139,12 +225,23 @@ def titled_proof_index(base):
                 name = f"{kind} {title}" if title else f"{kind} ({anchor})"
                 chapter = titles.get(values["docname"])
                 extra = chapter.astext() if chapter is not None else values["docname"]
-                # (name, subtype, docname, anchor, extra, qualifier, description)
-                content[kind].append((name, 0, values["docname"], anchor, extra, "", ""))
-            result = [
-                (kind, sorted(entries, key=lambda e: _natural_key(e[0])))
-                for kind, entries in sorted(content.items())
-            ]
+                number = re.match(r"\d+(?:\.\d+)*\b", title)
+                key = (kind, number.group(0)) if number else (kind, anchor)
+                content[kind].append([key, name, values["docname"], anchor, extra])
+            result = []
+            for kind, found in sorted(content.items()):
+                first, entries = {}, []
+                for key, name, doc, anchor, extra in found:
+                    first.setdefault(key, (name, doc, anchor, extra))
+                for key, (name, doc, anchor, extra) in first.items():
+                    again = [f for f in found if f[0] == key and f[3] != anchor]
+                    # (name, subtype, docname, anchor, extra, qualifier, description):
+                    # subtype 1 has sub-entries (subtype 2) after it
+                    entries.append([(name, 1 if again else 0, doc, anchor, extra, "", "")])
+                    for _, _, doc2, anchor2, extra2 in again:
+                        entries[-1].append(("restated", 2, doc2, anchor2, extra2, "", ""))
+                entries.sort(key=lambda group: _natural_key(group[0][0]))
+                result.append((kind, [e for group in entries for e in group]))
             return result, True
 
     return TitledProofIndex
@@ -274,11 +371,34 @@ def _api_directive():
     return DMIApi
 
 
+#: The whole book as one PDF, written by ``python3 dev.py pdf`` (tools/book_pdf.py) at the
+#: root of the HTML output.
+BOOK_PDF = "dmi-book.pdf"
+
+
+def _add_book_pdf_to_downloads(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Add "the whole book (.pdf)" to the download menu of every page that has one."""
+    for button in context.get("header_buttons", []):
+        if button.get("label") == "download-buttons":
+            button["buttons"].append(
+                {
+                    "type": "link",
+                    "url": context["pathto"](BOOK_PDF, 1),
+                    "text": "book .pdf",
+                    "tooltip": "The whole book as one PDF (python3 dev.py pdf)",
+                    "icon": "fas fa-book",
+                    "label": "download-book-pdf-button",
+                }
+            )
+
+
 def setup(app: Sphinx) -> dict:
     app.add_directive("dmi-api", _api_directive())
     app.connect("config-inited", _check_mathjax_path)
     app.connect("build-finished", _copy_mathjax)
     app.add_css_file("dmi-book.css")
+    # after sphinx-book-theme's own download buttons (priority 501)
+    app.connect("html-page-context", _add_book_pdf_to_downloads, priority=502)
     try:
         from sphinx_proof.domain import ProofDomain, ProofIndex
     except ImportError:  # pragma: no cover - sphinx-proof is pinned
@@ -286,4 +406,5 @@ def setup(app: Sphinx) -> dict:
     else:
         ProofDomain.indices = [titled_proof_index(ProofIndex)]
         app.connect("doctree-read", _record_proof_titles)
+        _accept_enumerators()
     return {"version": "1.0", "parallel_read_safe": False, "parallel_write_safe": True}

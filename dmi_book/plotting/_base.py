@@ -132,7 +132,7 @@ def scatter_clusters(ax, xy, labels=None, *, s=28, marker="o", alpha=0.9, **kw):
 
 def draw_partition_rays(ax, center, directions, *, length=10.0, **kw):
     """Draw rays from ``center`` along each direction (the partition lines of a
-    linear partition in 2-D: Corollary 2d).  Axis limits are kept."""
+    linear partition in 2-D: Corollary 2.4).  Axis limits are kept."""
     center = np.asarray(center, dtype=float)
     xlim, ylim = ax.get_xlim(), ax.get_ylim()
     style = dict(color="k", ls="--", lw=1.2)

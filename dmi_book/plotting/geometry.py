@@ -8,7 +8,7 @@ given axes (or a new figure) and returns the matplotlib ``Figure``.  The chapter
 
 Figure numbers are the compiled paper's: Figure 2 is the geometric interpretation in
 2-d (left: the triangle of cluster means times the cluster sizes; right: one update
-step of Algorithm 3), Figure 3 the three properties of the Theorem (legal,
+step of Algorithm 3), Figure 3 the three properties of Theorem 2.2 (legal,
 affine-invariant, linearly partitioned).
 """
 
@@ -148,7 +148,7 @@ def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None, lims=None)
 
     For 2-d points and ``Ã = [A 1]`` the DMI-score of a clustering is
     ``|det CᵀÃ| = n₁n₂n₃ · |det[ā_c 1]| = 2 · area(ā₁, ā₂, ā₃) · n₁n₂n₃``
-    (Corollary 2d; the Theorem's "volume of the simplex of the cluster means times the
+    (Corollary 2.4; Theorem 2.2's "volume of the simplex of the cluster means times the
     product of the cluster sizes").  Draws the points coloured by cluster, the cluster
     means (stars) labelled with their sizes, the shaded triangle they span and the
     mean of all points (black plus).
@@ -223,7 +223,7 @@ def plot_update_step(A, labels, ax=None, *, title: str | None = None):
     2. extends the segments ``[ā_c, ā]`` from the new cluster means (stars, grey
        dashed segments) beyond ``ā`` to obtain the new partition (black dashed rays).
 
-    By Corollary 2d the assignment is ``idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``.  If the
+    By Corollary 2.4 the assignment is ``idxmax(ÃD)`` with ``D = (CᵀÃ)⁻¹``.  If the
     assignment empties a cluster or makes the means collinear, the new partition does
     not exist and only the assignment is drawn (the title says so).
 
@@ -448,7 +448,7 @@ def plot_affine(
     ``A``, black for ``AT + b``).  The title says whether the two clusterings agree
     (up to renaming the clusters, which are coloured to match).
     For singular ``T`` the image is drawn in grey and nothing is clustered (the
-    Theorem needs ``T`` invertible).
+    Theorem 2.2 needs ``T`` invertible).
 
     Parameters
     ----------
@@ -517,7 +517,7 @@ def plot_affine(
 
 
 def plot_affine_morph_frame(A, T, b, s: float, ax=None):
-    """One frame of the morph from ``A`` to ``AT + b`` (Theorem, affine-invariant).
+    """One frame of the morph from ``A`` to ``AT + b`` (Theorem 2.2, affine-invariant).
 
     Frame ``s ∈ [0, 1]`` shows ``A T_s + s b`` with ``T_s = (1 − s) I + s T``, i.e. the
     straight-line path ``(1 − s) A + s (AT + b)``, with its own DMI-clustering, over
@@ -678,7 +678,7 @@ def _numbers(a) -> np.ndarray:
         raise ValueError(f"a must be a 1-D array of numbers, got shape {arr.shape}")
     arr = check_matrix(arr[:, None], "a")[:, 0]
     if np.unique(arr).size < 2:
-        raise ValueError("a needs at least two distinct numbers (Corollary 1d)")
+        raise ValueError("a needs at least two distinct numbers (Corollary 2.3)")
     return arr
 
 
@@ -689,7 +689,7 @@ def threshold_score_curve(a):
     The score only changes at the data, so it is returned at the distinct values
     ``u₁ < … < u_m``: ``scores[j]`` is the score of every ``t ∈ [u_j, u_{j+1})``
     (``0`` for ``t ≥ u_m``, and for ``t < u₁``, where one cluster is empty).  Scores
-    come from :func:`dmi_lib.dmi_score`; Corollary 1d says they are
+    come from :func:`dmi_lib.dmi_score`; Corollary 2.3 says they are
     ``n · |Σ_{aᵢ > t} (aᵢ − ā)|``, largest when ``t`` is at the mean.
 
     Returns
@@ -711,7 +711,7 @@ def threshold_score_curve(a):
 
 
 def plot_threshold_score(a, threshold: float, ax=None, *, title: str | None = None):
-    """DMI-score of the threshold split as a function of the threshold (Corollary 1d).
+    """DMI-score of the threshold split as a function of the threshold (Corollary 2.3).
 
     A step curve of :func:`threshold_score_curve`, the current ``threshold`` (solid
     vertical line, with its score), the mean ``ā`` (dotted) and the numbers as a rug

@@ -271,7 +271,7 @@ def plot_knowledge_extraction(
         fontsize=10,
     )
     fig.suptitle(
-        f"Figure 6: knowledge extraction — the report matrices of "
+        f"Knowledge extraction: the report matrices of "
         f"{reports.n_workers} agents\nare summed and row-normalised into A, "
         "then DMI-clustered",
         fontsize=11,
@@ -503,7 +503,7 @@ def plot_payment_calculation(
         ax2, pm["M2"], pm["det2"], "$\\mathbf{C}_2^{*\\top}\\mathbf{R}_i^2$", option_names
     )
     fig.suptitle(
-        f"Figure 7: payment calculation — agent {agent + 1} is paid\n"
+        f"Payment calculation: agent {agent + 1} is paid\n"
         f"$p_i = \\det(\\mathbf{{C}}_1^{{*\\top}}\\mathbf{{R}}_i^1)"
         f"\\det(\\mathbf{{C}}_2^{{*\\top}}\\mathbf{{R}}_i^2)$ = "
         f"{pm['det1']:g} × {pm['det2']:g} = {pm['payment']:g}",
@@ -624,7 +624,7 @@ def plot_sp_vs_dmi(
     )
     if title is None:
         title = (
-            f"Figure 8: surprisingly popular vs DMI-clustering\nthey disagree on "
+            f"Surprisingly popular vs DMI-clustering\nthey disagree on "
             f"{out['n_differ']} of {A.shape[0]} tasks (red circles)"
         )
     fig.suptitle(title, fontsize=11)

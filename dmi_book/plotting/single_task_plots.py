@@ -208,7 +208,7 @@ def plot_sp_vs_sts(
     sep = float(np.linalg.norm(np.asarray(means)[1] - np.asarray(means)[0]))
     if suptitle is None:
         suptitle = (
-            f"Figure 9: surprisingly popular vs spectral truth serum\ntwo "
+            f"Surprisingly popular vs spectral truth serum\ntwo "
             f"worlds (separation {sep:.2f}), {len(world)} instances"
         )
     fig.suptitle(suptitle, fontsize=11)
