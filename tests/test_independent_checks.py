@@ -23,14 +23,14 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from dmi_lib import core  # noqa: E402
+from dmi_lib import core, problem  # noqa: E402
 from dmi_lib._kc_common import KCOptions  # noqa: E402
 from dmi_lib.datasets import load_paper_data  # noqa: E402
 from dmi_lib.kcofactors import _k_cofactors_result, k_cofactors  # noqa: E402
 from dmi_lib.kdmi import kdmi_mechanism  # noqa: E402
 from dmi_lib.labels import same_partition  # noqa: E402
 from dmi_lib.mechanisms import _split_halves  # noqa: E402
-from dmi_lib.plotting.mechanism_plots import plot_sp_vs_dmi  # noqa: E402
+from dmi_book.plotting.mechanism_plots import plot_sp_vs_dmi  # noqa: E402
 from dmi_lib.simulation import random_states, simulate_crowd, truthful  # noqa: E402
 
 # --------------------------------------------------------------------------- #
@@ -46,7 +46,7 @@ SP_DATA_SAMPLED = np.random.default_rng(10).dirichlet([3, 1, 1], size=60)
 def sp_labels(P):
     """``argmax(Ã / mean(Ã))`` for answer shares, written out: Ã = P here (the
     three share columns are independent and span the ones column)."""
-    assert core.prepare(P).columns == (0, 1, 2)
+    assert problem.prepare(P).columns == (0, 1, 2)
     return np.argmax(P / P.mean(axis=0), axis=1)
 
 
@@ -59,13 +59,13 @@ def test_sp_start_is_the_surprisingly_popular_labels():
     assert not same_partition(from_labels.labels, from_paper.labels)
     assert np.array_equal(from_sp.labels, from_labels.labels)
     assert from_sp.info["init"] == "sp"
-    assert np.isclose(from_sp.log_score, core.log_dmi_score(P, from_sp.labels))
+    assert np.isclose(from_sp.log_score, problem.log_dmi_score(P, from_sp.labels))
 
 
 def test_sp_start_on_a_sample_of_the_rows_is_the_surprisingly_popular_labels():
     """The sampled-starts path (large inputs), exercised on 60 rows."""
     P, options = SP_DATA_SAMPLED, KCOptions(subsample_min_rows=40, subsample_rows=24)
-    run = lambda init: _k_cofactors_result(core.prepare(P), init=init, options=options)  # noqa: E731
+    run = lambda init: _k_cofactors_result(problem.prepare(P), init=init, options=options)  # noqa: E731
     from_sp, from_labels, from_paper = run("sp"), run(sp_labels(P)), run("paper")
     assert from_sp.info["sample_rows"] == 24
     assert not same_partition(from_labels.labels, from_paper.labels)
@@ -125,7 +125,7 @@ def figure8():
 
 
 def _corners(ax):
-    from dmi_lib.plotting import simplex_xy
+    from dmi_book.plotting import simplex_xy
 
     return _order_corners(_triangle_corners(ax), simplex_xy(np.eye(3)))
 
@@ -139,7 +139,7 @@ def test_figure8_dmi_rays_are_boundaries_of_the_dmi_partition(figure8):
     rays = _drawn_rays(ax)
     assert len(rays) == 3
     res = core.dmi_cluster(A)
-    cols = list(core.prepare(A).columns)
+    cols = list(problem.prepare(A).columns)
     corners = _corners(ax)
     for seg in rays:
         p = _to_barycentric(corners, _points_on(seg))
