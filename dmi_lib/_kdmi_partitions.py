@@ -7,6 +7,13 @@ involves her reports.  ``method="exact"`` DMI-clusters ``A[T₋ᵢ]`` afresh for
 agent; ``method="warm"`` runs single-row local searches for all agents at once, each
 from the partition learned without her group of agents, and falls back to the exact
 solver where they fail (``k <= 3``).
+
+The module's interface, used by :mod:`dmi_lib.kdmi` only (:data:`__all__`): the checked
+settings (:class:`Settings`), what Algorithm 4's lines 1-3 learn from all reports
+(:class:`Knowledge`), the agents to pay (:class:`Agents`), the partitions
+(:class:`Partitions`, from :func:`learn_partitions`), the virtual peer's scores
+(:func:`virtual_peer_scores`) and the number of agent groups of the warm start
+(:data:`N_GROUPS`).
 """
 
 from __future__ import annotations
@@ -20,12 +27,22 @@ from .core import _solve, dmi_cluster
 from .mechanisms import _map
 from .reports import Reports
 
+__all__ = [
+    "N_GROUPS",
+    "Agents",
+    "Knowledge",
+    "Partitions",
+    "Settings",
+    "learn_partitions",
+    "virtual_peer_scores",
+]
+
 #: label and mask arrays to ~40 MB).
 _BLOCK_ENTRIES = 4_000_000
 
 #: Groups of agents for the warm start of K-DMI: agent ``i`` starts from the
 #: partition learned without the reports of her group (worker id mod this).
-_N_GROUPS = 8
+N_GROUPS = 8
 
 #: Condition number above which a downdated ``Cᵀ Ã`` is treated as singular and
 #: the agent's partition is recomputed from scratch.
@@ -33,8 +50,28 @@ _COND_LIMIT = 1e10
 
 
 @dataclass(frozen=True)
-class _Settings:
-    """The caller's choices of :func:`kdmi_mechanism`, checked."""
+class Settings:
+    """The caller's choices of :func:`dmi_lib.kdmi.kdmi_mechanism`, checked.
+
+    Attributes
+    ----------
+    method : {"warm", "exact"}
+        How ``D*_{-i}`` is learned (see the module docstring).
+    payment : {"split", "whole"}
+        The payment rule of the mechanism.
+    init : str or array_like
+        Start of the DMI-clusterings (``"high-pay"`` and label arrays see every
+        agent's reports, so the warm start's group partitions use ``"paper"`` then).
+    n_init : int
+        Restarts of each DMI-clustering.
+    rank_tol : float or None
+        Tolerance of ``rank([A 1])``.
+    tol : float
+        A single-row move counts when it gains more than a factor ``1 + tol``.
+    executor : object or None
+        Where the agents' partitions are computed: anything with a ``.map`` method (a
+        ``concurrent.futures`` executor), or None: here, one after the other.
+    """
 
     method: str
     payment: str
@@ -46,40 +83,90 @@ class _Settings:
 
 
 @dataclass
-class _Knowledge:
-    """Algorithm 4, lines 1-3: the answer matrix and its DMI-clustering ``C*``."""
+class Knowledge:
+    """Algorithm 4, lines 1-3: the answer matrix and its DMI-clustering ``C*``.
 
-    counts: np.ndarray  # answers per task and option (all tasks)
-    n_t: np.ndarray  # answers per task
-    answered: np.ndarray  # tasks somebody answered
-    rows_of: np.ndarray  # task -> row of A (-1: not answered)
-    A: np.ndarray  # row-normalised answers of the answered tasks
-    full: DMIResult  # C* = DMIC(A)
-    log_v: float  # log max_C det[CᵀA]
+    Attributes
+    ----------
+    counts : ndarray of int, shape (n_tasks, C)
+        Answers per task and option (all tasks).
+    n_t : ndarray of int, shape (n_tasks,)
+        Answers per task.
+    answered : ndarray of bool, shape (n_tasks,)
+        Tasks somebody answered.
+    rows_of : ndarray of int, shape (n_tasks,)
+        Row of ``A`` of each task (-1: not answered).
+    A : ndarray, shape (n_rows, C)
+        Row-normalised answers of the answered tasks.
+    full : DMIResult
+        ``C* = DMIC(A)``.
+    log_v : float
+        ``log max_C |det(CᵀA)|``.
+    """
+
+    counts: np.ndarray
+    n_t: np.ndarray
+    answered: np.ndarray
+    rows_of: np.ndarray
+    A: np.ndarray
+    full: DMIResult
+    log_v: float
 
 
 @dataclass
-class _Agents:
-    """The eligible agents, by slot ``0..E-1``, and their reports (all of ``Tᵢ``)."""
+class Agents:
+    """The eligible agents, by slot ``0..E-1``, and their reports (all of ``Tᵢ``).
 
-    ids: np.ndarray  # worker id of each slot
-    seeds: np.ndarray  # seed of each slot's restarts
-    r_idx: np.ndarray  # their reports, grouped by slot
-    r_slot: np.ndarray  # slot of each of those reports
-    r_row: np.ndarray  # row of A of each (the rows removed for that agent)
-    bounds: np.ndarray  # slot e's reports: r_idx[bounds[e] : bounds[e + 1]]
+    Attributes
+    ----------
+    ids : ndarray of int, shape (E,)
+        Worker id of each slot.
+    seeds : ndarray of int, shape (E,)
+        Seed of each slot's restarts.
+    r_idx : ndarray of int
+        Their reports (indices into :class:`~dmi_lib.reports.Reports`), grouped by slot.
+    r_slot : ndarray of int
+        Slot of each of those reports.
+    r_row : ndarray of int
+        Row of ``A`` of each (the rows removed for that agent: her ``Tᵢ``).
+    bounds : ndarray of int, shape (E + 1,)
+        Slot ``e``'s reports are ``r_idx[bounds[e] : bounds[e + 1]]``.
+    """
+
+    ids: np.ndarray
+    seeds: np.ndarray
+    r_idx: np.ndarray
+    r_slot: np.ndarray
+    r_row: np.ndarray
+    bounds: np.ndarray
 
 
 @dataclass
-class _Partitions:
-    """``D*_{-i}`` and its columns ``L`` for every eligible agent (by slot)."""
+class Partitions:
+    """``D*_{-i}`` and its columns ``L`` for every eligible agent (by slot).
 
-    D: np.ndarray  # (E, k, k)
-    columns: np.ndarray  # (E, k)
-    ok: np.ndarray  # a partition could be learned
-    reasons: dict  # worker id -> why not
-    n_moves: np.ndarray  # single-row moves of the warm ascent
-    fallback: np.ndarray  # recomputed with the exact solver
+    Attributes
+    ----------
+    D : ndarray, shape (E, k, k)
+        ``D*_{-i} = (Cᵀ Ã[T₋ᵢ])⁻¹`` of each slot.
+    columns : ndarray of int, shape (E, k)
+        The columns of ``[A 1]`` each ``D`` acts on.
+    ok : ndarray of bool, shape (E,)
+        A partition could be learned.
+    reasons : dict
+        Worker id -> why not (where ``ok`` is False).
+    n_moves : ndarray of int, shape (E,)
+        Single-row moves of the warm ascent.
+    fallback : ndarray of bool, shape (E,)
+        Recomputed with the exact solver.
+    """
+
+    D: np.ndarray
+    columns: np.ndarray
+    ok: np.ndarray
+    reasons: dict
+    n_moves: np.ndarray
+    fallback: np.ndarray
 
 
 def _row_margins(A_tilde: np.ndarray, labels: np.ndarray, D: np.ndarray, tol: float):
@@ -153,7 +240,7 @@ def _batched_ascent(
         again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
         who = np.concatenate([who, where[moved_b[again]]])
         rows = np.concatenate([rows, moved_r[again]])
-        G = _virtual_peer_scores(A_tilde[rows], Da[who])  # position-independent
+        G = virtual_peer_scores(A_tilde[rows], Da[who])  # position-independent
         lab = labels[active[who], rows]
         F = np.abs(1.0 + G - G[np.arange(rows.size), lab][:, None])
         F[gone[active[who], rows]] = 0.0
@@ -179,12 +266,31 @@ def _batched_ascent(
     raise RuntimeError(f"local search did not converge in {max_rounds} rounds")
 
 
-def _virtual_peer_scores(X: np.ndarray, D: np.ndarray) -> np.ndarray:
+def virtual_peer_scores(X: np.ndarray, D: np.ndarray) -> np.ndarray:
     """``G[r] = X[r] @ D[r]`` by an explicit sum in a fixed order.
 
     Elementwise products and sums only, so each row's result depends on that row's
     inputs alone, never on its position in the batch (no BLAS blocking): identical
     inputs give bitwise identical labels.
+
+    Parameters
+    ----------
+    X : ndarray, shape (r, k)
+        Rows of ``Ã`` (columns ``L``).
+    D : ndarray, shape (r, k, k)
+        The ``D`` each row is scored with.
+
+    Returns
+    -------
+    ndarray, shape (r, k)
+        Row ``r`` of ``ÃD``; the virtual peer labels the row by its argmax
+        (Algorithm 4).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> virtual_peer_scores(X, np.stack([np.eye(2), 2 * np.eye(2)])).tolist()
+    [[1.0, 2.0], [6.0, 8.0]]
     """
     G = X[:, 0, None] * D[:, 0, :]
     for j in range(1, X.shape[1]):
@@ -271,7 +377,7 @@ def _scratch_partition(sub, rank_tol, C, exact, seed):
     return res.D, np.asarray(res.columns, dtype=np.intp), None
 
 
-def _scratch_partitions(A, agents: _Agents, es: list, s: _Settings, exact: bool) -> list:
+def _scratch_partitions(A, agents: Agents, es: list, s: Settings, exact: bool) -> list:
     """``(D, columns, reason)`` of :func:`_scratch_partition` for the slots ``es``,
     through ``executor``."""
     subs = []
@@ -291,11 +397,11 @@ def _scratch_partitions(A, agents: _Agents, es: list, s: _Settings, exact: bool)
     )
 
 
-def _group_partition(rep: Reports, know: _Knowledge, g: int, s: _Settings, seed, init):
+def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, init):
     """DMI-clustering of the answers without the reports of agent group ``g`` (worker id
-    mod ``_N_GROUPS``); None when they no longer have rank ``C``."""
+    mod ``N_GROUPS``); None when they no longer have rank ``C``."""
     C, n_rows = rep.n_options, know.A.shape[0]
-    members = rep.worker % _N_GROUPS == g
+    members = rep.worker % N_GROUPS == g
     counts_g = know.counts[know.answered] - np.bincount(
         know.rows_of[rep.task[members]] * C + rep.label[members], minlength=n_rows * C
     ).reshape(n_rows, C)
@@ -309,13 +415,13 @@ def _group_partition(rep: Reports, know: _Knowledge, g: int, s: _Settings, seed,
     return _solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
 
 
-def _warm_jobs(aug, res_g, in_g, agents: _Agents, tol: float):
+def _warm_jobs(aug, res_g, in_g, agents: Agents, tol: float):
     """The blocks of agents of one group and their :func:`_warm_block` arguments: each
     starts from the group's partition applied to all rows, ``T₋ᵢ`` only is hers."""
     n_rows = aug.shape[0]
     At = aug[:, list(res_g.columns)]
     D = np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)
-    start = np.argmax(_virtual_peer_scores(At, D), axis=1)
+    start = np.argmax(virtual_peer_scores(At, D), axis=1)
     margin = _row_margins(At, start, res_g.D, tol)
     order = np.argsort(margin, kind="stable")
     B = max(1, _BLOCK_ENTRIES // n_rows)
@@ -331,7 +437,7 @@ def _warm_jobs(aug, res_g, in_g, agents: _Agents, tol: float):
     return blocks, jobs
 
 
-def _warm_partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settings, group_seeds):
+def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds):
     """``method="warm"``: ``(D, columns, n_moves, redo)`` per slot; ``redo`` marks the
     agents whose partition must be recomputed from scratch."""
     k, n_rows, E = know.full.k, know.A.shape[0], agents.ids.size
@@ -340,12 +446,12 @@ def _warm_partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settin
     n_moves = np.zeros(E, dtype=np.intp)
     redo = np.zeros(E, dtype=bool)
     # Start of agent i: the partition learned without her whole group of agents
-    # (group = worker id mod _N_GROUPS), applied to all rows.  It does not involve
+    # (group = worker id mod N_GROUPS), applied to all rows.  It does not involve
     # her reports, so neither does the local maximum reached from it.
     aug = np.hstack([know.A, np.ones((n_rows, 1))])
     # "high-pay" and label arrays see every agent's reports: not for these starts
     group_init = s.init if isinstance(s.init, str) and s.init != "high-pay" else "paper"
-    group_of = agents.ids % _N_GROUPS
+    group_of = agents.ids % N_GROUPS
     blocks, jobs = [], []
     for g in np.unique(group_of).tolist():
         in_g = np.flatnonzero(group_of == g)
@@ -365,9 +471,32 @@ def _warm_partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settin
     return D, columns, n_moves, redo
 
 
-def _partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settings, group_seeds):
-    """``D*_{-i}`` for every eligible agent: warm local searches with the exact solver
-    where they fail (``k <= 3``), or the exact solver for all (``method="exact"``)."""
+def learn_partitions(
+    rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds
+) -> Partitions:
+    """``D*_{-i}`` for every eligible agent (Algorithm 4): warm local searches with the
+    exact solver where they fail (``k <= 3``), or the exact solver for all
+    (``method="exact"``).
+
+    Parameters
+    ----------
+    rep : Reports
+        All reports.
+    know : Knowledge
+        The answer matrix and ``C*`` (Algorithm 4, lines 1-3).
+    agents : Agents
+        The agents to pay.
+    s : Settings
+        The caller's checked choices.
+    group_seeds : list of int
+        One seed per agent group (:data:`N_GROUPS`) for the warm start's partitions.
+
+    Returns
+    -------
+    Partitions
+        One partition per agent slot; ``ok`` is False (with a reason) where none can be
+        learned without the agent's reports.
+    """
     k, E = know.full.k, agents.ids.size
     if s.method == "exact" or E == 0:
         D = np.zeros((E, k, k))
@@ -387,4 +516,4 @@ def _partitions(rep: Reports, know: _Knowledge, agents: _Agents, s: _Settings, g
             reasons[int(agents.ids[e])] = why
         else:
             D[e], columns[e] = D_e, cols_e
-    return _Partitions(D, columns, ok, reasons, n_moves, fallback)
+    return Partitions(D, columns, ok, reasons, n_moves, fallback)

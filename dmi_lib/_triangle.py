@@ -1,24 +1,41 @@
-"""The largest triangle with vertices among those of a convex polygon.
+"""Plane geometry of the k = 3 problem: triangles of means, the largest triangle of a
+convex polygon, and Algorithm 3.
 
-The 2-D exact solver (:func:`dmi_lib.exact.cone_partition`) reduces DMI-clustering of
-points in a plane to this problem (see :mod:`dmi_lib.exact`, steps 4 and 5 of "Why the
-2-D solver is exact"): the polygon's vertices are the prefix sums of the rays from the
-mean sorted by angle, and twice a triangle's area is its clustering's score over ``n``.
+With three clusters of points in the plane, everything is a triangle:
 
-Three searches, each returning ``(twice_area, (a, b, c))`` with ``a < b < c``:
+* **the score.**  The DMI-score is twice the area of the triangle of the cluster
+  means times ``n₁n₂n₃`` (Corollary 2.4, Theorem 2.2's geometric remark);
+  :func:`triangle_area`.  A row-stochastic strategy ``S`` maps the answer simplex onto
+  the triangle of its rows, scaling areas by ``|det S|``.
+* **the exact 2-D solver** (:func:`dmi_lib.exact.cone_partition`) reduces
+  DMI-clustering to the largest triangle with vertices among those of a convex polygon
+  (:mod:`dmi_lib.exact`, steps 4 and 5 of "Why the 2-D solver is exact"): the polygon's
+  vertices are the prefix sums of the rays from the mean sorted by angle
+  (:func:`pseudo_angle`), and twice a triangle's area is its clustering's score over
+  ``n``.  :func:`max_area_triangle` finds it exactly: a branch and bound over triples
+  of chains of vertices (:func:`_branch_and_bound`), which on data touches a few
+  thousand triples, handing over to the O(m log m) bisection over rooted optima
+  (:func:`_rooted_bisection`) if too many triples survive.  The test suite checks it
+  against an O(m² log m) search over all chords and against brute force.
+* **Algorithm 3 and Corollary 2.4.**  The assignment ``idxmax(ÃD)`` of Algorithm 2 is a
+  partition by three rays from the global mean ``ā``: ray ``c`` extends the segment
+  ``[ā_c, ā]`` beyond ``ā``.  Algorithm 3 runs k-cofactors with this geometry alone,
+  computing no determinant (:func:`partition_rays_2d`, :func:`cone_labels_2d`,
+  :func:`k_cofactors_2d`).  See ``book/08_two_dimensions.ipynb``.
 
-* :func:`max_area_triangle` — the one the solver uses: a branch and bound over
-  triples of chains of vertices (:func:`_branch_and_bound`), which on data touches a
-  few thousand triples, handing over to the O(m log m) bisection over rooted optima
-  (:func:`_rooted_bisection`) if too many triples survive;
-* :func:`_rooted_bisection` — Boyce, Dobkin, Drysdale and Guibas (1985) interleaving,
-  O(m log m) vectorised steps;
-* :func:`_max_area_triangle_chords` — O(m² log m) search over all chords: the
-  reference the others are tested against.
+The public names of this module have their homes in public modules:
+:func:`triangle_area` in :mod:`dmi_lib.planar_geometry`, Algorithm 3 in
+:mod:`dmi_lib.kcofactors`.
 
-The polygon is given by its vertices ``(X[t], Y[t])`` in counter-clockwise order
-(vertex ``t`` is the sum of the first ``t`` edges) and the sorted pseudo-angles
-``theta`` of its ``m`` edges (:func:`pseudo_angle`).
+The polygon of the largest-triangle search is given by its vertices ``(X[t], Y[t])``
+in counter-clockwise order (vertex ``t`` is the sum of the first ``t`` edges) and the
+sorted pseudo-angles ``theta`` of its ``m`` edges; the search returns
+``(twice_area, (a, b, c))`` with ``a < b < c``.
+
+Examples
+--------
+>>> triangle_area([0, 0], [2, 0], [0, 3])
+3.0
 """
 
 from __future__ import annotations
@@ -26,12 +43,78 @@ from __future__ import annotations
 from itertools import combinations_with_replacement, product
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
-__all__ = ["max_area_triangle", "pseudo_angle"]
+from ._kc_start import replay_init
+from ._validation import check_int, check_labels, check_matrix
+from .problem import cluster_sums, prepare
 
-#: Chord pairs per vectorised block in the chord search (a dozen such arrays: ~25 MB).
-_PAIR_BLOCK = 1 << 18
+#: The module's interface inside the library: :mod:`dmi_lib.exact` uses the largest-triangle
+#: search, :mod:`dmi_lib.kcofactors` offers Algorithm 3 and :mod:`dmi_lib.planar_geometry`
+#: offers :func:`triangle_area`.
+__all__ = [
+    "cone_labels_2d",
+    "k_cofactors_2d",
+    "max_area_triangle",
+    "partition_rays_2d",
+    "pseudo_angle",
+    "triangle_area",
+]
+
+
+# --------------------------------------------------------------------------- #
+# The area of a triangle (Corollary 2.4)
+# --------------------------------------------------------------------------- #
+
+
+def _points(x, name: str) -> np.ndarray:
+    a = np.asarray(x, dtype=float)
+    if a.ndim == 0 or a.shape[-1] != 2:
+        raise ValueError(
+            f"{name} must hold points of the plane (last axis of length 2), got shape {a.shape}"
+        )
+    return a
+
+
+def triangle_area(p, q, r):
+    """Area of the triangle with vertices ``p``, ``q``, ``r`` in the plane.
+
+    Half the absolute 2-D cross product ``(q - p) × (r - p)`` (the shoelace formula).
+
+    Parameters
+    ----------
+    p, q, r : array_like, shape (..., 2)
+        The vertices; leading axes broadcast, giving one area per triangle.
+
+    Returns
+    -------
+    float or ndarray
+        A float for three single points, otherwise an array of the broadcast shape
+        without the last axis.  Collinear vertices give 0.
+
+    Examples
+    --------
+    >>> triangle_area([0, 0], [2, 0], [0, 3])
+    3.0
+    >>> triangle_area(*np.array([[1.0, 1.0], [3.0, 1.0], [1.0, 4.0]]))  # rows as vertices
+    3.0
+    >>> triangle_area([0, 0], [[1, 0], [2, 0]], [[0, 1], [4, 0]]).tolist()  # two triangles
+    [0.5, 0.0]
+    """
+    p, q, r = _points(p, "p"), _points(q, "q"), _points(r, "r")
+    try:
+        np.broadcast_shapes(p.shape, q.shape, r.shape)
+    except ValueError:
+        raise ValueError(
+            f"p, q and r must broadcast together, got shapes {p.shape}, {q.shape} and {r.shape}"
+        ) from None
+    u, v = q - p, r - p
+    area = np.abs(u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]) / 2
+    return float(area) if area.ndim == 0 else area
+
+
+# --------------------------------------------------------------------------- #
+# The largest triangle of a convex polygon (the exact 2-D solver)
+# --------------------------------------------------------------------------- #
 
 #: Pseudo-angles (range [0, 4)) this close to an edge's are within rounding of it.
 _ANGLE_ATOL = 1e-12
@@ -55,53 +138,6 @@ def pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         q = np.where(upper, left.astype(np.float64), 3.0 - left)
         p = q + num / s
     return p
-
-
-def _max_area_triangle_chords(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
-    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
-    by a search over O(m²) chords (the reference for :func:`max_area_triangle`).
-
-    Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
-    pseudo-angles of the ``m`` edges.  Every triangle ``a < b < c`` has a side whose
-    forward arc spans at most ``m // 3`` edges; for that chord ``P_i → P_j`` the third
-    vertex lies on its left, and the best one is the support vertex in the
-    left-normal direction: the vertex after the last edge turning less than the
-    reversed chord.  Its index comes from ``searchsorted``; where the key is within
-    rounding of an edge angle the neighbours ±1 are checked too.
-
-    Returns ``(twice_area, (a, b, c))`` with ``a < b < c``.
-    """
-    m = X.size
-    Xd, Yd = np.concatenate([X, X]), np.concatenate([Y, Y])  # P_{i+δ} without modulo
-    theta_prev = np.concatenate([[theta[-1] - 4.0], theta])  # edge before vertex t
-    theta_next = np.concatenate([theta, [theta[0] + 4.0]])  # edge after vertex t
-    best_area, best = -np.inf, None
-    dmax = m // 3
-    width = max(1, min(dmax, _PAIR_BLOCK // m))
-    for d0 in range(1, dmax + 1, width):
-        w = min(width, dmax + 1 - d0)
-        # Chords from every vertex i to i + δ, δ in d0..d0+w-1: shape (m, w), no copy.
-        Ex = sliding_window_view(Xd, w)[d0 : d0 + m] - X[:, None]
-        Ey = sliding_window_view(Yd, w)[d0 : d0 + m] - Y[:, None]
-        psi = pseudo_angle(-Ex, -Ey)
-        t = np.searchsorted(theta, psi)
-        near = (theta_next[t] - psi < _ANGLE_ATOL) | (psi - theta_prev[t] < _ANGLE_ATOL)
-        t %= m
-        area = Ex * (Y[t] - Y[:, None]) - Ey * (X[t] - X[:, None])
-        if near.any():  # rounding may put the support one vertex off: check both
-            r, s = np.nonzero(near)
-            for shift in (-1, 1):
-                u = (t[r, s] + shift) % m
-                alt = Ex[r, s] * (Y[u] - Y[r]) - Ey[r, s] * (X[u] - X[r])
-                better = alt > area[r, s]
-                area[r[better], s[better]] = alt[better]
-                t[r[better], s[better]] = u[better]
-        flat = int(np.argmax(area))
-        if area.flat[flat] > best_area:
-            r, s = np.unravel_index(flat, area.shape)
-            best_area = float(area.flat[flat])
-            best = tuple(sorted((int(r), int((r + d0 + s) % m), int(t[r, s]))))
-    return best_area, best
 
 
 def _best_third(X3, Y3, theta, a, b, lo, hi):
@@ -218,8 +254,8 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     log₂ m levels.  A run is dropped when an upper bound on every triangle it can
     hold (:func:`_bound`, from triangles that contain the three chains of
     candidate vertices) is below the best triangle found: on data this leaves
-    few runs after the first levels.  Tested against the O(m² log m) search over
-    all chords (:func:`_max_area_triangle_chords`) and against brute force.
+    few runs after the first levels.  The test suite checks it against the O(m² log m)
+    search over all chords and against brute force.
 
     Returns ``(twice_area, (a, b, c))`` with ``a < b < c`` (indices mod m).
     """
@@ -359,3 +395,175 @@ def max_area_triangle(
     """
     found = _branch_and_bound(X, Y, max_triples)
     return found if found is not None else _rooted_bisection(X, Y, theta)
+
+
+# --------------------------------------------------------------------------- #
+# Algorithm 3: k-cofactors drawn in the plane (Corollary 2.4)
+# --------------------------------------------------------------------------- #
+
+
+def _planar_defect(A, labels):
+    """Why the rays of Algorithm 3 do not exist for ``labels`` (or None), and the
+    cluster means."""
+    sizes = np.bincount(labels, minlength=3)
+    if sizes.min() == 0:
+        return f"each of the 3 clusters needs a point, got sizes {sizes.tolist()}", None
+    means = cluster_sums(A, labels, 3) / sizes[:, None]
+    area2 = abs(np.linalg.det(np.hstack([means, np.ones((3, 1))])))
+    scale = max(float(np.abs(means - means.mean(axis=0)).max()), 1e-300) ** 2
+    if not area2 > 1e-12 * scale:
+        return (
+            "the 3 cluster means are collinear: the partition of Algorithm 3 "
+            "(and D = (CᵀÃ)⁻¹) does not exist"
+        ), None
+    return None, means
+
+
+def _planar(A, labels):
+    A = check_matrix(A)
+    if A.shape[1] != 2:
+        raise ValueError(
+            f"Algorithm 3 is for points in the plane: A must have 2 columns, got shape {A.shape}"
+        )
+    labels = check_labels(labels, A.shape[0], 3)
+    defect, means = _planar_defect(A, labels)
+    if defect:
+        raise ValueError(defect)
+    return A, labels, means
+
+
+def partition_rays_2d(A, labels):
+    """The partition of Algorithm 3: three rays from the global mean ``ā``.
+
+    The ray ``c`` starts at ``ā`` and extends the segment ``[ā_c, ā]`` beyond ``ā``
+    (direction ``ā − ā_c``); by Corollary 2.4 it separates the two clusters other
+    than ``c``, and cluster ``c`` is the cone spanned by the other two rays.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+    labels : array_like of int, shape (n,)
+        Values in ``{0, 1, 2}``, every cluster non-empty, means not collinear.
+
+    Returns
+    -------
+    mean : ndarray, shape (2,)
+        ``ā``, where the three partition lines meet (Theorem 2.2).
+    directions : ndarray, shape (3, 2)
+        Row ``c`` is ``ā − ā_c``.
+
+    Examples
+    --------
+    >>> mean, dirs = partition_rays_2d([[0, 0], [3, 0], [0, 3]], [0, 1, 2])
+    >>> mean.tolist(), dirs.tolist()
+    ([1.0, 1.0], [[1.0, 1.0], [-2.0, 1.0], [1.0, -2.0]])
+    """
+    A, labels, means = _planar(A, labels)
+    mean = A.mean(axis=0)
+    return mean, mean - means
+
+
+def _cone_coefficients(A, mean, dirs):
+    """For each cluster ``c``: ``min(s, t)`` where ``x − ā = s·r_a + t·r_b`` and
+    ``r_a, r_b`` are the two rays other than ``r_c``; the point lies in cone ``c``
+    iff it is ``>= 0``."""
+    out = np.empty((A.shape[0], 3))
+    P = A - mean
+    for c in range(3):
+        a, b = [j for j in range(3) if j != c]
+        st = np.linalg.solve(np.stack([dirs[a], dirs[b]], axis=1), P.T)  # (2, n)
+        out[:, c] = st.min(axis=0)
+    return out
+
+
+def cone_labels_2d(A, labels, *, current: bool = False):
+    """Assignment step of Algorithm 3: the cone of each point.
+
+    Cluster ``c``'s cone is bounded by the rays of the other two clusters (see
+    :func:`partition_rays_2d`).  By Corollary 2.4 this equals the assignment
+    ``idxmax(ÃD)`` of Algorithm 2 with ``Ã = [A 1]``, ``D = (CᵀÃ)⁻¹``.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+    labels : array_like of int, shape (n,)
+        The clustering whose means define the rays.
+    current : bool
+        Points on a ray lie in two cones.  False: take the cone the point is most
+        inside of (first on exact ties).  True: keep the point's own cluster when
+        its cone contains it (the paper's footnote).
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+
+    Examples
+    --------
+    >>> A = [[0, 0], [3, 0], [0, 3], [2, 0.5]]
+    >>> cone_labels_2d(A, [0, 1, 2, 0]).tolist()
+    [0, 1, 2, 1]
+    """
+    A, labels, _ = _planar(A, labels)
+    mean, dirs = partition_rays_2d(A, labels)
+    coef = _cone_coefficients(A, mean, dirs)
+    new = np.argmax(coef, axis=1)
+    if current:
+        scale = np.abs(coef).max(axis=1)
+        inside = coef[np.arange(A.shape[0]), labels] >= -1e-12 * scale
+        new = np.where(inside, labels, new)
+    return new
+
+
+def k_cofactors_2d(A, *, init="paper", max_iter: int = 50) -> list[np.ndarray]:
+    """Algorithm 3 (k-cofactors for 2-d points), run geometrically.
+
+    Repeats: draw the three rays from ``ā`` through the extensions of
+    ``[ā_c, ā]``; give every point its cone (keeping its cluster when it lies on a
+    ray); stop when the partition is consistent with the clusters.  No
+    determinant is computed.  By Corollary 2.4 the clusterings equal those of
+    :func:`k_cofactors_history` with ``Ã = [A 1]`` (up to the rounding of ties).
+
+    Parameters
+    ----------
+    A : array_like, shape (n, 2)
+        ``rank([A 1]) = 3``.
+    init : {"paper", "sp"} or array_like of int
+    max_iter : int
+
+    Returns
+    -------
+    list of ndarray
+        The clusterings visited, the first one being the start.  The run stops at a
+        consistent clustering, at a repeat (which is then the last entry), at
+        ``max_iter`` steps, or when a cluster empties or its means become
+        collinear (the rays no longer exist; the offending clustering is last).
+
+    Examples
+    --------
+    >>> A = [[2, -3], [2, 0], [-2, -1], [0, 0], [-1, -2]]
+    >>> [c.tolist() for c in k_cofactors_2d(A)]
+    [[0, 0, 1, 1, 2], [2, 0, 2, 1, 2], [0, 0, 1, 1, 2]]
+    """
+    problem = prepare(A)
+    if problem.A.shape[1] != 2 or problem.k != 3:
+        raise ValueError(
+            f"Algorithm 3 needs points in the plane that are not collinear "
+            f"(rank([A 1]) = 3), got shape {problem.A.shape} with "
+            f"rank([A 1]) = {problem.k}"
+        )
+    max_iter = check_int(max_iter, "max_iter", 0)
+    labels = replay_init(problem, init, 3, "k_cofactors_2d")
+    out = [labels]
+    seen = {labels.tobytes()}
+    for _ in range(max_iter):
+        if _planar_defect(problem.A, labels)[0]:  # an empty cluster / collinear means
+            break
+        new = cone_labels_2d(problem.A, labels, current=True)
+        if np.array_equal(new, labels):
+            break
+        out.append(new)
+        if new.tobytes() in seen:
+            break
+        seen.add(new.tobytes())
+        labels = new
+    return out

@@ -36,13 +36,13 @@ from ._validation import check_random_state
 from .core import _solve
 from .problem import cluster_sums, prepare
 from ._kdmi_partitions import (
-    _N_GROUPS,
-    _Agents,
-    _Knowledge,
-    _Partitions,
-    _partitions,
-    _Settings,
-    _virtual_peer_scores,
+    N_GROUPS,
+    Agents,
+    Knowledge,
+    Partitions,
+    learn_partitions,
+    Settings,
+    virtual_peer_scores,
 )
 from .mechanisms import _check_executor, _check_reports, _count_det, _split_halves, dmi_mechanism
 from .reports import Reports
@@ -186,7 +186,7 @@ _PAYMENTS = ("split", "whole")
 _INITS = ("paper", "sp", "high-pay")
 
 
-def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> _Settings:
+def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> Settings:
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     if payment not in _PAYMENTS:
@@ -201,7 +201,7 @@ def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> _
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
     tol = _check_positive_tol(tol, "tol")
     executor = _check_executor(executor)
-    return _Settings(method, payment, init, int(n_init), rank_tol, tol, executor)
+    return Settings(method, payment, init, int(n_init), rank_tol, tol, executor)
 
 
 def _start_labels(init, rep: Reports, counts, answered, n_rows: int, rng):
@@ -219,7 +219,7 @@ def _start_labels(init, rep: Reports, counts, answered, n_rows: int, rng):
     return start
 
 
-def _extract_knowledge(rep: Reports, s: _Settings, rng) -> _Knowledge:
+def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
     """``A = Σᵢ Rᵢ`` row-normalised and ``C* = DMIC(A)`` (Algorithm 4, lines 1-3)."""
     C = rep.n_options
     counts = rep.counts()
@@ -242,12 +242,12 @@ def _extract_knowledge(rep: Reports, s: _Settings, rng) -> _Knowledge:
     start = _start_labels(s.init, rep, counts, answered, A.shape[0], rng)
     full = _solve(problem, method="auto", random_state=rng, init=start, n_init=s.n_init)
     sign_v, log_v = np.linalg.slogdet(cluster_sums(A, full.labels, C))
-    return _Knowledge(
+    return Knowledge(
         counts, n_t, answered, rows_of, A, full, float(log_v) if sign_v != 0 else -np.inf
     )
 
 
-def _eligibility(rep: Reports, usable, ask, know: _Knowledge, payment: str):
+def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
     """Who can be paid: ``(eligible, n_dropped, reasons)``; ``reasons`` says why each
     asked-for agent who cannot be paid cannot."""
     C, k, n_rows = rep.n_options, know.full.k, know.A.shape[0]
@@ -276,7 +276,7 @@ def _eligibility(rep: Reports, usable, ask, know: _Knowledge, payment: str):
     return eligible, n_dropped, reasons
 
 
-def _group_agents(rep: Reports, eligible, rows_of, seeds) -> _Agents:
+def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     ids = np.flatnonzero(eligible)
     slot = np.full(rep.n_workers, -1, dtype=np.intp)
     slot[ids] = np.arange(ids.size)
@@ -284,20 +284,20 @@ def _group_agents(rep: Reports, eligible, rows_of, seeds) -> _Agents:
     r_idx = r_idx[np.argsort(slot[rep.worker[r_idx]], kind="stable")]
     r_slot = slot[rep.worker[r_idx]]
     bounds = np.searchsorted(r_slot, np.arange(ids.size + 1))
-    return _Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
+    return Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
 
 
-def _virtual_peer(rep: Reports, know: _Knowledge, agents: _Agents, part: _Partitions, usable):
+def _virtual_peer(rep: Reports, know: Knowledge, agents: Agents, part: Partitions, usable):
     """The virtual peer's label ``C*ᵢ = idxmax(A_{-i}[t, L] D*_{-i})`` of each report of
     a paid agent on a usable task: ``(report index, slot, label)``."""
     use = usable[agents.r_idx] & part.ok[agents.r_slot]
     u_idx, u_slot = agents.r_idx[use], agents.r_slot[use]
     X = _others_shares(rep, know.counts, know.n_t, u_idx, part.columns[u_slot])  # A_{-i}[t, L]
-    peer = np.argmax(_virtual_peer_scores(X, part.D[u_slot]), axis=1)
+    peer = np.argmax(virtual_peer_scores(X, part.D[u_slot]), axis=1)
     return u_idx, u_slot, peer
 
 
-def _payments(rep: Reports, payment: str, used, peer, split_keys, part: _Partitions):
+def _payments(rep: Reports, payment: str, used, peer, split_keys, part: Partitions):
     """Each slot's payment and the half (``T₁``: 0, ``T₂``: 1) of each used report.
 
     ``used = (report index, slot)`` of the reports the virtual peer labelled.
@@ -487,9 +487,9 @@ def kdmi_mechanism(
     # drawn: the caller's generator advances exactly as it did before they existed.
     sub = np.random.default_rng([int(x) for x in split_keys[:4]] or [0])
     seeds = sub.integers(0, 1 << 62, size=int(eligible.sum()), dtype=np.int64)
-    group_seeds = sub.integers(0, 1 << 62, size=_N_GROUPS, dtype=np.int64).tolist()
+    group_seeds = sub.integers(0, 1 << 62, size=N_GROUPS, dtype=np.int64).tolist()
     agents = _group_agents(rep, eligible, know.rows_of, seeds)
-    part = _partitions(rep, know, agents, s, group_seeds)
+    part = learn_partitions(rep, know, agents, s, group_seeds)
     reasons.update(part.reasons)
     u_idx, u_slot, peer = _virtual_peer(rep, know, agents, part, usable)
     pay, half = _payments(rep, s.payment, (u_idx, u_slot), peer, split_keys, part)

@@ -432,16 +432,76 @@ def test_dispatcher_uses_exact_solvers():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
+
 from dmi_lib import _triangle  # noqa: E402
 from dmi_lib._triangle import pseudo_angle  # noqa: E402
+
+#: Chord pairs per vectorised block in the chord search (a dozen such arrays: ~25 MB).
+PAIR_BLOCK = 1 << 18
+
+#: Pseudo-angles (range [0, 4)) this close to an edge's are within rounding of it.
+ANGLE_ATOL = 1e-12
+
+
+def chord_search(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
+    """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
+    by a search over O(m²) chords (the reference for the library's search,
+    :func:`dmi_lib._triangle.max_area_triangle`).
+
+    Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
+    pseudo-angles of the ``m`` edges.  Every triangle ``a < b < c`` has a side whose
+    forward arc spans at most ``m // 3`` edges; for that chord ``P_i → P_j`` the third
+    vertex lies on its left, and the best one is the support vertex in the
+    left-normal direction: the vertex after the last edge turning less than the
+    reversed chord.  Its index comes from ``searchsorted``; where the key is within
+    rounding of an edge angle the neighbours ±1 are checked too.
+
+    Returns ``(twice_area, (a, b, c))`` with ``a < b < c``.
+    """
+    m = X.size
+    Xd, Yd = np.concatenate([X, X]), np.concatenate([Y, Y])  # P_{i+δ} without modulo
+    theta_prev = np.concatenate([[theta[-1] - 4.0], theta])  # edge before vertex t
+    theta_next = np.concatenate([theta, [theta[0] + 4.0]])  # edge after vertex t
+    best_area, best = -np.inf, None
+    dmax = m // 3
+    width = max(1, min(dmax, PAIR_BLOCK // m))
+    for d0 in range(1, dmax + 1, width):
+        w = min(width, dmax + 1 - d0)
+        # Chords from every vertex i to i + δ, δ in d0..d0+w-1: shape (m, w), no copy.
+        Ex = sliding_window_view(Xd, w)[d0 : d0 + m] - X[:, None]
+        Ey = sliding_window_view(Yd, w)[d0 : d0 + m] - Y[:, None]
+        psi = pseudo_angle(-Ex, -Ey)
+        t = np.searchsorted(theta, psi)
+        near = (theta_next[t] - psi < ANGLE_ATOL) | (psi - theta_prev[t] < ANGLE_ATOL)
+        t %= m
+        area = Ex * (Y[t] - Y[:, None]) - Ey * (X[t] - X[:, None])
+        if near.any():  # rounding may put the support one vertex off: check both
+            r, s = np.nonzero(near)
+            for shift in (-1, 1):
+                u = (t[r, s] + shift) % m
+                alt = Ex[r, s] * (Y[u] - Y[r]) - Ey[r, s] * (X[u] - X[r])
+                better = alt > area[r, s]
+                area[r[better], s[better]] = alt[better]
+                t[r[better], s[better]] = u[better]
+        flat = int(np.argmax(area))
+        if area.flat[flat] > best_area:
+            r, s = np.unravel_index(flat, area.shape)
+            best_area = float(area.flat[flat])
+            best = tuple(sorted((int(r), int((r + d0 + s) % m), int(t[r, s]))))
+    return best_area, best
 
 
 def _bnb_only(X, Y, theta, max_triples=10**9):
     return _triangle._branch_and_bound(X, Y, max_triples)
 
 
-#: The exact searches: as the solver runs them, and each alone.
-SEARCHES = (_triangle.max_area_triangle, _triangle._rooted_bisection, _bnb_only)
+#: The library's search as the solver runs it, and each of its two phases alone.
+SEARCHES = (
+    _triangle.max_area_triangle,
+    _triangle._rooted_bisection,
+    _bnb_only,
+)
 
 
 def _polygon(Y, w=None):
@@ -491,7 +551,7 @@ def test_triangle_searches_match_chord_search(data):
     X_, Y_, theta = _polygon(Y, w)
     if theta.size < 3:
         return
-    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    ref, _ = chord_search(X_, Y_, theta)
     for search in SEARCHES:
         got, (a, b, c) = search(X_, Y_, theta)
         assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
@@ -540,7 +600,7 @@ def test_triangle_searches_match_chord_search_medium(kind):
     Y = Y - Y.mean(axis=0)
     Y = Y[np.hypot(Y[:, 0], Y[:, 1]) > 0]
     X_, Y_, theta = _polygon(Y)
-    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    ref, _ = chord_search(X_, Y_, theta)
     for search in SEARCHES:
         got, _ = search(X_, Y_, theta)
         assert got == pytest.approx(ref, rel=1e-10)
@@ -553,7 +613,7 @@ def test_branch_and_bound_gives_up_on_a_regular_polygon_and_the_bisection_answer
     t = 2 * np.pi * np.arange(m) / m
     X_, Y_, theta = _polygon(np.c_[np.cos(t), np.sin(t)])
     assert _triangle._branch_and_bound(X_, Y_, max_triples=1000) is None
-    ref, _ = _triangle._max_area_triangle_chords(X_, Y_, theta)
+    ref, _ = chord_search(X_, Y_, theta)
     got, (a, b, c) = _triangle.max_area_triangle(X_, Y_, theta, max_triples=1000)
     assert got == pytest.approx(ref, rel=1e-12)
     assert (b - a, c - b) == (100, 100)
