@@ -349,7 +349,9 @@ class CDP:
         with self.cv:
             while True:
                 events = self.log[since:]
-                loaded = [i for i, e in enumerate(events) if e.get("method") == "Page.loadEventFired"]
+                loaded = [
+                    i for i, e in enumerate(events) if e.get("method") == "Page.loadEventFired"
+                ]
                 if loaded:
                     break
                 left = deadline - time.monotonic()

@@ -315,9 +315,7 @@ def check_chapter(
         60,
         "the navigation",
     )
-    wait_for(
-        page, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load"
-    )
+    wait_for(page, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load")
     time.sleep(1.0)  # deferred scripts, fonts
     t["page load (live code off)"] = round(time.monotonic() - s, 2)
     static_reqs = requests_in(page.events_since(m0))
@@ -346,8 +344,8 @@ def check_chapter(
         "document.querySelector('.dmi-live-status').textContent, "
         "cells: document.querySelectorAll('.thebe-cell').length, "
         "errorOutputs: Array.from(document.querySelectorAll("
-        "'.thebe-cell .jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]"
-        ", .thebe-cell .jp-RenderedText[data-mime-type=\"application/vnd.jupyter.error\"]'"
+        '\'.thebe-cell .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+        ', .thebe-cell .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]\''
         ")).map(e => e.textContent.slice(0, 300))})"
     )
     report["live"] = live

@@ -185,9 +185,7 @@ def _figure_links(body: str, image_file) -> str:
         elif not re.search(r"\.(png|jpe?g|gif|webp)$", src, re.I):
             return m.group(0)
         img = f'<img{before} src="{src}"{after.rstrip("/").rstrip()}{style}>'
-        return (
-            f'<a class="dmi-figure" href="{src}" title="Open the full-size figure">{img}</a>'
-        )
+        return f'<a class="dmi-figure" href="{src}" title="Open the full-size figure">{img}</a>'
 
     body = _IMG.sub(repl, body)
 

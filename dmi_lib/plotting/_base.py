@@ -186,6 +186,7 @@ def _offline_player_html(
     """
     import html as html_lib
     import json
+
     html = re.sub(r"<link[^>]*font-awesome[^>]*>\s*", "", html)
     html = re.sub(
         r'<i class="(fa [^"]+)"></i>',
@@ -202,9 +203,11 @@ def _offline_player_html(
     font = "" if min_font_pt is None else f' data-dmi-min-font-pt="{min_font_pt:g}"'
     html = re.sub(
         r'<img id="(_anim_img\w+)">',
-        lambda m: f'<img id="{m.group(1)}" style="display: block; width: {width_px}px; '
-        f'max-width: 100%; height: auto; margin: 0 auto;" '
-        f'alt="{html_lib.escape(alts[0])}" data-dmi-width="{width_px}"{font}>',
+        lambda m: (
+            f'<img id="{m.group(1)}" style="display: block; width: {width_px}px; '
+            f'max-width: 100%; height: auto; margin: 0 auto;" '
+            f'alt="{html_lib.escape(alts[0])}" data-dmi-width="{width_px}"{font}>'
+        ),
         html,
         count=1,
     )
