@@ -17,6 +17,7 @@ spec = importlib.util.spec_from_file_location(
 check_offline = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_offline)
 
+
 @pytest.mark.parametrize(
     "url, external",
     [

@@ -319,8 +319,6 @@ def frame_player(
     )
     with matplotlib.rc_context({"animation.embed_limit": 50}):
         html = anim.to_jshtml(default_mode="once")
-    fig.canvas.draw()  # tick labels exist once drawn
-    sizes.extend(_text_sizes(fig))
     plt.close(fig)
     return _offline_player_html(
         html, round(figsize[0] * _CSS_PX_PER_INCH), alts, min(sizes) if sizes else None
@@ -328,9 +326,18 @@ def frame_player(
 
 
 def _text_sizes(fig) -> list[float]:
-    """Font sizes (points) of the figure's visible, non-empty texts."""
-    return [
+    """Font sizes (points) of the figure's visible, non-empty texts and of the tick
+    labels of its visible axes (whose text is only set when the figure is drawn)."""
+    sizes = [
         t.get_fontsize()
         for t in fig.findobj(matplotlib.text.Text)
-        if t.get_visible() and t.get_text().strip() and t.get_figure() is not None
+        if t.get_visible() and t.get_text().strip()
     ]
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_visible():
+                ticks = axis.get_major_ticks()[:1]
+                sizes += [t.label1.get_fontsize() for t in ticks if t.label1.get_visible()]
+    return sizes
