@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html as html_lib
+import json
 import re
 import sys
 
@@ -184,8 +186,6 @@ def _offline_player_html(
     ``RuntimeError`` if the result still refers to an external server, so a change in
     matplotlib's template cannot slip through.
     """
-    import html as html_lib
-    import json
 
     html = re.sub(r"<link[^>]*font-awesome[^>]*>\s*", "", html)
     html = re.sub(
@@ -212,19 +212,7 @@ def _offline_player_html(
         count=1,
     )
     if len(alts) > 1:  # the alt text follows the frame shown
-        anim_id = re.search(r'<img id="_anim_img(\w+)"', html)
-        if anim_id:
-            html += (
-                "\n<script>(function () {\n"
-                f"  var alts = {json.dumps(alts)};\n"
-                f'  var img = document.getElementById("_anim_img{anim_id.group(1)}");\n'
-                "  new MutationObserver(function () {\n"
-                f'    var a = window["anim{anim_id.group(1)}"];\n'
-                "    var i = a ? a.current_frame : 0;\n"
-                "    img.alt = alts[Math.min(i, alts.length - 1)];\n"
-                '  }).observe(img, {attributes: true, attributeFilter: ["src"]});\n'
-                "})();</script>\n"
-            )
+        html += _alt_script(html, alts)
     # matplotlib's stylesheet fixes the slider at 374 px and each button at 36 px.
     html = html.replace(
         "</style>",
@@ -245,6 +233,25 @@ def _offline_player_html(
             f"({external[:3]}) or its template changed"
         )
     return html
+
+
+def _alt_script(html: str, alts: list[str]) -> str:
+    """A script that sets the player image's ``alt`` to ``alts[i]`` when frame ``i`` shows."""
+    anim_id = re.search(r'<img id="_anim_img(\w+)"', html)
+    if anim_id is None:
+        return ""
+    i = anim_id.group(1)
+    return (
+        "\n<script>(function () {\n"
+        f"  var alts = {json.dumps(alts)};\n"
+        f'  var img = document.getElementById("_anim_img{i}");\n'
+        "  new MutationObserver(function () {\n"
+        f'    var a = window["anim{i}"];\n'
+        "    var k = a ? a.current_frame : 0;\n"
+        "    img.alt = alts[Math.min(k, alts.length - 1)];\n"
+        '  }).observe(img, {attributes: true, attributeFilter: ["src"]});\n'
+        "})();</script>\n"
+    )
 
 
 def frame_player(
