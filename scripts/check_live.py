@@ -344,8 +344,7 @@ def check_chapter(
         "document.querySelector('.dmi-live-status').textContent, "
         "cells: document.querySelectorAll('.thebe-cell').length, "
         "errorOutputs: Array.from(document.querySelectorAll("
-        '\'.thebe-cell .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
-        ', .thebe-cell .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]\''
+        "'[data-mime-type=\"application/vnd.jupyter.error\"]'"
         ")).map(e => e.textContent.slice(0, 300))})"
     )
     report["live"] = live
