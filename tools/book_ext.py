@@ -117,10 +117,13 @@ BOOK_JS = """\
       });
     window.dmiMathFitted = true;
   }
+  var tries = 0;
   function start() {
     var mj = window.MathJax;
     if (mj && mj.startup && mj.startup.promise) {
       mj.startup.promise.then(fit);
+    } else if (!document.querySelector('script[src*="mathjax"]') || ++tries > 100) {
+      fit();  // a page without MathJax (or one that never started)
     } else {
       setTimeout(start, 100);
     }
