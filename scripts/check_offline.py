@@ -79,8 +79,9 @@ class Browser:
         Local files that failed to load are left in ``self.missing``, console errors and
         uncaught exceptions in ``self.console``."""
         # a blank page first: no event of the previous page is counted for this one
+        blank = self.page.mark()
         self.page.call("Page.navigate", url="about:blank")
-        time.sleep(0.05)
+        self.page.wait_quiet(blank, 10, 0.0)
         mark = self.page.mark()
         self.page.call("Page.navigate", url=url)
         loaded = self.page.wait_quiet(mark, timeout, settle)

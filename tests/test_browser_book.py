@@ -49,7 +49,9 @@ def browser(chromium):
 
 def load(page: cdp.CDP, url: str) -> None:
     """Open ``url`` and wait for it to load and MathJax to finish typesetting."""
+    blank = page.mark()
     page.call("Page.navigate", url="about:blank")
+    page.wait_quiet(blank, 10, 0.0)
     mark = page.mark()
     page.call("Page.navigate", url=url)
     if not page.wait_quiet(mark, 60, 0.3):
@@ -152,8 +154,10 @@ def test_every_frame_players_buttons_change_the_frame(built_book, browser):
 #: box of its own that scrolls?  Formulas (MathJax) are measured by their mjx-math box.
 LAYOUT_JS = r"""(() => {
   const vw = document.documentElement.clientWidth;
-  const main = document.querySelector('main') || document.body;
-  const article = document.querySelector('article') || main;
+  // the page's content (the side bars are drawers on a phone, off the screen until opened)
+  const main = document.querySelector('article') || document.querySelector('main')
+    || document.body;
+  const article = main;
   const cut = [];
   function describe(el) {
     const t = (el.textContent || el.getAttribute('src') || '').replace(/\s+/g, ' ').trim();
@@ -194,10 +198,17 @@ LAYOUT_JS = r"""(() => {
   const blocks = main.querySelectorAll(
     'p, li, dt, dd, pre, table, img, svg, figure, .cell_output, .highlight, .admonition, ' +
     '.proof, .animation, h1, h2, h3, code, .sig');
+  const reported = new Set();  // one report for a cut element, not one per descendant
   for (const el of blocks) {
     if (el.closest('mjx-container')) continue;
+    let inner = false;
+    for (let a = el.parentElement; a && !inner; a = a.parentElement) inner = reported.has(a);
+    if (inner) continue;
     const by = isCut(el);
-    if (by > 1) cut.push({what: describe(el), by: Math.round(by)});
+    if (by > 1) {
+      cut.push({what: describe(el), by: Math.round(by)});
+      reported.add(el);
+    }
   }
   return {vw: vw, scrollWidth: Math.max(document.documentElement.scrollWidth,
                                         document.body.scrollWidth),
@@ -205,7 +216,8 @@ LAYOUT_JS = r"""(() => {
 })()"""
 
 FIGURES_JS = r"""(() => {
-  const main = document.querySelector('main') || document.body;
+  const main = document.querySelector('article') || document.querySelector('main')
+    || document.body;
   return Array.from(main.querySelectorAll('img')).map(img => {
     const r = img.getBoundingClientRect();
     const a = img.closest('a[href]');
@@ -235,7 +247,10 @@ def file_of(url: str) -> Path:
     return Path(unquote(urlsplit(url).path))
 
 
-def phone_problems(page, path: Path) -> list[str]:
+def phone_problems(page, path: Path, stats: dict | None = None) -> list[str]:
+    """What is wrong with the page shown at a phone's width; ``stats`` (if given) counts
+    what was measured: figures, players, the smallest label (CSS px)."""
+    stats = {} if stats is None else stats
     problems = []
     layout = page.js(LAYOUT_JS)
     if layout["scrollWidth"] > layout["vw"] + 1:
@@ -251,6 +266,10 @@ def phone_problems(page, path: Path) -> list[str]:
                 problems.append(f"frame player without its font size: {src[:40]}")
                 continue
             px = fig["minFontPt"] * 4 / 3 * fig["width"] / fig["naturalCss"]
+            stats["players"] = stats.get("players", 0) + 1
+            stats["smallest player label px"] = round(
+                min(px, stats.get("smallest player label px", 99)), 2
+            )
             if px < MIN_LABEL_PX - 0.05:
                 problems.append(f"frame player labels at {px:.1f} px")
             continue
@@ -260,6 +279,10 @@ def phone_problems(page, path: Path) -> list[str]:
             width, sizes = svg_label_sizes(file_of(fig["url"]).read_text(errors="replace"))
             if sizes:
                 px = min(sizes) * fig["width"] / width
+                stats["svg figures"] = stats.get("svg figures", 0) + 1
+                stats["smallest svg label px"] = round(
+                    min(px, stats.get("smallest svg label px", 99)), 2
+                )
                 if px < MIN_LABEL_PX - 0.05:
                     problems.append(
                         f"figure {Path(src).name}: smallest label {min(sizes):.1f} pt renders "
@@ -277,11 +300,12 @@ def test_phone_layout_of_every_page(built_book, browser):
             load(page, path.resolve().as_uri())
             stats["pages"] += 1
             stats["formulas"] += page.js("document.querySelectorAll('mjx-container').length")
-            problems += phone_problems(page, path.relative_to(built_book))
+            problems += phone_problems(page, path.relative_to(built_book), stats)
     finally:
         page.viewport(1280, 900, mobile=False)
     print(json.dumps(stats))
-    assert stats["formulas"] > 100, stats  # MathJax ran: the check had formulas to measure
+    # the checks had something to measure: MathJax ran, figures and players were found
+    assert stats["formulas"] > 100 and stats["svg figures"] > 30 and stats["players"] >= 9, stats
     assert not problems, f"{len(problems)} problem(s) at {PHONE} px:\n" + "\n".join(problems)
 
 

@@ -46,6 +46,13 @@ def mathjax_source() -> Path:
     return src
 
 
+def _default_mode(app: Sphinx, config) -> None:
+    """Give the theme's colour mode a valid default ("auto": the reader's system setting).
+    Without one, pydata-sphinx-theme logs a console error on a reader's first page
+    ("Got invalid theme mode: .")."""
+    config.html_context = {"default_mode": "auto", **(config.html_context or {})}
+
+
 def _check_mathjax_path(app: Sphinx, config) -> None:
     path = config.mathjax_path or ""
     if "//" in path:
@@ -74,6 +81,18 @@ table.autosummary td, table.autosummary code { white-space: normal; overflow-wra
   table.autosummary td:last-child { padding-top: 0; }
 }
 dt.sig { white-space: normal; overflow-wrap: anywhere; max-width: 100%; }
+article dl.field-list { grid-template-columns: minmax(0, 1fr); }
+article dl.field-list > dt, article dl.field-list > dd, article dl dt, article dl dd,
+article dl p { min-width: 0; overflow-wrap: anywhere; }
+article code.literal { overflow-wrap: anywhere; }
+article code.literal span.pre { white-space: pre-wrap; }
+@media (max-width: 600px) {
+  article dl.field-list { display: block; }
+  table.indextable, table.indextable tbody, table.indextable tr,
+  table.indextable td { display: block; width: 100%; }
+  table.indextable td, table.indextable li, table.indextable code,
+  table.indextable span.pre { overflow-wrap: anywhere; white-space: normal; }
+}
 dt.sig .sig-param, dt.sig .sig-name, dt.sig .sig-prename { white-space: normal; }
 dt.sig em.sig-param { overflow-wrap: anywhere; }
 mjx-container[jax="CHTML"][display="true"] {
@@ -426,6 +445,7 @@ def _api_directive():
 def setup(app: Sphinx) -> dict:
     app.add_directive("dmi-api", _api_directive())
     app.connect("config-inited", _check_mathjax_path)
+    app.connect("config-inited", _default_mode)
     app.connect("build-finished", _copy_mathjax)
     app.add_css_file("dmi-book.css")
     app.add_js_file("dmi-book.js", loading_method="defer")
