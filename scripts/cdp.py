@@ -172,9 +172,15 @@ class Browser:
         More command-line flags.
     timeout : float
         Seconds to wait for the DevTools server.
+    die_with_parent : bool
+        On Linux, have the kernel SIGKILL the browser when this process dies (the last
+        resort, for a SIGKILL of this process); the other ways of ending it do not
+        depend on it (the tests switch it off to check them one by one).
     """
 
-    def __init__(self, exe=None, *, width=1280, height=900, args=(), timeout=30.0):
+    def __init__(
+        self, exe=None, *, width=1280, height=900, args=(), timeout=30.0, die_with_parent=True
+    ):
         exe = exe or find_chromium()
         if exe is None:
             raise Failure(
@@ -187,7 +193,7 @@ class Browser:
         self.page: CDP | None = None
         self._closed = False
         kw = {"start_new_session": True}  # its own session and process group
-        if sys.platform.startswith("linux"):
+        if die_with_parent and sys.platform.startswith("linux"):
             kw["preexec_fn"] = _die_with_parent
         self.proc = subprocess.Popen(
             [

@@ -55,27 +55,48 @@ def test_connects_and_evaluates(chromium):
     assert _gone(pgid) == []
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        # an exception inside the with block
-        "with cdp.Browser() as b:\n    print(b.pgid, flush=True)\n    raise RuntimeError('x')",
-        # an exception with no with block: the atexit hook ends it
-        "b = cdp.Browser()\nprint(b.pgid, flush=True)\nraise SystemExit(3)",
-    ],
-    ids=["exception-in-with", "exit-without-with"],
-)
-def test_a_failing_run_leaves_no_browser(chromium, code):
+# The runs below (but the SIGKILL one) start the browser with die_with_parent=False, so
+# that each way of ending it is checked on its own, not covered by the kernel's
+# PR_SET_PDEATHSIG; the runs check, while the child Python still runs where they can.
+NO_PDEATHSIG = "die_with_parent=False"
+
+
+def test_an_exception_in_with_leaves_no_browser(chromium):
+    code = (
+        f"try:\n    with cdp.Browser({NO_PDEATHSIG}) as b:\n"
+        "        pgid = b.pgid\n        raise RuntimeError('deliberate')\n"
+        "except RuntimeError:\n    import time; time.sleep(1)\n"
+        "    print(pgid, cdp.group_alive(pgid), flush=True)\n"
+    )
     proc = _child(code)
-    pgid = int(proc.stdout.readline())
-    proc.wait(timeout=60)
-    assert proc.returncode != 0
-    assert _gone(pgid) == [], "Chromium processes left behind"
+    out, err = proc.communicate(timeout=60)
+    pgid, alive = out.split(" ", 1)
+    assert alive.strip() == "[]", f"left behind while the run still went on: {alive} {err}"
+    assert _gone(int(pgid)) == []
+
+
+def test_an_exit_without_with_leaves_no_browser(chromium):
+    # the atexit hook ends it; a check registered before it runs after it
+    code = (
+        "import atexit, time\nstate = {}\n"
+        "atexit.register(lambda: print(state['pgid'], cdp.group_alive(state['pgid']),"
+        " flush=True))\n"
+        f"b = cdp.Browser({NO_PDEATHSIG})\nstate['pgid'] = b.pgid\nraise SystemExit(3)\n"
+    )
+    proc = _child(code)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    pgid, alive = out.split(" ", 1)
+    assert _gone(int(pgid), within=0.5) == [], f"at exit: {alive} {err}"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_a_killed_run_leaves_no_browser(chromium, sig):
-    proc = _child("b = cdp.Browser()\nprint(b.pgid, flush=True)\nimport time; time.sleep(120)")
+    # SIGTERM: the module's handler ends the group; SIGKILL: only PR_SET_PDEATHSIG can
+    opts = NO_PDEATHSIG if sig == signal.SIGTERM else ""
+    proc = _child(
+        f"b = cdp.Browser({opts})\nprint(b.pgid, flush=True)\nimport time; time.sleep(120)"
+    )
     pgid = int(proc.stdout.readline())
     assert cdp.group_alive(pgid)
     proc.send_signal(sig)
@@ -97,13 +118,19 @@ def test_a_failed_connection_leaves_no_browser(chromium):
         "    def __init__(self, *a, **k):\n"
         "        super().__init__(*a, **k)\n"
         "        print(self.pid, flush=True)\n"
+        "        Spy.pid = self.pid\n"
         "subprocess.Popen = Spy\n"
-        "cdp.Browser()\n"
+        "try:\n"
+        f"    cdp.Browser({NO_PDEATHSIG})\n"
+        "except websocket.WebSocketBadStatusException as err:\n"
+        "    import time; time.sleep(1)\n"
+        "    print(cdp.group_alive(Spy.pid), err, flush=True)\n"
     )
     proc = _child(code)
     pgid = int(proc.stdout.readline())
-    proc.wait(timeout=60)
-    assert proc.returncode != 0 and "403" in proc.stderr.read()
+    out, err = proc.communicate(timeout=60)
+    assert "403" in out, out + err
+    assert out.startswith("[] "), f"left behind while the run still went on: {out}"
     assert _gone(pgid) == []
 
 
