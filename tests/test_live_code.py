@@ -1,7 +1,7 @@
 """The live-code machinery without a browser: vendoring, page configuration, local server.
 
 The browser run itself (a kernel, a slider, a figure that changes) is
-``scripts/check_live.py``; it starts servers and Chromium, so it is not part of this suite.
+``tests/test_browser_live.py`` (through ``scripts/check_live.py``'s checks).
 """
 
 from __future__ import annotations
