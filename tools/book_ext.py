@@ -215,7 +215,7 @@ def _figure_links(body: str, image_file) -> str:
         tag = m.group(0)
         pt = re.search(r'data-dmi-min-font-pt="([0-9.]+)"', tag)
         w = re.search(r'data-dmi-width="([0-9.]+)"', tag)
-        if not (pt and w):
+        if not (pt and w) or "min-width" in tag:  # not a player's frame, or done
             return tag
         # the frame is w CSS px wide at 96 px per inch: a text of p points is p * 4/3 px
         min_w = MIN_LABEL_PX * float(w.group(1)) / (float(pt.group(1)) * 4 / 3)
