@@ -56,6 +56,14 @@ CHROMIUM_FLAGS = (
 )
 
 
+#: Errors of ``Runtime.evaluate`` while a page navigates (its context is being replaced).
+NAVIGATING = (
+    "Execution context was destroyed",
+    "Cannot find context with specified id",
+    "Inspected target navigated or closed",
+)
+
+
 class Failure(Exception):
     """A browser check failed (or the browser could not be driven)."""
 
@@ -331,7 +339,13 @@ class CDP:
         """Evaluate ``expr`` until it is truthy; return its value."""
         start = time.monotonic()
         while time.monotonic() - start < timeout:
-            value = self.js(expr)
+            try:
+                value = self.js(expr)
+            except Failure as err:
+                # the page is navigating (its JavaScript context went away): ask again
+                if not any(m in str(err) for m in NAVIGATING):
+                    raise
+                value = None
             if value:
                 return value
             time.sleep(poll)
