@@ -52,6 +52,10 @@ def _check(tab, live, url, name):
     report: dict = {"url": url.split("#")[0]}
     try:
         check_live.check_chapter(tab, url, proc.pid, OUT, report, timeout=240, name=name)
+        report["result"] = "passed"
+    except Exception as err:
+        report["result"] = f"FAILED: {err!r}"  # kept in the JSON, then raised
+        raise
     finally:
         (OUT / f"live_{name}.json").write_text(json.dumps(report, indent=1))
         print(json.dumps(report.get("timings_s", {}), indent=1))
