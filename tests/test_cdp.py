@@ -95,13 +95,16 @@ def test_a_killed_run_leaves_no_browser(chromium, sig):
     # SIGTERM: the module's handler ends the group; SIGKILL: only PR_SET_PDEATHSIG can
     opts = NO_PDEATHSIG if sig == signal.SIGTERM else ""
     proc = _child(
-        f"b = cdp.Browser({opts})\nprint(b.pgid, flush=True)\nimport time; time.sleep(120)"
+        f"b = cdp.Browser({opts})\nprint(b.pgid, b.profile, flush=True)\n"
+        "import time; time.sleep(120)"
     )
-    pgid = int(proc.stdout.readline())
+    pgid, profile = proc.stdout.readline().split()
+    pgid = int(pgid)
     assert cdp.group_alive(pgid)
     proc.send_signal(sig)
     proc.wait(timeout=60)
     assert _gone(pgid) == [], f"Chromium processes left behind after {sig!r}"
+    shutil.rmtree(profile, ignore_errors=True)  # a SIGKILLed run cannot remove it itself
 
 
 def test_a_failed_connection_leaves_no_browser(chromium):
