@@ -25,8 +25,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 import venv
 import webbrowser
 from pathlib import Path
@@ -189,8 +191,60 @@ def env_vars() -> dict:
     return env
 
 
+def find_chromium() -> str | None:
+    """The Chromium the browser tests use (scripts/cdp.py's rule: $CHROMIUM, then PATH)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cdp", ROOT / "scripts" / "cdp.py")
+    cdp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cdp)
+    return cdp.find_chromium()
+
+
+NO_BROWSER = """
+!!! No Chromium: the browser tests (every page offline and without console errors, the
+!!! frame players, the phone layout at 390 px, live code) need headless Chromium.
+!!! As root with apt, `python3 dev.py test` installs it (apt-get install -y chromium).
+!!! Without root: install Chromium or Google Chrome (e.g. ask an administrator for the
+!!! `chromium` package), or set CHROMIUM=/path/to/chrome; then run the tests again.
+!!! {what}
+"""
+
+
+def ensure_browser() -> bool:
+    """Provide headless Chromium for the browser tests; True if there is one.
+
+    Found on PATH (or ``$CHROMIUM``): used.  Missing, as root on a system with apt-get
+    (Debian, Ubuntu): ``apt-get update`` and ``apt-get install -y chromium``.  Otherwise a
+    loud message: the browser tests then skip, or fail under ``CI=true``.
+    """
+    if find_chromium():
+        return True
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    apt = shutil.which("apt-get")
+    if root and apt:
+        print("no Chromium found: installing it with apt-get (Debian package chromium)", flush=True)
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        try:
+            run(apt, "update", env=env)
+            run(apt, "install", "-y", "--no-install-recommends", "chromium", env=env)
+        except subprocess.CalledProcessError as err:
+            print(f"apt-get failed: {err}", flush=True)
+        if find_chromium():
+            return True
+    ci = os.environ.get("CI", "").lower() == "true"
+    what = (
+        "CI=true: the browser tests will FAIL."
+        if ci
+        else "The browser tests are SKIPPED in this run (under CI=true they fail)."
+    )
+    print(NO_BROWSER.format(what=what), flush=True)
+    return False
+
+
 def cmd_test(args) -> int:
     ensure_env()
+    ensure_browser()
     # -n 2 --dist loadfile: a notebook's cells must stay on one worker (TOOLCHAIN.md).
     proc = subprocess.run(
         [str(PY), "-m", "pytest", "-n", "2", "--dist", "loadfile", *args], cwd=ROOT, env=env_vars()
@@ -243,6 +297,8 @@ def cmd_book(args) -> int:
     )
     index = ROOT / "_build" / "html" / "index.html"
     if proc.returncode == 0:
+        # the browser tests rebuild the book when a source is newer than this stamp
+        (ROOT / "_build" / "html" / ".dmi-book-built").write_text(f"{time.time():.0f}\n")
         print(f"\nbook built: {index}")
         if "--open" in args:
             webbrowser.open(index.as_uri())

@@ -11,11 +11,15 @@ protocol, and checks, timing each step:
    (the figure's pixels and its SVG/PNG data differ before and after);
 4. with live code on, every request and WebSocket goes to the book's server or the local
    Jupyter server;
-5. switching off shuts the kernel down (the Jupyter server lists no kernel).
+5. switching off shuts the kernel down (no kernel process is left under ``dev.py live``).
 
-Screenshots (1280 px and 390 px wide) and ``report.json`` go to ``--out``.  Exits 1 on a
-failed check.  Needs Chromium (Debian: ``apt-get install chromium``) and
-``websocket-client``; not part of the test suite (it starts servers and a browser).
+The page is opened at the URL ``dev.py live`` prints, verbatim (whatever it carries);
+the Jupyter server is the one the page reports (``dmiLive.server``) and kernels are
+counted as processes, so nothing else of the server's is read.  Screenshots (1280 px and
+390 px wide) and ``report.json`` go to ``--out``.  Exits 1 on a failed check.  Needs
+Chromium (Debian: ``apt-get install chromium``); the browser goes through the shared
+client ``scripts/cdp.py``.  ``tests/test_browser_live.py`` runs :func:`check_chapter` on
+two chapters as part of ``python3 dev.py test``.
 
     python scripts/check_live.py [--page book/06_one_dimension.html] [--out DIR]
 """
@@ -23,108 +27,30 @@ failed check.  Needs Chromium (Debian: ``apt-get install chromium``) and
 from __future__ import annotations
 
 import argparse
-import base64
 import hashlib
 import json
 import os
-import queue
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
-import websocket  # websocket-client
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cdp  # noqa: E402  (scripts/cdp.py: the shared DevTools client)
+from cdp import free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class Failure(Exception):
-    """A check failed."""
+Failure = cdp.Failure
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class CDP:
-    """A minimal DevTools-protocol client: commands by id, events in a queue."""
-
-    def __init__(self, ws_url: str):
-        self.ws = websocket.create_connection(ws_url, timeout=60, suppress_origin=True)
-        self.next_id = 0
-        self.replies: dict[int, dict] = {}
-        self.events: "queue.Queue[dict]" = queue.Queue()
-        self.log: list[dict] = []
-        self.lock = threading.Lock()
-        self.cv = threading.Condition(self.lock)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        while True:
-            try:
-                msg = json.loads(self.ws.recv())
-            except Exception:  # noqa: BLE001 (socket closed: stop reading)
-                return
-            with self.cv:
-                if "id" in msg:
-                    self.replies[msg["id"]] = msg
-                    self.cv.notify_all()
-                else:
-                    self.log.append(msg)
-
-    def call(self, method: str, timeout: float = 60, **params):
-        with self.cv:
-            self.next_id += 1
-            i = self.next_id
-        self.ws.send(json.dumps({"id": i, "method": method, "params": params}))
-        with self.cv:
-            if not self.cv.wait_for(lambda: i in self.replies, timeout=timeout):
-                raise Failure(f"no reply to {method} within {timeout} s")
-            reply = self.replies.pop(i)
-        if "error" in reply:
-            raise Failure(f"{method}: {reply['error']}")
-        return reply.get("result", {})
-
-    def js(self, expr: str, timeout: float = 60):
-        r = self.call(
-            "Runtime.evaluate",
-            timeout=timeout,
-            expression=expr,
-            returnByValue=True,
-            awaitPromise=True,
-        )
-        if "exceptionDetails" in r:
-            raise Failure(f"JS error in {expr[:80]!r}: {r['exceptionDetails']}")
-        return r["result"].get("value")
-
-    def events_since(self, n: int) -> list[dict]:
-        with self.cv:
-            return list(self.log[n:])
-
-    def mark(self) -> int:
-        with self.cv:
-            return len(self.log)
-
-
-def wait_for(cdp: CDP, expr: str, timeout: float, what: str, poll: float = 0.2):
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        v = cdp.js(expr)
-        if v:
-            return v
-        time.sleep(poll)
-    raise Failure(f"timed out after {timeout:.0f} s waiting for {what}")
+def wait_for(page: cdp.CDP, expr: str, timeout: float, what: str, poll: float = 0.2):
+    return page.wait_for(expr, timeout, what, poll)
 
 
 def requests_in(events: list[dict]) -> list[str]:
@@ -142,43 +68,35 @@ def origin(url: str) -> str:
     return f"{p.scheme}://{p.netloc}" if p.netloc else p.scheme + ":"
 
 
-def screenshot(cdp: CDP, path: Path, clip: dict | None = None) -> bytes:
-    params = {"format": "png"}
-    if clip:
-        params["clip"] = {**clip, "scale": 1}
-    data = base64.b64decode(cdp.call("Page.captureScreenshot", **params)["data"])
-    path.write_bytes(data)
-    return data
+def screenshot(page: cdp.CDP, path: Path, clip: dict | None = None) -> bytes:
+    return page.screenshot(path, clip)
 
 
-def click(cdp: CDP, x: float, y: float):
-    for kind in ("mousePressed", "mouseReleased"):
-        cdp.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
-
-
-def drag(cdp: CDP, x0: float, y0: float, dx: float, steps: int = 8):
-    cdp.call("Input.dispatchMouseEvent", type="mouseMoved", x=x0, y=y0)
-    cdp.call(
-        "Input.dispatchMouseEvent", type="mousePressed", x=x0, y=y0, button="left", clickCount=1
-    )
-    for k in range(1, steps + 1):
-        cdp.call(
-            "Input.dispatchMouseEvent",
-            type="mouseMoved",
-            x=x0 + dx * k / steps,
-            y=y0,
-            button="left",
-            buttons=1,
-        )
-        time.sleep(0.03)
-    cdp.call(
-        "Input.dispatchMouseEvent",
-        type="mouseReleased",
-        x=x0 + dx,
-        y=y0,
-        button="left",
-        clickCount=1,
-    )
+def kernels_under(pid: int) -> list[int]:
+    """The pids of the Jupyter kernels (``ipykernel_launcher``) descended from ``pid``:
+    the kernels of the Jupyter server that ``dev.py live`` started (Linux, /proc)."""
+    children: dict[int, list[int]] = {}
+    cmdlines: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended while we looked
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        cmdlines[int(entry.name)] = cmd
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            todo.append(child)
+            if "ipykernel_launcher" in cmdlines.get(child, ""):
+                found.append(child)
+    return found
 
 
 # The figure that the slider's interact output shows: its data and its box.
@@ -232,12 +150,12 @@ SWITCH_JS = """(() => { const b = document.querySelector('.dmi-live-switch');
   return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"""
 
 
-def switch_position(cdp: CDP) -> dict:
+def switch_position(page: cdp.CDP) -> dict:
     """Scroll the switch into view; its centre once the page has stopped moving."""
-    cdp.js(SWITCH_JS)
+    page.js(SWITCH_JS)
     time.sleep(0.3)
-    box = cdp.js(SWITCH_JS)
-    hit = cdp.js(
+    box = page.js(SWITCH_JS)
+    hit = page.js(
         f"document.elementFromPoint({box['x']}, {box['y']}).closest('.dmi-live-switch') !== null"
     )
     if not hit:
@@ -294,349 +212,316 @@ def stop_group(proc: subprocess.Popen):
             proc.wait()
 
 
-def start_chromium(width: int, height: int) -> tuple[subprocess.Popen, str, str]:
-    exe = (
-        shutil.which("chromium")
-        or shutil.which("chromium-browser")
-        or shutil.which("google-chrome")
-    )
-    if exe is None:
-        raise Failure("no Chromium found (Debian: apt-get install chromium)")
-    port = free_port()
-    profile = tempfile.mkdtemp(prefix="check_live_")
-    proc = subprocess.Popen(
-        [
-            exe,
-            "--headless=new",
-            f"--remote-debugging-port={port}",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-quic",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            f"--window-size={width},{height}",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=1) as r:
-                pages = [t for t in json.load(r) if t["type"] == "page"]
-            if pages:
-                return proc, pages[0]["webSocketDebuggerUrl"], profile
-        except OSError:
-            pass
-        time.sleep(0.1)
-    proc.kill()
-    raise Failure("Chromium's DevTools endpoint did not come up")
-
-
 def run_binder(args, report: dict) -> dict:
-    """A page built with a repository URL and served without ``_live/server.json``:
+    """A page built with a repository URL and served without a local Jupyter server:
     switching on must ask the configured BinderHub (and nothing else) for a kernel."""
     url = args.url
     book_origin = origin(url)
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    chrome, ws_url, profile = start_chromium(1280, 1600)
-    cdp = CDP(ws_url)
-    try:
-        for domain in ("Page", "Network", "Runtime", "Log"):
-            cdp.call(f"{domain}.enable")
-        m0 = cdp.mark()
-        cdp.call("Page.navigate", url=url)
-        wait_for(
-            cdp, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load"
+    with cdp.Browser(width=1280, height=1600) as browser:
+        page = browser.page
+        try:
+            for domain in ("Page", "Network", "Runtime", "Log"):
+                page.call(f"{domain}.enable")
+            m0 = page.mark()
+            page.call("Page.navigate", url=url)
+            wait_for(
+                page,
+                "document.readyState === 'complete' && !!window.dmiLive",
+                60,
+                "the page to load",
+            )
+            time.sleep(1.0)
+            cfg = page.js("JSON.parse(document.querySelector('#dmi-live-config').textContent)")
+            report["page config"] = cfg
+            if not cfg.get("binder"):
+                raise Failure("the page carries no Binder settings (built without --repo-url?)")
+            binder_origin = origin(cfg["binder"]["binderUrl"])
+            static = requests_in(page.events_since(m0))
+            foreign = [u for u in static if origin(u) not in (book_origin, "data:", "blob:")]
+            report["checks"] = {
+                "static page requests": {"count": len(static), "not from the book": foreign}
+            }
+            if foreign:
+                raise Failure(f"the static page fetched from other servers: {foreign}")
+            m1 = page.mark()
+            page.js("document.querySelector('.dmi-live-switch').click()")
+            wait_for(
+                page,
+                f"""performance.getEntriesByType('resource').some(
+                e => e.name.startsWith({json.dumps(binder_origin)}))
+                || ['error', 'unavailable'].includes(dmiLive.state)""",
+                60,
+                "a request to the BinderHub",
+            )
+            time.sleep(2.0)
+            reqs = requests_in(page.events_since(m1))
+            state = page.js(
+                "({state: dmiLive.state, server: dmiLive.server, status: "
+                "document.querySelector('.dmi-live-status').textContent})"
+            )
+            report["live"] = state
+            report["checks"]["live requests"] = sorted(set(reqs))
+            if state.get("server", "") != "binder:" + cfg["binder"]["binderUrl"]:
+                raise Failure(f"expected Binder, got {state}")
+            foreign = [
+                u for u in reqs if origin(u) not in (book_origin, binder_origin, "data:", "blob:")
+            ]
+            if foreign:
+                raise Failure(f"live code on Binder fetched from other servers: {foreign}")
+            if not any(origin(u) == binder_origin for u in reqs):
+                raise Failure("no request reached the BinderHub")
+        finally:
+            write_console(page.events_since(0), Path(args.out) / "console_binder.txt")
+    return report
+
+
+def check_chapter(
+    page: cdp.CDP,
+    url: str,
+    live_pid: int | None,
+    out: Path,
+    report: dict,
+    *,
+    timeout: float = 300,
+    drag_px: float = 120,
+    allow_static_origin: tuple[str, ...] = (),
+    name: str = "",
+) -> dict:
+    """Steps 1-5 of the module's docstring on one chapter, in the tab ``page``.
+
+    ``url`` is opened as given (the URL ``dev.py live`` printed, or another chapter of the
+    same book in the same tab).  ``live_pid`` is the ``dev.py live`` process: its kernels
+    are counted from the process tree (none after switching off).  Raises ``Failure``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    pre = f"{name}_" if name else ""
+    report.setdefault("timings_s", {})
+    report.setdefault("checks", {})
+    t, checks = report["timings_s"], report["checks"]
+    book_origin = origin(url)
+    for domain in ("Page", "Network", "Runtime", "Log"):
+        page.call(f"{domain}.enable")
+    page.viewport(1280, 1600)
+
+    # 1. the static page
+    m0 = page.mark()
+    s = time.monotonic()
+    page.call("Page.navigate", url=url)
+    # dev.py live's URL carries its token once and is redirected to the page without it
+    wait_for(
+        page,
+        f"location.href.split(/[?#]/)[0] === {json.dumps(re.split(r'[?#]', url)[0])}",
+        60,
+        "the navigation",
+    )
+    wait_for(page, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load")
+    time.sleep(1.0)  # deferred scripts, fonts
+    t["page load (live code off)"] = round(time.monotonic() - s, 2)
+    static_reqs = requests_in(page.events_since(m0))
+    foreign = [u for u in static_reqs if origin(u) not in (book_origin, "data:", "blob:")]
+    checks["static page requests"] = {"count": len(static_reqs), "not from the book": foreign}
+    foreign = [u for u in foreign if origin(u) not in allow_static_origin]
+    if foreign:
+        raise Failure(f"the static page fetched from other servers: {foreign}")
+    screenshot(page, out / f"{pre}static_1280.png")
+
+    # 2. switch on: thebe, kernel, all cells
+    m1 = page.mark()
+    box = switch_position(page)
+    s = time.monotonic()
+    page.click(box["x"], box["y"])
+    state = wait_for(
+        page,
+        "['ready', 'error', 'unavailable'].includes(dmiLive.state) && dmiLive.state",
+        timeout,
+        "the cells in view to run",
+    )
+    # live: the cells up to the one in view ran; the others run as the reader scrolls
+    t["switch on -> live (cells in view ran)"] = round(time.monotonic() - s, 2)
+    if state == "ready":
+        page.js("dmiLive.runAll(); 1")
+        state = wait_for(
+            page,
+            "(dmiLive.state === 'error' && 'error') || "
+            "(dmiLive.state === 'ready' && dmiLive.ran === dmiLive.total && 'ready')",
+            timeout,
+            "every cell to run",
         )
-        time.sleep(1.0)
-        cfg = cdp.js("JSON.parse(document.querySelector('#dmi-live-config').textContent)")
-        report["page config"] = cfg
-        if not cfg.get("binder"):
-            raise Failure("the page carries no Binder settings (built without --repo-url?)")
-        binder_origin = origin(cfg["binder"]["binderUrl"])
-        static = requests_in(cdp.events_since(m0))
-        foreign = [u for u in static if origin(u) not in (book_origin, "data:", "blob:")]
-        report["checks"] = {
-            "static page requests": {"count": len(static), "not from the book": foreign}
-        }
-        if foreign:
-            raise Failure(f"the static page fetched from other servers: {foreign}")
-        m1 = cdp.mark()
-        cdp.js("document.querySelector('.dmi-live-switch').click()")
-        wait_for(
-            cdp,
-            f"""performance.getEntriesByType('resource').some(
-            e => e.name.startsWith({json.dumps(binder_origin)}))
-            || ['error', 'unavailable'].includes(dmiLive.state)""",
-            60,
-            "a request to the BinderHub",
-        )
-        time.sleep(2.0)
-        reqs = requests_in(cdp.events_since(m1))
-        state = cdp.js(
-            "({state: dmiLive.state, server: dmiLive.server, status: "
-            "document.querySelector('.dmi-live-status').textContent})"
-        )
-        report["live"] = state
-        report["checks"]["live requests"] = sorted(set(reqs))
-        if state.get("server", "") != "binder:" + cfg["binder"]["binderUrl"]:
-            raise Failure(f"expected Binder, got {state}")
-        foreign = [
-            u for u in reqs if origin(u) not in (book_origin, binder_origin, "data:", "blob:")
+    t["switch on -> all cells ran"] = round(time.monotonic() - s, 2)
+    live = page.js(
+        "({timings: dmiLive.timings, errors: dmiLive.errors, "
+        "server: dmiLive.server, status: "
+        "document.querySelector('.dmi-live-status').textContent, "
+        "cells: document.querySelectorAll('.thebe-cell').length, "
+        "errorOutputs: Array.from(document.querySelectorAll("
+        "'[data-mime-type=\"application/vnd.jupyter.error\"]'"
+        ")).map(e => e.textContent.slice(0, 300))})"
+    )
+    report["live"] = live
+    lt = live["timings"] or {}
+    for a, b, what in (
+        ("switchOn", "thebeLoaded", "thebe scripts loaded"),
+        ("thebeLoaded", "kernelReady", "kernel started"),
+        ("kernelReady", "cellsDone", "cells ran"),
+    ):
+        if a in lt and b in lt:
+            t[f"  {what}"] = round((lt[b] - lt[a]) / 1000, 2)
+    if state != "ready":
+        raise Failure(f"live code ended in state {state!r}: {live['status']}")
+    if live["errors"] or live["errorOutputs"]:
+        raise Failure(f"cells raised errors: {live['errors']} {live['errorOutputs']}")
+    server = str(live.get("server") or "")
+    if server.startswith("binder:"):
+        raise Failure(f"expected the local Jupyter server, got {server}")
+    if server.startswith("local:"):
+        jupyter_origin = origin(server[len("local:") :])
+    else:  # the page does not say: the local server its kernel WebSocket went to
+        sockets = [
+            e["params"]["url"]
+            for e in page.events_since(m1, "Network.webSocketCreated")
+            if urllib.parse.urlsplit(e["params"]["url"]).hostname in ("127.0.0.1", "localhost")
         ]
-        if foreign:
-            raise Failure(f"live code on Binder fetched from other servers: {foreign}")
-        if not any(origin(u) == binder_origin for u in reqs):
-            raise Failure("no request reached the BinderHub")
-    finally:
-        write_console(cdp.events_since(0), Path(args.out) / "console_binder.txt")
-        chrome.terminate()
-        chrome.wait(timeout=10)
-        shutil.rmtree(profile, ignore_errors=True)
+        if not sockets:
+            raise Failure(f"no kernel WebSocket to a local server (page says {server!r})")
+        jupyter_origin = origin(sockets[0]).replace("ws", "http", 1)
+    if live_pid is not None:
+        kernels = kernels_under(live_pid)
+        checks["kernels running (processes)"] = len(kernels)
+        if len(kernels) != 1:
+            raise Failure(f"expected one kernel process, found {len(kernels)}")
+
+    # 3. the slider and its figure
+    wait_for(page, SLIDER_JS, 30, "the slider")
+    fig0 = wait_for(page, FIGURE_JS, 60, "the interact figure")
+    time.sleep(0.3)
+    clip = {"x": fig0["x"], "y": fig0["y"], "width": fig0["w"], "height": fig0["h"]}
+    png0 = screenshot(page, out / f"{pre}figure_before.png", clip)
+    screenshot(page, out / f"{pre}live_1280.png")
+    page.js(SLIDER_JS)  # scrolls the slider into view: coordinates after that
+    time.sleep(0.3)
+    slider = page.js(SLIDER_JS)
+    s = time.monotonic()
+    page.drag(slider["x"], slider["y"], drag_px)
+    changed = wait_for(
+        page,
+        f"(() => {{ const f = {FIGURE_JS}; return f && "
+        f"f.data !== {json.dumps(fig0['data'])}; }})()",
+        60,
+        "the figure to change after the slider moved",
+    )
+    t["slider moved -> new figure"] = round(time.monotonic() - s, 2)
+    # interact redraws while the handle moves: wait until the last value is drawn
+    last, since = None, time.monotonic()
+    while time.monotonic() - since < 1.5 and time.monotonic() - s < 60:
+        data = page.js(FIGURE_JS)["data"]
+        if data != last:
+            last, since = data, time.monotonic()
+        time.sleep(0.1)
+    t["slider moved -> figure settled (incl. 1.5 s quiet)"] = round(time.monotonic() - s, 2)
+    slider1 = page.js(SLIDER_JS)
+    fig1 = page.js(FIGURE_JS)
+    time.sleep(0.3)
+    clip1 = {"x": fig1["x"], "y": fig1["y"], "width": fig1["w"], "height": fig1["h"]}
+    png1 = screenshot(page, out / f"{pre}figure_after.png", clip1)
+    checks["slider"] = {
+        "readout before": slider["readout"],
+        "readout after": slider1["readout"],
+        "figure element": fig0["tag"],
+        "figure data sha256 before": hashlib.sha256(fig0["data"].encode()).hexdigest(),
+        "figure data sha256 after": hashlib.sha256(fig1["data"].encode()).hexdigest(),
+        "figure screenshot sha256 before": hashlib.sha256(png0).hexdigest(),
+        "figure screenshot sha256 after": hashlib.sha256(png1).hexdigest(),
+    }
+    if not changed or fig0["data"] == fig1["data"]:
+        raise Failure("the figure did not change when the slider moved")
+    if png0 == png1:
+        raise Failure("the figure's pixels did not change when the slider moved")
+    if slider["readout"] == slider1["readout"]:
+        raise Failure(f"the slider's readout stayed at {slider['readout']!r}")
+
+    # phone width
+    page.viewport(390, 1400)
+    time.sleep(0.5)
+    page.js(FIGURE_JS)
+    screenshot(page, out / f"{pre}live_390.png")
+    page.viewport(1280, 1600)
+
+    # 4. requests while live
+    live_reqs = requests_in(page.events_since(m1))
+    ws_origin = jupyter_origin.replace("http", "ws", 1)
+    allowed = {book_origin, jupyter_origin, ws_origin, "data:", "blob:"}
+    foreign = [
+        u for u in live_reqs if origin(u) not in allowed and origin(u) not in allow_static_origin
+    ]
+    by_origin: dict[str, int] = {}
+    for u in live_reqs:
+        by_origin[origin(u)] = by_origin.get(origin(u), 0) + 1
+    checks["live requests"] = {"by origin": by_origin, "foreign": foreign}
+    if foreign:
+        raise Failure(f"live code fetched from other servers: {foreign}")
+    if not any(origin(u) == ws_origin for u in live_reqs):
+        raise Failure("no WebSocket to the local Jupyter server was opened")
+    exceptions = [
+        e["params"]["exceptionDetails"]
+        .get("exception", {})
+        .get("description", e["params"]["exceptionDetails"].get("text"))
+        for e in page.events_since(m0, "Runtime.exceptionThrown")
+    ]
+    checks["uncaught page exceptions"] = exceptions
+    if exceptions:
+        raise Failure(f"uncaught exceptions on the page: {exceptions}")
+
+    # 5. switch off
+    box = switch_position(page)
+    s = time.monotonic()
+    page.click(box["x"], box["y"])
+    time.sleep(1.0)
+    wait_for(
+        page,
+        "document.readyState === 'complete' && window.dmiLive && dmiLive.state === 'off'",
+        30,
+        "the static page after switching off",
+    )
+    if live_pid is not None:
+        for _ in range(100):
+            kernels = kernels_under(live_pid)
+            if not kernels:
+                break
+            time.sleep(0.1)
+        checks["kernels after switching off (processes)"] = len(kernels)
+        if kernels:
+            raise Failure(f"{len(kernels)} kernel(s) still running after switching off")
+    t["switch off -> static page, no kernel"] = round(time.monotonic() - s, 2)
+    write_console(page.events_since(m0), out / f"{pre}console.txt")
     return report
 
 
 def run(args, report: dict) -> dict:
+    """Start ``dev.py live`` (unless ``--url``) and headless Chromium; check ``--page``."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     report.update({"page": args.page, "timings_s": {}, "checks": {}})
-    t = report["timings_s"]
     live_proc = None
     t0 = time.monotonic()
-    if args.url:
-        url = args.url
-    else:
-        live_proc, url = start_live(args.port or free_port(), args.page, out / "dev_live.log")
-        t["dev.py live until URL printed"] = round(time.monotonic() - t0, 2)
-    book_origin = origin(url)
-    with urllib.request.urlopen(urllib.parse.urljoin(url, "/_live/server.json")) as r:
-        info = json.load(r)
-    jupyter_origin = info["baseUrl"]
-    ws_origin = info["wsUrl"]
-    report["origins"] = {"book": book_origin, "jupyter": jupyter_origin}
-
-    chrome, ws_url, profile = start_chromium(1280, 1600)
-    cdp = CDP(ws_url)
     try:
-        for domain in ("Page", "Network", "Runtime", "Log"):
-            cdp.call(f"{domain}.enable")
-        cdp.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=1280,
-            height=1600,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
-
-        # 1. the static page
-        m0 = cdp.mark()
-        s = time.monotonic()
-        cdp.call("Page.navigate", url=url)
-        wait_for(
-            cdp, "document.readyState === 'complete' && !!window.dmiLive", 60, "the page to load"
-        )
-        time.sleep(1.0)  # deferred scripts, fonts
-        t["page load (live code off)"] = round(time.monotonic() - s, 2)
-        static_reqs = requests_in(cdp.events_since(m0))
-        foreign = [u for u in static_reqs if origin(u) not in (book_origin, "data:", "blob:")]
-        report["checks"]["static page requests"] = {
-            "count": len(static_reqs),
-            "not from the book": foreign,
-        }
-        if args.allow_static_origin:
-            report["checks"]["static page requests"]["allowed by --allow-static-origin"] = (
-                args.allow_static_origin
+        if args.url:
+            url = args.url
+        else:
+            live_proc, url = start_live(args.port or free_port(), args.page, out / "dev_live.log")
+            report["timings_s"]["dev.py live until URL printed"] = round(time.monotonic() - t0, 2)
+        with cdp.Browser(width=1280, height=1600) as browser:
+            check_chapter(
+                browser.page,
+                url,
+                live_proc.pid if live_proc else None,
+                out,
+                report,
+                timeout=args.timeout,
+                drag_px=args.drag_px,
+                allow_static_origin=tuple(args.allow_static_origin),
             )
-            foreign = [u for u in foreign if origin(u) not in args.allow_static_origin]
-        if foreign:
-            raise Failure(f"the static page fetched from other servers: {foreign}")
-        screenshot(cdp, out / "static_1280.png")
-
-        # 2. switch on: thebe, kernel, all cells
-        m1 = cdp.mark()
-        box = switch_position(cdp)
-        s = time.monotonic()
-        click(cdp, box["x"], box["y"])
-        state = wait_for(
-            cdp,
-            "['ready', 'error', 'unavailable'].includes(dmiLive.state) && dmiLive.state",
-            args.timeout,
-            "the cells to run",
-        )
-        t["switch on -> all cells ran"] = round(time.monotonic() - s, 2)
-        live = cdp.js(
-            "({timings: dmiLive.timings, errors: dmiLive.errors, "
-            "server: dmiLive.server, status: "
-            "document.querySelector('.dmi-live-status').textContent, "
-            "cells: document.querySelectorAll('.thebe-cell').length})"
-        )
-        report["live"] = live
-        lt = live["timings"]
-        for a, b, name in (
-            ("switchOn", "thebeLoaded", "thebe scripts loaded"),
-            ("thebeLoaded", "kernelReady", "kernel started"),
-            ("kernelReady", "cellsDone", "cells ran"),
-        ):
-            if a in lt and b in lt:
-                t[f"  {name}"] = round((lt[b] - lt[a]) / 1000, 2)
-        if state != "ready":
-            raise Failure(f"live code ended in state {state!r}: {live['status']}")
-        if not live["server"].startswith("local:"):
-            raise Failure(f"expected the local Jupyter server, got {live['server']}")
-
-        req = urllib.request.Request(
-            jupyter_origin + "/api/sessions", headers={"Authorization": f"token {info['token']}"}
-        )
-        with urllib.request.urlopen(req) as r:
-            sessions = [x["path"] for x in json.load(r)]
-        report["checks"]["kernel sessions (notebook paths)"] = sessions
-        if len(sessions) != 1:
-            raise Failure(f"expected one kernel session, found {sessions}")
-
-        # 3. the slider and its figure
-        wait_for(cdp, SLIDER_JS, 30, "the slider")
-        fig0 = wait_for(cdp, FIGURE_JS, 60, "the interact figure")
-        time.sleep(0.3)
-        clip = {"x": fig0["x"], "y": fig0["y"], "width": fig0["w"], "height": fig0["h"]}
-        png0 = screenshot(cdp, out / "figure_before.png", clip)
-        screenshot(cdp, out / "live_1280.png")
-        slider = cdp.js(SLIDER_JS)  # scrolls the slider into view: coordinates now
-        time.sleep(0.3)
-        slider = cdp.js(SLIDER_JS)
-        s = time.monotonic()
-        drag(cdp, slider["x"], slider["y"], args.drag_px)
-        changed = wait_for(
-            cdp,
-            f"(() => {{ const f = {FIGURE_JS}; return f && "
-            f"f.data !== {json.dumps(fig0['data'])}; }})()",
-            60,
-            "the figure to change after the slider moved",
-        )
-        t["slider moved -> new figure"] = round(time.monotonic() - s, 2)
-        # interact redraws while the handle moves: wait until the last value is drawn
-        last, since = None, time.monotonic()
-        while time.monotonic() - since < 1.5 and time.monotonic() - s < 60:
-            data = cdp.js(FIGURE_JS)["data"]
-            if data != last:
-                last, since = data, time.monotonic()
-            time.sleep(0.1)
-        t["slider moved -> figure settled (incl. 1.5 s quiet)"] = round(time.monotonic() - s, 2)
-        slider1 = cdp.js(SLIDER_JS)
-        fig1 = cdp.js(FIGURE_JS)
-        time.sleep(0.3)
-        clip1 = {"x": fig1["x"], "y": fig1["y"], "width": fig1["w"], "height": fig1["h"]}
-        png1 = screenshot(cdp, out / "figure_after.png", clip1)
-        report["checks"]["slider"] = {
-            "readout before": slider["readout"],
-            "readout after": slider1["readout"],
-            "figure element": fig0["tag"],
-            "figure data sha256 before": hashlib.sha256(fig0["data"].encode()).hexdigest(),
-            "figure data sha256 after": hashlib.sha256(fig1["data"].encode()).hexdigest(),
-            "figure screenshot sha256 before": hashlib.sha256(png0).hexdigest(),
-            "figure screenshot sha256 after": hashlib.sha256(png1).hexdigest(),
-        }
-        if not changed or fig0["data"] == fig1["data"]:
-            raise Failure("the figure did not change when the slider moved")
-        if png0 == png1:
-            raise Failure("the figure's pixels did not change when the slider moved")
-        if slider["readout"] == slider1["readout"]:
-            raise Failure(f"the slider's readout stayed at {slider['readout']!r}")
-        screenshot(cdp, out / "live_slider_moved_1280.png")
-
-        # phone width
-        cdp.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=390,
-            height=1400,
-            deviceScaleFactor=1,
-            mobile=True,
-        )
-        time.sleep(0.5)
-        cdp.js(FIGURE_JS)
-        screenshot(cdp, out / "live_390.png")
-        cdp.js("document.querySelector('.dmi-live').scrollIntoView({block: 'start'})")
-        screenshot(cdp, out / "live_switch_390.png")
-        cdp.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=1280,
-            height=1600,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
-
-        # 4. requests while live
-        live_reqs = requests_in(cdp.events_since(m1))
-        allowed = {book_origin, jupyter_origin, origin(ws_origin), "data:", "blob:"}
-        foreign = [
-            u
-            for u in live_reqs
-            if origin(u) not in allowed and origin(u) not in args.allow_static_origin
-        ]
-        by_origin: dict[str, int] = {}
-        for u in live_reqs:
-            by_origin[origin(u)] = by_origin.get(origin(u), 0) + 1
-        report["checks"]["live requests"] = {
-            "by origin": by_origin,
-            "foreign": foreign,
-            "allowed": args.allow_static_origin,
-        }
-        if foreign:
-            raise Failure(f"live code fetched from other servers: {foreign}")
-        if not any(origin(u) == origin(ws_origin) for u in live_reqs):
-            raise Failure("no WebSocket to the local Jupyter server was opened")
-        exceptions = [
-            e["params"]["exceptionDetails"]
-            .get("exception", {})
-            .get("description", e["params"]["exceptionDetails"].get("text"))
-            for e in cdp.events_since(m0)
-            if e.get("method") == "Runtime.exceptionThrown"
-        ]
-        report["checks"]["uncaught page exceptions"] = exceptions
-        if exceptions:
-            raise Failure(f"uncaught exceptions on the page: {exceptions}")
-
-        # 5. switch off
-        box = switch_position(cdp)
-        s = time.monotonic()
-        click(cdp, box["x"], box["y"])
-        time.sleep(1.0)
-        wait_for(
-            cdp,
-            "document.readyState === 'complete' && window.dmiLive && dmiLive.state === 'off'",
-            30,
-            "the static page after switching off",
-        )
-        req = urllib.request.Request(
-            jupyter_origin + "/api/kernels", headers={"Authorization": f"token {info['token']}"}
-        )
-        for _ in range(50):
-            with urllib.request.urlopen(req) as r:
-                kernels = json.load(r)
-            if not kernels:
-                break
-            time.sleep(0.2)
-        t["switch off -> static page, no kernel"] = round(time.monotonic() - s, 2)
-        report["checks"]["kernels after switching off"] = len(kernels)
-        if kernels:
-            raise Failure(f"{len(kernels)} kernel(s) still running after switching off")
-        cdp.ws.close()
     finally:
-        try:
-            report["live state at end"] = cdp.js(
-                "window.dmiLive && ({state: dmiLive.state, errors: dmiLive.errors, status: "
-                "document.querySelector('.dmi-live-status').textContent})",
-                timeout=5,
-            )
-        except Exception as err:  # noqa: BLE001 (the browser may be gone)
-            report["live state at end"] = repr(err)
-        write_console(cdp.events_since(0), out / "console.txt")
-        chrome.terminate()
-        chrome.wait(timeout=10)
-        shutil.rmtree(profile, ignore_errors=True)
         if live_proc is not None:
             stop_group(live_proc)
     return report

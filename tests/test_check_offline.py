@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import importlib.util
 import io
-import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
 spec = importlib.util.spec_from_file_location(
     "check_offline", ROOT / "scripts" / "check_offline.py"
 )
 check_offline = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_offline)
-
-CHROMIUM = (
-    shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-)
 
 
 @pytest.mark.parametrize(
@@ -58,10 +55,9 @@ def test_pages_in(site):
     assert [p.relative_to(site).as_posix() for p in pages] == ["clean.html", "sub/cdn.html"]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
-def test_external_request_and_missing_file_fail(site):
+def test_external_request_and_missing_file_fail(site, chromium):
     out = io.StringIO()
-    code = check_offline.check(site, [], CHROMIUM, timeout=30, settle=0.3, out=out)
+    code = check_offline.check(site, [], chromium, timeout=30, settle=0.3, out=out)
     text = out.getvalue()
     assert code == 1, text
     assert "ok   clean.html" in text
@@ -70,7 +66,20 @@ def test_external_request_and_missing_file_fail(site):
     assert "1 of 2 pages" in text
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
-def test_clean_page_passes(site):
+def test_clean_page_passes(site, chromium):
     out = io.StringIO()
-    assert check_offline.check(site, ["clean.html"], CHROMIUM, 30, 0.3, out=out) == 0
+    assert check_offline.check(site, ["clean.html"], chromium, 30, 0.3, out=out) == 0, (
+        out.getvalue()
+    )
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["console.error('deliberate')", "undefinedFunction()"],
+    ids=["console.error", "uncaught-exception"],
+)
+def test_console_error_fails(site, chromium, script):
+    (site / "err.html").write_text(f"<html><body><script>{script}</script>x</body></html>")
+    out = io.StringIO()
+    code = check_offline.check(site, ["err.html"], chromium, 30, 0.3, out=out)
+    assert code == 1 and "1 console error(s)" in out.getvalue(), out.getvalue()

@@ -67,3 +67,39 @@ def test_bad_arguments(kw, msg):
     args = {"n_frames": 2, **kw}
     with pytest.raises(ValueError, match=msg):
         frame_player(_draw, args.pop("n_frames"), **args)
+
+
+def test_alt_text_says_what_each_frame_shows():
+    html = frame_player(_draw, 3, figsize=(4, 3), alt=lambda i: f"a line of slope {i}")
+    img = re.search(r"<img id=\"_anim_img\w+\"[^>]*>", html).group(0)
+    assert 'alt="a line of slope 0"' in img
+    # the alt text follows the frame shown
+    assert '["a line of slope 0", "a line of slope 1", "a line of slope 2"]' in html
+    assert "MutationObserver" in html
+    # without alt: the frame's number, never the old "animation frame"
+    default = frame_player(_draw, 2, figsize=(4, 3))
+    assert 'alt="frame 1 of 2"' in default and "animation frame" not in default
+
+
+@pytest.mark.parametrize(
+    "alt, msg", [(["only one"], "alt has 1 texts"), (["", " "], "must not be empty")]
+)
+def test_bad_alt(alt, msg):
+    with pytest.raises(ValueError, match=msg):
+        frame_player(_draw, 2, alt=alt)
+
+
+def test_smallest_text_is_recorded(html):
+    # the frames' smallest text (tick labels at the rcParams size) in points, for the
+    # page's narrow-screen layout (tools/book_ext.py)
+    import matplotlib
+
+    pt = float(re.search(r'data-dmi-min-font-pt="([0-9.]+)"', html).group(1))
+    tick = matplotlib.rcParams["xtick.labelsize"]
+    expected = (
+        tick
+        if isinstance(tick, float)
+        else matplotlib.font_manager.FontProperties(size=tick).get_size_in_points()
+    )
+    assert pt == pytest.approx(expected)
+    assert 'data-dmi-width="384"' in html

@@ -1,7 +1,8 @@
 """The live-code machinery without a browser: vendoring, page configuration, local server.
 
 The server's defences are attacked in ``test_live_security.py``; the browser run itself
-(a kernel, a slider, a figure that changes) is in the browser tests.
+(a kernel, a slider, a figure that changes) is ``tests/test_browser_live.py`` (through
+``scripts/check_live.py``'s checks).
 """
 
 from __future__ import annotations

@@ -169,3 +169,91 @@ def test_proof_titles_do_not_repeat_their_type(nb):
         m.group(0) for m in pattern.finditer(text) if m.group(1).lower() == m.group(2).lower()
     ]
     assert not repeats, f"{nb.name}: run tools/fix_proof_titles.py ({repeats})"
+
+
+def test_dev_test_provides_a_browser_with_apt_as_root(monkeypatch):
+    dev = _dev()
+    found = iter([None, "/usr/bin/chromium"])
+    monkeypatch.setattr(dev, "find_chromium", lambda: next(found))
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(dev.shutil, "which", lambda name: "/usr/bin/apt-get")
+    ran = []
+    monkeypatch.setattr(dev, "run", lambda *cmd, **kw: ran.append(cmd))
+    assert dev.ensure_browser() is True
+    assert ran == [
+        ("/usr/bin/apt-get", "update"),
+        ("/usr/bin/apt-get", "install", "-y", "--no-install-recommends", "chromium"),
+    ]
+
+
+@pytest.mark.parametrize("ci, says", [("true", "will FAIL"), ("", "SKIPPED")])
+def test_dev_test_without_a_browser_says_what_to_do(monkeypatch, capsys, ci, says):
+    dev = _dev()
+    monkeypatch.setattr(dev, "find_chromium", lambda: None)
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 1000)  # not root: no apt-get
+    monkeypatch.setenv("CI", ci)
+    monkeypatch.setattr(dev, "run", lambda *a, **k: pytest.fail("must not install"))
+    assert dev.ensure_browser() is False
+    out = capsys.readouterr().out
+    assert "No Chromium" in out and "CHROMIUM=/path/to/chrome" in out and says in out
+
+
+def test_browser_fixture_fails_under_ci_without_a_browser(tmp_path):
+    # the suite's `chromium` fixture: CI=true and no browser -> the browser tests FAIL
+    test = tmp_path / "test_x.py"
+    test.write_text("def test_needs_a_browser(chromium):\n    pass\n")
+    real = ROOT / "tests" / "conftest.py"
+    (tmp_path / "conftest.py").write_text(
+        "import runpy\n"
+        f"_ns = runpy.run_path({str(real)!r})\n"
+        "globals().update({k: v for k, v in _ns.items() if not k.startswith('__')})\n"
+    )
+    env = {**__import__("os").environ, "CI": "true", "CHROMIUM": str(tmp_path / "none")}
+    proc = __import__("subprocess").run(
+        [
+            __import__("sys").executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            str(test),
+            "--rootdir",
+            str(tmp_path),
+            "-c",
+            "/dev/null",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1 and "CI=true: a missing browser is a failure" in proc.stdout, (
+        proc.stdout + proc.stderr
+    )
+    env["CI"] = ""
+    proc = __import__("subprocess").run(
+        [
+            __import__("sys").executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            str(test),
+            "--rootdir",
+            str(tmp_path),
+            "-c",
+            "/dev/null",
+            "-rs",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0 and "NO CHROMIUM" in proc.stdout, proc.stdout + proc.stderr

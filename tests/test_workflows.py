@@ -84,3 +84,94 @@ def test_release_workflow_builds_checks_and_publishes_with_trusted_publishing():
     assert any(u.startswith("pypa/gh-action-pypi-publish@") for u in uses)
     text = (ROOT / ".github" / "workflows" / "release.yml").read_text()
     assert "secrets." not in text and "password" not in text, "no stored credentials"
+
+
+def _workflow() -> dict:
+    return yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+
+
+def test_workflow_lints_tests_with_a_browser_builds_and_checks_offline():
+    wf = _workflow()
+    runs = [s.get("run", "") for job in wf["jobs"].values() for s in job["steps"]]
+    assert runs.index("python3 dev.py lint") < runs.index("python3 dev.py test")
+    assert runs.index("python3 dev.py test") < runs.index("python3 dev.py book")
+    assert runs.index("python3 dev.py book") < runs.index(
+        ".venv/bin/python scripts/check_offline.py _build/html"
+    )
+    # CI=true: a missing browser fails the browser tests instead of skipping them
+    assert wf["env"]["CI"] == "true"
+    # a deploy is never cancelled half-way
+    assert wf["concurrency"]["cancel-in-progress"] is False
+    assert wf["jobs"]["deploy"]["concurrency"]["cancel-in-progress"] is False
+    # pip's cache, keyed on the lock
+    for job in ("test", "book"):
+        setup = [s for s in wf["jobs"][job]["steps"] if "setup-python" in s.get("uses", "")]
+        assert setup and setup[0]["with"]["cache"] == "pip"
+        assert setup[0]["with"]["cache-dependency-path"] == "requirements-lock.txt"
+
+
+def _runner():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "run_workflow", ROOT / "scripts" / "run_workflow.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ci_runs_the_workflows_own_steps():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python3 dev.py setup" in ci
+    assert "scripts/run_workflow.py .github/workflows/book.yml" in ci
+    run_workflow = _runner()
+    steps = run_workflow.plan(_workflow(), {})
+    runs = [s["run"] for s in steps if "run" in s]
+    assert runs == [
+        "python3 dev.py lint",
+        "python3 dev.py test",
+        "python3 dev.py book",
+        ".venv/bin/python scripts/check_offline.py _build/html",
+    ]
+    skipped = [s["uses"].split("@")[0] for s in steps if "uses" in s]
+    assert "actions/upload-pages-artifact" in skipped and "actions/deploy-pages" in skipped
+    assert all(s["env"]["CI"] == "true" for s in steps)
+
+
+def test_runner_uses_env_order_and_stops_at_a_failing_step(tmp_path):
+    wf = tmp_path / "wf.yml"
+    wf.write_text(
+        "on: push\nenv:\n  A: from-workflow\n  URL: ${{ github.server_url }}/x\n"
+        "jobs:\n"
+        "  second:\n    needs: first\n    runs-on: ubuntu-latest\n    env:\n      B: job\n"
+        "    steps:\n"
+        '      - run: echo "second $A $B $CI ${URL:-unset}" >> log.txt\n'
+        "      - run: exit 3\n"
+        "      - run: echo never >> log.txt\n"
+        "  first:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n"
+        "      - run: echo first >> log.txt\n"
+    )
+    proc = subprocess.run(
+        [
+            __import__("sys").executable,
+            str(ROOT / "scripts" / "run_workflow.py"),
+            str(wf),
+            "--root",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env={
+            k: v
+            for k, v in __import__("os").environ.items()
+            if k not in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY")
+        },
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (tmp_path / "log.txt").read_text().splitlines() == [
+        "first",
+        "second from-workflow job true unset",
+    ]
+    assert "FAILED (exit 3)" in proc.stdout and "skipped here: uses actions/checkout" in proc.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html as html_lib
+import json
 import re
 import sys
 
@@ -170,15 +172,21 @@ _PLAYER_ICONS = {
 _CSS_PX_PER_INCH = 96
 
 
-def _offline_player_html(html: str, width_px: int) -> str:
+def _offline_player_html(
+    html: str, width_px: int, alts=("animation frame",), min_font_pt: float | None = None
+) -> str:
     """Make ``to_jshtml`` output self-contained and as wide as a static figure.
 
     Drops the external Font Awesome stylesheet (its icons become the characters of
     ``_PLAYER_ICONS``), shows the frames at ``width_px`` CSS pixels, shrinking to the
     column on narrow screens (``max-width: 100%``), and lets the slider and buttons
-    wrap to that width.  Raises ``RuntimeError`` if the result still refers to an
-    external server, so a change in matplotlib's template cannot slip through.
+    wrap to that width.  The frame's ``alt`` text is ``alts[i]`` while frame ``i`` is
+    shown; ``min_font_pt`` (the smallest text of the frames, in points) is kept in the
+    image's ``data-dmi-min-font-pt`` for the page's narrow-screen layout.  Raises
+    ``RuntimeError`` if the result still refers to an external server, so a change in
+    matplotlib's template cannot slip through.
     """
+
     html = re.sub(r"<link[^>]*font-awesome[^>]*>\s*", "", html)
     html = re.sub(
         r'<i class="(fa [^"]+)"></i>',
@@ -191,13 +199,20 @@ def _offline_player_html(html: str, width_px: int) -> str:
         f'max-width: {width_px}px; margin: 0 auto;">',
         1,
     )
+    alts = [str(a) for a in alts]
+    font = "" if min_font_pt is None else f' data-dmi-min-font-pt="{min_font_pt:g}"'
     html = re.sub(
         r'<img id="(_anim_img\w+)">',
-        rf'<img id="\1" style="display: block; width: {width_px}px; '
-        r'max-width: 100%; height: auto; margin: 0 auto;" alt="animation frame">',
+        lambda m: (
+            f'<img id="{m.group(1)}" style="display: block; width: {width_px}px; '
+            f'max-width: 100%; height: auto; margin: 0 auto;" '
+            f'alt="{html_lib.escape(alts[0])}" data-dmi-width="{width_px}"{font}>'
+        ),
         html,
         count=1,
     )
+    if len(alts) > 1:  # the alt text follows the frame shown
+        html += _alt_script(html, alts)
     # matplotlib's stylesheet fixes the slider at 374 px and each button at 36 px.
     html = html.replace(
         "</style>",
@@ -220,6 +235,25 @@ def _offline_player_html(html: str, width_px: int) -> str:
     return html
 
 
+def _alt_script(html: str, alts: list[str]) -> str:
+    """A script that sets the player image's ``alt`` to ``alts[i]`` when frame ``i`` shows."""
+    anim_id = re.search(r'<img id="_anim_img(\w+)"', html)
+    if anim_id is None:
+        return ""
+    i = anim_id.group(1)
+    return (
+        "\n<script>(function () {\n"
+        f"  var alts = {json.dumps(alts)};\n"
+        f'  var img = document.getElementById("_anim_img{i}");\n'
+        "  new MutationObserver(function () {\n"
+        f'    var a = window["anim{i}"];\n'
+        "    var k = a ? a.current_frame : 0;\n"
+        "    img.alt = alts[Math.min(k, alts.length - 1)];\n"
+        '  }).observe(img, {attributes: true, attributeFilter: ["src"]});\n'
+        "})();</script>\n"
+    )
+
+
 def frame_player(
     draw,
     n_frames: int,
@@ -227,6 +261,7 @@ def frame_player(
     figsize=(5, 4.5),
     interval: int = 800,
     dpi: int = 2 * _CSS_PX_PER_INCH,
+    alt=None,
     **kwargs,
 ) -> str:
     """An HTML frame player that works in static HTML, without a kernel or a network.
@@ -245,6 +280,10 @@ def frame_player(
     dpi : int
         Resolution of the frames; the default, 192, is twice the display resolution,
         so frames stay sharp on high-density screens.
+    alt : str, sequence of str or callable, optional
+        What each frame shows, for readers who cannot see it: ``alt(i)`` or ``alt[i]``
+        for frame ``i``, or one text for every frame (the default: "frame i of n").
+        The image's ``alt`` attribute follows the frame shown.
     **kwargs
         Passed to `matplotlib.animation.FuncAnimation`.
 
@@ -259,6 +298,19 @@ def frame_player(
         raise ValueError(f"n_frames must be >= 1, got {n_frames}")
     if dpi <= 0:
         raise ValueError(f"dpi must be positive, got {dpi}")
+    if alt is None:
+        alts = [f"frame {i + 1} of {n_frames}" for i in range(n_frames)]
+    elif isinstance(alt, str):
+        alts = [alt] * n_frames
+    elif callable(alt):
+        alts = [str(alt(i)) for i in range(n_frames)]
+    else:
+        alts = [str(a) for a in alt]
+        if len(alts) != n_frames:
+            raise ValueError(f"alt has {len(alts)} texts for n_frames={n_frames} frames")
+    if not all(a.strip() for a in alts):
+        raise ValueError("alt texts must not be empty")
+    sizes: list[float] = []
     # Animations are saved without savefig's bbox="tight" (book_style): the constrained
     # layout keeps titles and tick labels inside every frame instead.
     fig, ax = plt.subplots(figsize=figsize, dpi=dpi, layout="constrained")
@@ -266,6 +318,7 @@ def frame_player(
     def update(i):
         ax.clear()
         draw(ax, i)
+        sizes.extend(_text_sizes(fig))
         return ()
 
     anim = animation.FuncAnimation(
@@ -274,4 +327,24 @@ def frame_player(
     with matplotlib.rc_context({"animation.embed_limit": 50}):
         html = anim.to_jshtml(default_mode="once")
     plt.close(fig)
-    return _offline_player_html(html, round(figsize[0] * _CSS_PX_PER_INCH))
+    return _offline_player_html(
+        html, round(figsize[0] * _CSS_PX_PER_INCH), alts, min(sizes) if sizes else None
+    )
+
+
+def _text_sizes(fig) -> list[float]:
+    """Font sizes (points) of the figure's visible, non-empty texts and of the tick
+    labels of its visible axes (whose text is only set when the figure is drawn)."""
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(matplotlib.text.Text)
+        if t.get_visible() and t.get_text().strip()
+    ]
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_visible():
+                ticks = axis.get_major_ticks()[:1]
+                sizes += [t.label1.get_fontsize() for t in ticks if t.label1.get_visible()]
+    return sizes

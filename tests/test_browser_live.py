@@ -1,0 +1,72 @@
+"""Live code through ``python3 dev.py live``, in headless Chromium, on two chapters.
+
+One ``dev.py live`` server for the module; the page it prints is opened verbatim (it may
+carry what the page needs to reach the Jupyter server), then the second chapter in the
+same tab.  On each chapter (``scripts/check_live.py``'s ``check_chapter``): with live
+code off the page requests nothing but the book's server; the switch runs every cell
+without an error output; dragging the slider redraws the figure; every request goes to
+the book's or the local Jupyter server; switching off ends the kernel (no kernel process
+is left under ``dev.py live``).  Timings go to ``_build/test_browser/live_*.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import cdp  # noqa: E402
+import check_live  # noqa: E402
+
+FIRST = "book/06_one_dimension.html"
+SECOND = "book/08_two_dimensions.html"
+OUT = ROOT / "_build" / "test_browser"
+
+
+@pytest.fixture(scope="module")
+def live(built_book):
+    if built_book.resolve() != (ROOT / "_build" / "html").resolve():
+        pytest.skip("dev.py live serves _build/html only (DMI_BOOK_HTML is set)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    proc, url = check_live.start_live(cdp.free_port(), FIRST, OUT / "dev_live.log")
+    try:
+        yield proc, url
+    finally:
+        check_live.stop_group(proc)
+
+
+@pytest.fixture(scope="module")
+def tab(chromium, live):
+    with cdp.Browser(chromium, width=1280, height=1600) as browser:
+        yield browser.page
+
+
+def _check(tab, live, url, name):
+    proc, _ = live
+    report: dict = {"url": url.split("#")[0]}
+    try:
+        check_live.check_chapter(tab, url, proc.pid, OUT, report, timeout=240, name=name)
+        report["result"] = "passed"
+    except Exception as err:
+        report["result"] = f"FAILED: {err!r}"  # kept in the JSON, then raised
+        raise
+    finally:
+        (OUT / f"live_{name}.json").write_text(json.dumps(report, indent=1))
+        print(json.dumps(report.get("timings_s", {}), indent=1))
+    return report
+
+
+def test_live_code_first_chapter(tab, live):
+    # the URL exactly as dev.py live printed it
+    _check(tab, live, live[1], "ch06")
+
+
+def test_live_code_second_chapter_same_tab(tab, live):
+    url = urllib.parse.urljoin(live[1].split("#")[0], "/" + SECOND)
+    _check(tab, live, url, "ch08")
