@@ -203,8 +203,9 @@ def find_chromium() -> str | None:
 
 NO_BROWSER = """
 !!! No Chromium: the browser tests (every page offline and without console errors, the
-!!! frame players, the phone layout at 390 px, live code) need headless Chromium.
-!!! As root with apt, `python3 dev.py test` installs it (apt-get install -y chromium).
+!!! frame players, the phone layout at 390 px, live code, the book's PDF) need headless
+!!! Chromium and poppler's pdftoppm/pdftotext.  As root with apt, `python3 dev.py test`
+!!! installs them (apt-get install -y chromium poppler-utils).
 !!! Without root: install Chromium or Google Chrome (e.g. ask an administrator for the
 !!! `chromium` package), or set CHROMIUM=/path/to/chrome; then run the tests again.
 !!! {what}
@@ -212,28 +213,38 @@ NO_BROWSER = """
 
 
 def ensure_browser() -> bool:
-    """Provide headless Chromium for the browser tests; True if there is one.
+    """Provide headless Chromium (and poppler's PDF tools, for the whole-book PDF's test)
+    for the browser tests; True if both are there.
 
     Found on PATH (or ``$CHROMIUM``): used.  Missing, as root on a system with apt-get
-    (Debian, Ubuntu): ``apt-get update`` and ``apt-get install -y chromium``.  Otherwise a
-    loud message: the browser tests then skip, or fail under ``CI=true``.
+    (Debian, Ubuntu): ``apt-get update`` and ``apt-get install -y chromium poppler-utils``.
+    Otherwise a loud message: the browser tests then skip, or fail under ``CI=true``.
     """
-    if find_chromium():
+
+    def missing() -> list[str]:
+        need = [] if find_chromium() else ["chromium"]
+        if not (shutil.which("pdftoppm") and shutil.which("pdftotext")):
+            need.append("poppler-utils")
+        return need
+
+    need = missing()
+    if not need:
         return True
     root = hasattr(os, "geteuid") and os.geteuid() == 0
     apt = shutil.which("apt-get")
     if root and apt:
-        print("no Chromium found: installing it with apt-get (Debian package chromium)", flush=True)
+        print(f"installing {' and '.join(need)} with apt-get (Debian packages)", flush=True)
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         try:
             run(apt, "update", env=env)
-            run(apt, "install", "-y", "--no-install-recommends", "chromium", env=env)
+            run(apt, "install", "-y", "--no-install-recommends", *need, env=env)
         except subprocess.CalledProcessError as err:
             print(f"apt-get failed: {err}", flush=True)
-        if find_chromium():
+        need = missing()
+        if not need:
             return True
     ci = os.environ.get("CI", "").lower() == "true"
-    what = (
+    what = f"Missing: {', '.join(need)}. " + (
         "CI=true: the browser tests will FAIL."
         if ci
         else "The browser tests are SKIPPED in this run (under CI=true they fail)."

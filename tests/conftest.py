@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import cdp  # noqa: E402  (scripts/cdp.py)
 
 #: What the built book is made of: a change to any of these makes _build/html stale.
-BOOK_SOURCES = ("book", "dmi_lib", "tools", "_config.yml", "_toc.yml")
+BOOK_SOURCES = ("book", "dmi_lib", "dmi_book", "tools", "_config.yml", "_toc.yml")
 
 
 def _newest_source() -> float:

@@ -26,20 +26,17 @@ from __future__ import annotations
 
 import argparse
 import base64
-import json
-import os
 import posixpath
 import re
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import cdp  # noqa: E402  (scripts/cdp.py: the book's one DevTools client)
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF_NAME = "dmi-book.pdf"
@@ -167,56 +164,6 @@ def combine(html_dir: Path, docs: list[str]) -> str:
 # --- Chromium over the DevTools protocol ---------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    raise SystemExit("no Chromium found: apt-get install -y chromium (see TOOLCHAIN.md)")
-
-
-class DevTools:
-    """A minimal DevTools client: ``call(method, **params)`` and waiting for events."""
-
-    def __init__(self, ws_url: str):
-        import websocket
-
-        self.ws = websocket.create_connection(ws_url, timeout=600, suppress_origin=True)
-        self.next_id = 0
-        self.events: list[dict] = []
-
-    def call(self, method: str, **params):
-        self.next_id += 1
-        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self.ws.recv())
-            if msg.get("id") == self.next_id:
-                if "error" in msg:
-                    raise RuntimeError(f"{method}: {msg['error']}")
-                return msg.get("result", {})
-            self.events.append(msg)
-
-    def wait_event(self, method: str, timeout: float):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            for i, ev in enumerate(self.events):
-                if ev.get("method") == method:
-                    return self.events.pop(i)
-            self.ws.settimeout(max(0.1, end - time.monotonic()))
-            try:
-                self.events.append(json.loads(self.ws.recv()))
-            except Exception as exc:  # websocket timeout: re-check the deadline
-                if time.monotonic() >= end:
-                    raise TimeoutError(f"no {method} within {timeout} s") from exc
-        raise TimeoutError(f"no {method} within {timeout} s")
-
-
 FOOTER = (
     '<div style="font-size:8px;width:100%;text-align:center;color:#555">'
     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
@@ -224,54 +171,22 @@ FOOTER = (
 
 
 def print_pdf(html_file: Path, pdf_file: Path, *, timeout: float = 600) -> None:
-    """Print ``html_file`` to ``pdf_file`` (A4, page numbers) with headless Chromium."""
-    port = _free_port()
-    profile = tempfile.mkdtemp(prefix="dmi-pdf-")
-    cmd = [
-        _chromium(),
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        f"--remote-debugging-port={port}",
-        "--remote-allow-origins=*",
-        "about:blank",
-    ]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        end = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list") as r:
-                    pages = [t for t in json.load(r) if t.get("type") == "page"]
-                if pages:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > end:
-                raise TimeoutError("Chromium did not open its DevTools port")
-            time.sleep(0.2)
-        dt = DevTools(pages[0]["webSocketDebuggerUrl"])
-        dt.call("Page.enable")
-        dt.call("Page.navigate", url=html_file.resolve().as_uri())
-        dt.wait_event("Page.loadEventFired", timeout)
+    """Print ``html_file`` to ``pdf_file`` (A4, page numbers) with headless Chromium,
+    through the book's one DevTools client (``scripts/cdp.py``)."""
+    with cdp.Browser() as browser:
+        page = browser.page
+        page.call("Page.enable")
+        page.call("Page.navigate", url=html_file.resolve().as_uri())
+        page.wait_for("document.readyState === 'complete'", timeout, "the page to load")
         # MathJax typesets after the load event; wait for it to finish
-        dt.call(
-            "Runtime.evaluate",
-            expression=(
-                "(window.MathJax && MathJax.startup && MathJax.startup.promise)"
-                " ? MathJax.startup.promise.then(() => true) : true"
-            ),
-            awaitPromise=True,
-            timeout=int(timeout * 1000),
+        page.js(
+            "(window.MathJax && MathJax.startup && MathJax.startup.promise)"
+            " ? MathJax.startup.promise.then(() => true) : true",
+            timeout=timeout,
         )
-        res = dt.call(
+        res = page.call(
             "Page.printToPDF",
+            timeout=timeout,
             printBackground=True,
             paperWidth=8.27,
             paperHeight=11.69,
@@ -286,27 +201,13 @@ def print_pdf(html_file: Path, pdf_file: Path, *, timeout: float = 600) -> None:
         )
         chunks = []
         while True:
-            part = dt.call("IO.read", handle=res["stream"], size=1 << 20)
+            part = page.call("IO.read", handle=res["stream"], size=1 << 20)
             data = part.get("data", "")
             chunks.append(base64.b64decode(data) if part.get("base64Encoded") else data.encode())
             if part.get("eof"):
                 break
-        dt.call("IO.close", handle=res["stream"])
-        pdf_file.write_bytes(b"".join(chunks))
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-# --- checks --------------------------------------------------------------------------
+        page.call("IO.close", handle=res["stream"])
+    pdf_file.write_bytes(b"".join(chunks))
 
 
 def figure_numbers(html_dir: Path, docs: list[str]) -> list[str]:
