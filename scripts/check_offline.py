@@ -53,8 +53,11 @@ def pages_in(html_dir: Path, names: list[str]) -> list[Path]:
             raise SystemExit(f"no such page(s): {', '.join(missing)}")
         return pages
     skip = {"_static", "_sources", "_images", "_downloads"}
+    # pages named _*.html are not the book's (e.g. the whole-book PDF's transient source)
     return sorted(
-        p for p in html_dir.rglob("*.html") if not skip.intersection(p.relative_to(html_dir).parts)
+        p
+        for p in html_dir.rglob("*.html")
+        if not skip.intersection(p.relative_to(html_dir).parts) and not p.name.startswith("_")
     )
 
 

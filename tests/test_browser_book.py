@@ -218,7 +218,8 @@ LAYOUT_JS = r"""(() => {
 FIGURES_JS = r"""(() => {
   const main = document.querySelector('article') || document.querySelector('main')
     || document.body;
-  return Array.from(main.querySelectorAll('img')).map(img => {
+  // figures: every image but the index pages' expand/collapse icons (Sphinx's togglers)
+  return Array.from(main.querySelectorAll('img:not(.toggler)')).map(img => {
     const r = img.getBoundingClientRect();
     const a = img.closest('a[href]');
     return {src: img.getAttribute('src'), url: img.src, width: r.width,

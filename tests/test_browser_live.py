@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import sys
+import posixpath
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -68,5 +70,8 @@ def test_live_code_first_chapter(tab, live):
 
 
 def test_live_code_second_chapter_same_tab(tab, live):
-    url = urllib.parse.urljoin(live[1].split("#")[0], "/" + SECOND)
+    # the same server, the other chapter: a page path relative to the printed page
+    url = urllib.parse.urljoin(
+        re.split(r"[?#]", live[1])[0], posixpath.relpath(SECOND, posixpath.dirname(FIRST))
+    )
     _check(tab, live, url, "ch08")
