@@ -76,6 +76,7 @@ _LAZY = {
         "SurprisinglyPopular",
         "aggregate",
     ),
+    "dmi_em": ("DMIEM", "DMIEMResult", "dmi_em"),
     "mechanisms": ("DMIMechanismResult", "dmi", "dmi_mechanism"),
     "kdmi": ("KDMIResult", "kdmi_mechanism"),
     "reports": ("Reports",),

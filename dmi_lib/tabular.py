@@ -57,6 +57,7 @@ from .answers import (
     decide_groups,
     task_groups,
 )
+from .dmi_em import dmi_em
 from .practical import practical_dmi_aggregate, validated_dmi_aggregate
 
 __all__ = [
@@ -76,12 +77,13 @@ METHODS = (
     "dmi",
     "dmi-practical",
     "dmi-validated",
+    "dmi-em",
     "sp-single",
     "spectral",
 )
 _SINGLE_TASK = ("sp-single", "spectral")
 #: Methods that compare tasks with each other (so all tasks must share one label space).
-_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical", "dmi-validated")
+_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical", "dmi-validated", "dmi-em")
 _TIES = ("first", "random")
 
 
@@ -231,6 +233,16 @@ def _resolve(
 ):
     """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
     _check_call(answers, method, ties, prediction_type, smoothing, kw)
+    if method == "dmi-em":  # beyond the paper: dmi_lib.dmi_em (takes the table itself)
+        res = dmi_em(
+            answers,
+            gold=gold,
+            options=options,
+            random_state=random_state,
+            duplicates=duplicates,
+            **kw,
+        )
+        return res.answer_matrix, res.codes, res
     am, answers, task_codes, label_codes = _build(answers, options, duplicates)
     rng = check_random_state(random_state)
     if method in _BY_GROUP and not (ties == "random" and method != "dmi"):
@@ -311,6 +323,12 @@ def aggregate(
             With 10 gold tasks, within 2 points of plurality (random tie-breaking)
             on every shipped data set (book chapter 13).  Same keywords as
             ``"dmi-practical"``, plus ``folds``.
+        ``"dmi-em"``
+            *Beyond the paper* (:func:`dmi_lib.dmi_em.dmi_em`): the DMI-clustering,
+            clusters named as in ``"dmi-practical"``, then a smoothed Dawid–Skene EM
+            with one confusion matrix per worker, ``gold`` tasks clamped.  Keywords
+            ``weights``, ``pseudocount``, ``tol``, ``max_iter``, ``dmi_method``,
+            ``rank_tol``, ``default_confidence``.  Not available for a Dask table.
         ``"sp-single"``, ``"spectral"``
             Single-task methods, run on each task separately with its respondents'
             predictions: surprisingly popular with the prior reconstructed from the

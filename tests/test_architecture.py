@@ -58,6 +58,7 @@ LAYERS = {
     "dmi_lib.aggregation": 3,
     "dmi_lib.answers": 3,
     "dmi_lib.practical": 3,
+    "dmi_lib.dmi_em": 3,
     "dmi_lib.reports": 3,
     "dmi_lib.mechanisms": 3,
     "dmi_lib.kdmi": 3,
