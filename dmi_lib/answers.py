@@ -572,6 +572,7 @@ def _check_keywords(method: str, kw: dict) -> None:
             "dmi_method",
             "rank_tol",
             "default_confidence",
+            "max_dmi_options",
         },
     }.get(method, set())
     unknown = sorted(set(kw) - allowed)

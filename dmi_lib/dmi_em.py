@@ -45,6 +45,7 @@ KEYWORDS = (
     "dmi_method",
     "rank_tol",
     "default_confidence",
+    "max_dmi_options",
 )
 #: Largest ``workers × C × C`` array :meth:`DMIEMResult.confusion` builds at once.
 MAX_CONFUSION_CELLS = 2**25
@@ -166,6 +167,23 @@ def _name(labels, A, gold, confidence: float) -> np.ndarray:
     return best if evidence > prior_odds else default
 
 
+def _start(A, g, random_state, dmi_method, rank_tol, confidence, max_dmi_options):
+    """The named start: ``(clusters, names, how)``; ``how`` is ``"dmi"`` (the
+    DMI-clustering, Bayes-named), ``"plurality"`` (more than ``max_dmi_options``
+    options chosen) or ``"one cluster"`` (every task has the same shares)."""
+    n, C = A.shape
+    if int(np.count_nonzero(A.sum(axis=0))) > max_dmi_options:
+        values, clusters = np.unique(np.argmax(A, axis=1), return_inverse=True)
+        return clusters.astype(np.intp), values.astype(np.intp), "plurality"
+    if np.ptp(A, axis=0).max() > 0:
+        rng = check_random_state(random_state)
+        res = _cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
+        clusters, how = res.labels, "dmi"
+    else:
+        clusters, how = np.zeros(n, dtype=np.intp), "one cluster"
+    return clusters, _name(clusters, A, g, float(confidence)), how
+
+
 # --------------------------------------------------------------------------- #
 # The EM (array level)
 # --------------------------------------------------------------------------- #
@@ -197,10 +215,9 @@ def _m_step(R, S, V, n_workers, C, alpha, alpha_pi):
 def _objective(norm, log_num, log_den, log_pi, n_workers, G, C, alpha, alpha_pi):
     """Log-likelihood of the answers (gold classes observed) plus the log Dirichlet
     prior of the smoothing, up to a constant: EM never lets it decrease."""
-    # Σ_{w,c,l} α log θ_wcl: observed groups, the (W·C - G) unobserved (w, l) pairs
-    # whose count is 0 (θ = α / (n_wc + αC)), minus the row normalisers.
-    prior = alpha * (log_num.sum() + (n_workers * C - G) * C * math.log(alpha))
-    prior -= alpha * C * log_den.sum()
+    # Σ_{w,c,l} α log θ_wcl: observed groups, minus the row normalisers; the
+    # (W·C - G) unobserved (w, l) pairs add the constant (W·C - G)·C·α·log α, left out.
+    prior = alpha * log_num.sum() - alpha * C * log_den.sum()
     return float(norm.sum() + prior + alpha_pi * log_pi.sum())
 
 
@@ -227,10 +244,11 @@ def _em(task, worker, label, weight, n_tasks, n_workers, C, R0, gold, pseudocoun
         trace.append(
             _objective(norm, log_num, log_den, log_pi, n_workers, keys.size, C, alpha, alpha_pi)
         )
+        scale = abs(float(norm.sum()))  # the log-likelihood of the answers
         R = np.exp(L - norm[:, None])
         R[gold_rows] = 0.0
         R[gold_rows, gold[gold_rows]] = 1.0
-        if it > 1 and abs(trace[-1] - trace[-2]) <= tol * abs(trace[-2]):
+        if it > 1 and abs(trace[-1] - trace[-2]) <= tol * scale:
             converged = True
             break
     log_num, log_den, log_pi = _m_step(R, S, V, n_workers, C, alpha, alpha_pi)
@@ -276,6 +294,7 @@ class DMIEMResult:
     posteriors: pd.DataFrame
     class_prior: pd.Series
     start: pd.Series
+    start_method: str
     clusters: np.ndarray
     names: np.ndarray
     workers: pd.Index
@@ -351,6 +370,7 @@ def dmi_em(
     dmi_method: str = "auto",
     rank_tol: float | None = None,
     default_confidence: float = DEFAULT_CONFIDENCE,
+    max_dmi_options: int = 16,
 ) -> DMIEMResult:
     """DMI-EM: DMI-clustering start, named clusters, then Dawid–Skene EM (*beyond the
     paper*).
@@ -421,6 +441,11 @@ def dmi_em(
     default_confidence : float in (0, 1)
         Prior probability of the default naming
         (:func:`dmi_lib.practical.name_clusters_bayes`).
+    max_dmi_options : int > 0
+        When more options than this were chosen, the start is plurality instead of
+        the DMI-clustering (k-cofactors in that many dimensions costs more than the
+        EM, and a few hundred tasks do not determine that many clusters); the
+        result's ``start_method`` says which.  Default 16.
 
     Returns
     -------
@@ -483,19 +508,15 @@ def dmi_em(
     [[[0.17, 0.83], [0.83, 0.17]]]
     """
     pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
+    max_dmi_options = _positive(max_dmi_options, "max_dmi_options", integer=True)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates
     )
     n, C = A.shape
     g = np.full(n, -1, dtype=np.intp) if gold is None else _gold_codes(gold, am)
-    rng = check_random_state(random_state)
-    if np.ptp(A, axis=0).max() > 0:
-        clustering = _cluster_distinct(
-            A, method=dmi_method, random_state=rng, rank_tol=rank_tol
-        ).labels
-    else:  # every task has the same shares: one cluster
-        clustering = np.zeros(n, dtype=np.intp)
-    names = _name(clustering, A, g, float(default_confidence))
+    clustering, names, start_method = _start(
+        A, g, random_state, dmi_method, rank_tol, default_confidence, max_dmi_options
+    )
     start = names[clustering]
     R0 = np.zeros((n, C))
     R0[np.arange(n), np.where(g >= 0, g, start)] = 1.0
@@ -515,6 +536,7 @@ def dmi_em(
         posteriors=pd.DataFrame(R, index=am.tasks, columns=am.options),
         class_prior=pd.Series(np.exp(log_pi), index=am.options, name="prior"),
         start=pd.Series(am.options[start].to_numpy(), index=am.tasks, name="start"),
+        start_method=start_method,
         clusters=clustering,
         names=names,
         workers=pd.Index(workers, name="worker"),
@@ -597,7 +619,8 @@ class DMIEM:
 
     Parameters
     ----------
-    pseudocount, tol, max_iter, random_state, dmi_method, rank_tol, default_confidence
+    pseudocount, tol, max_iter, random_state, dmi_method, rank_tol, default_confidence, \
+max_dmi_options
         See :func:`dmi_em`.
     options, duplicates
         See :func:`dmi_lib.tabular.aggregate`.
@@ -641,6 +664,7 @@ class DMIEM:
         dmi_method: str = "auto",
         rank_tol=None,
         default_confidence: float = DEFAULT_CONFIDENCE,
+        max_dmi_options: int = 16,
         options=None,
         duplicates: str = "error",
     ):
@@ -651,6 +675,7 @@ class DMIEM:
         self.dmi_method = dmi_method
         self.rank_tol = rank_tol
         self.default_confidence = default_confidence
+        self.max_dmi_options = max_dmi_options
         self.options = options
         self.duplicates = duplicates
 
@@ -674,6 +699,7 @@ class DMIEM:
             dmi_method=self.dmi_method,
             rank_tol=self.rank_tol,
             default_confidence=self.default_confidence,
+            max_dmi_options=self.max_dmi_options,
         )
         C = res.posteriors.shape[1]
         self.result_ = res
