@@ -400,3 +400,12 @@ def test_dask_table_is_refused_by_name():
     dd = pytest.importorskip("dask.dataframe")
     with pytest.raises(ValueError, match="method 'dmi-em' is not available for a dask table"):
         aggregate(dd.from_pandas(HAND, npartitions=2), "dmi-em")
+
+
+def test_posterior_ties_go_to_the_first_option():
+    import dataclasses
+
+    res = dmi_em(HAND)
+    tied = dataclasses.replace(res, posteriors=res.posteriors * 0 + 0.5)
+    assert tied.codes.tolist() == [0, 0, 0, 0]
+    assert res.codes.tolist() == res.answer_matrix.options.get_indexer(res.labels).tolist()
