@@ -32,7 +32,7 @@ from .aggregation import name_clusters
 from .answers import AnswerMatrix, _build, _codes, _gold_codes, _py
 from .core import _cluster_distinct
 from .exceptions import ConvergenceWarning
-from .practical import DEFAULT_CONFIDENCE, _log_gold_evidence
+from .practical import _log_gold_evidence
 
 __all__ = ["DMIEM", "DMIEMResult", "KEYWORDS", "dmi_em", "hard_em_objective"]
 
@@ -47,6 +47,10 @@ KEYWORDS = (
     "default_confidence",
     "max_dmi_options",
 )
+#: Prior probability of the default (rotated-SP) naming, below DMI practical's
+#: :data:`dmi_lib.practical.DEFAULT_CONFIDENCE` (0.9): the first EM's partition is
+#: sharper than the raw DMI clusters, so the gold tasks are trusted sooner.
+NAMING_CONFIDENCE = 0.5
 #: Largest ``workers × C × C`` array :meth:`DMIEMResult.confusion` builds at once.
 MAX_CONFUSION_CELLS = 2**25
 
@@ -167,10 +171,17 @@ def _name(labels, A, gold, confidence: float) -> np.ndarray:
     return best if evidence > prior_odds else default
 
 
-def _start(A, g, random_state, dmi_method, rank_tol, confidence, max_dmi_options):
-    """The named start: ``(clusters, names, how)``; ``how`` is ``"dmi"`` (the
-    DMI-clustering, Bayes-named), ``"plurality"`` (more than ``max_dmi_options``
-    options chosen) or ``"one cluster"`` (every task has the same shares)."""
+def _one_hot(codes, C):
+    R = np.zeros((codes.size, C))
+    R[np.arange(codes.size), codes] = 1.0
+    return R
+
+
+def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
+    """The start without gold: ``(clusters, names, how)``; ``how`` is ``"dmi"`` (the
+    DMI-clustering, rotated-SP names), ``"plurality"`` (more than
+    ``max_dmi_options`` options chosen) or ``"one cluster"`` (every task has the same
+    shares)."""
     n, C = A.shape
     if int(np.count_nonzero(A.sum(axis=0))) > max_dmi_options:
         values, clusters = np.unique(np.argmax(A, axis=1), return_inverse=True)
@@ -181,7 +192,7 @@ def _start(A, g, random_state, dmi_method, rank_tol, confidence, max_dmi_options
         clusters, how = res.labels, "dmi"
     else:
         clusters, how = np.zeros(n, dtype=np.intp), "one cluster"
-    return clusters, _name(clusters, A, g, float(confidence)), how
+    return clusters, name_clusters(clusters, A), how
 
 
 # --------------------------------------------------------------------------- #
@@ -369,7 +380,7 @@ def dmi_em(
     duplicates: str = "error",
     dmi_method: str = "auto",
     rank_tol: float | None = None,
-    default_confidence: float = DEFAULT_CONFIDENCE,
+    default_confidence: float = NAMING_CONFIDENCE,
     max_dmi_options: int = 16,
 ) -> DMIEMResult:
     """DMI-EM: DMI-clustering start, named clusters, then Dawid–Skene EM (*beyond the
@@ -392,10 +403,15 @@ def dmi_em(
        k-cofactors, Algorithm 2, above) — unchanged when the whole crowd reports
        through a common invertible strategy (Theorem 3.2, K-DMI);
     2. the clusters named by options: the rotated surprisingly popular default
-       (:func:`dmi_lib.aggregation.name_clusters`, Corollaries 3.4 and 3.5), replaced
-       by the names that agree most with the ``gold`` tasks when the gold evidence
-       beats the prior odds (the Bayes naming of
-       :func:`dmi_lib.practical.name_clusters_bayes`, ``default_confidence``);
+       (:func:`dmi_lib.aggregation.name_clusters`, Corollaries 3.4 and 3.5).  With
+       ``gold``, a first EM (step 3 without gold) sharpens the partition, and its
+       classes are renamed by the Bayes naming of
+       :func:`dmi_lib.practical.name_clusters_bayes` (``default_confidence``): the
+       names that agree most with the gold tasks replace the default when the gold
+       evidence beats the prior odds.  The EM is equivariant under renaming the
+       classes, so the first EM's partition depends on the DMI-clustering alone;
+       judged against it, ten gold tasks carry more evidence than against the raw
+       clusters;
     3. EM from the named clusters (one-hot posteriors): the M-step sets
        ``θ_w[c, ·] ∝ n_wc· + α`` and ``π ∝ Σ_t R_t + α`` with ``α = pseudocount / C``
        (a symmetric Dirichlet prior: ``pseudocount`` pseudo-answers per confusion
@@ -440,7 +456,9 @@ def dmi_em(
         DMI solver and rank tolerance (:func:`dmi_lib.core.dmi_cluster`).
     default_confidence : float in (0, 1)
         Prior probability of the default naming
-        (:func:`dmi_lib.practical.name_clusters_bayes`).
+        (:func:`dmi_lib.practical.name_clusters_bayes`); default
+        :data:`NAMING_CONFIDENCE` = 0.5 (for binary questions: the gold majority
+        decides).  Book chapter 13 measures it on honest and relabelling crowds.
     max_dmi_options : int > 0
         When more options than this were chosen, the start is plurality instead of
         the DMI-clustering (k-cofactors in that many dimensions costs more than the
@@ -514,15 +532,17 @@ def dmi_em(
     )
     n, C = A.shape
     g = np.full(n, -1, dtype=np.intp) if gold is None else _gold_codes(gold, am)
-    clustering, names, start_method = _start(
-        A, g, random_state, dmi_method, rank_tol, default_confidence, max_dmi_options
-    )
+    clustering, names, start_method = _start(A, random_state, dmi_method, rank_tol, max_dmi_options)
+    fit = (task, worker, label, weight, n, len(workers), C)
+    if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
+        first = _em(
+            *fit, _one_hot(names[clustering], C), np.full(n, -1), pseudocount, tol, max_iter
+        )
+        _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
+        names = _name(clustering, A, g, float(default_confidence))
     start = names[clustering]
-    R0 = np.zeros((n, C))
-    R0[np.arange(n), np.where(g >= 0, g, start)] = 1.0
-    R, theta, log_pi, trace, it, converged = _em(
-        task, worker, label, weight, n, len(workers), C, R0, g, pseudocount, tol, max_iter
-    )
+    R0 = _one_hot(np.where(g >= 0, g, start), C)
+    R, theta, log_pi, trace, it, converged = _em(*fit, R0, g, pseudocount, tol, max_iter)
     if not converged:
         warnings.warn(
             f"dmi-em: EM stopped at max_iter = {max_iter} before the relative change of "
@@ -663,7 +683,7 @@ max_dmi_options
         random_state=None,
         dmi_method: str = "auto",
         rank_tol=None,
-        default_confidence: float = DEFAULT_CONFIDENCE,
+        default_confidence: float = NAMING_CONFIDENCE,
         max_dmi_options: int = 16,
         options=None,
         duplicates: str = "error",
