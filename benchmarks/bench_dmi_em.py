@@ -10,7 +10,7 @@ count less than in wall time):
 * ``DS (crowd-kit, N iterations)`` — crowd-kit's ``DawidSkene(n_iter=N, tol=-inf)``,
   the fully run peer of book chapter 13 (needs crowd-kit: ``python3 dev.py setup``);
 * ``DS (own EM)`` — :func:`dmi_lib.studies.fair_peers.own_dawid_skene`, the same
-  model run to a relative change of ``1e-10``.
+  model run to a relative change of ``1e-13``.
 
 The target is DMI-EM in at most twice the fully run DawidSkene's time.
 
