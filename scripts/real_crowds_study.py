@@ -34,7 +34,6 @@ import pandas as pd
 
 from dmi_lib.studies.fair_peers import (
     DMI_EM,
-    DS_CROWDKIT,
     DS_FULL,
     DS_OWN,
     FULL_DS_ITER,
