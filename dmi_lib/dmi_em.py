@@ -416,16 +416,21 @@ def dmi_em(
        ``θ_w[c, ·] ∝ n_wc· + α`` and ``π ∝ Σ_t R_t + α`` with ``α = pseudocount / C``
        (a symmetric Dirichlet prior: ``pseudocount`` pseudo-answers per confusion
        row in all); the E-step gives each task the posterior ``R_t``.  Gold tasks
-       stay one-hot on their gold class (clamped).  It stops when the relative change
-       of the objective (log-likelihood plus log prior, never decreasing) is at most
-       ``tol``.
+       stay one-hot on their gold class (clamped).  It stops when the change of the
+       objective (log-likelihood plus log prior, never decreasing) is at most ``tol``
+       times the absolute log-likelihood of the answers.
 
     **What it is for.**  When the whole crowd relabels with a common strategy, a
     Dawid–Skene EM started from plurality climbs to the relabelled optimum; the
     DMI-clustering does not move, and a few gold tasks name its clusters, so the EM
     starts, and stays, on the right side.  On honest crowds it is a Dawid–Skene fit
-    with another start; it is not claimed to beat a fully run Dawid–Skene (book
-    chapter 13 measures both on the shipped sets, with the conditions).
+    with another start; it is not claimed to beat a fully run Dawid–Skene.  Book
+    chapter 13 measured both on the 14 multi-task data sets shipped in
+    ``dmi_lib/data`` (means over the sets of 20 draws of 10 gold tasks each): DMI-EM
+    0.22 points above a Dawid–Skene run to convergence on the clean crowds, between
+    1.08 points below and 1.48 above it with 20–60 % low-effort or random workers,
+    and 41 points above it when every worker reports through a cyclic strategy —
+    observations on those sets, not guarantees.
 
     Parameters
     ----------
@@ -444,7 +449,8 @@ def dmi_em(
         Dirichlet pseudo-answers per confusion row and for ``π`` (spread evenly over
         the ``C`` options).  Default 1.
     tol : float > 0
-        Relative change of the objective at which EM stops.
+        EM stops when the objective changes by at most ``tol`` times the absolute
+        log-likelihood of the answers.
     max_iter : int > 0
         EM iteration cap (a :class:`~dmi_lib.exceptions.ConvergenceWarning` when
         reached).
@@ -457,8 +463,8 @@ def dmi_em(
     default_confidence : float in (0, 1)
         Prior probability of the default naming
         (:func:`dmi_lib.practical.name_clusters_bayes`); default
-        :data:`NAMING_CONFIDENCE` = 0.5 (for binary questions: the gold majority
-        decides).  Book chapter 13 measures it on honest and relabelling crowds.
+        :data:`NAMING_CONFIDENCE` = 0.5 (for binary questions: the naming more gold
+        tasks agree with; a tie keeps the default).  Book chapter 13 measures it on honest and relabelling crowds.
     max_dmi_options : int > 0
         When more options than this were chosen, the start is plurality instead of
         the DMI-clustering (k-cofactors in that many dimensions costs more than the
