@@ -564,6 +564,16 @@ def _check_keywords(method: str, kw: dict) -> None:
             "folds",
         },
         "surprisingly-popular": {"prior"},
+        "dmi-em": {
+            "weights",
+            "pseudocount",
+            "tol",
+            "max_iter",
+            "dmi_method",
+            "rank_tol",
+            "default_confidence",
+            "max_dmi_options",
+        },
     }.get(method, set())
     unknown = sorted(set(kw) - allowed)
     if unknown:
