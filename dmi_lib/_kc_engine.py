@@ -198,7 +198,15 @@ class Engine:
         options = KCOptions() if options is None else options
         n, k = problem.n, problem.k
         r = k - 1
-        scale = problem.singular_values[:r] / problem.scale / math.sqrt(problem.total_weight)
+        # sv / √(Σw) with the weights divided by the largest first (prepare scaled
+        # sv by √w_max): no overflow of Σw for weights near the float range
+        total = problem.total_weight
+        sv = problem.singular_values[:r]
+        if problem.weights is not None:
+            wmax = float(problem.weights.max())
+            total = float((problem.weights / wmax).sum())
+            sv = sv / math.sqrt(wmax)
+        scale = sv / problem.scale / math.sqrt(total)
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
         Xt = np.empty((k, n))

@@ -136,6 +136,10 @@ def check_distribution(
 def check_random_state(seed) -> np.random.Generator:
     """Turn ``None``, an int, or a Generator into a ``numpy.random.Generator``."""
     if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+        if seed is not None and seed < 0:
+            raise ValueError(
+                f"random_state must be None, a non-negative int or a numpy Generator, got {seed!r}"
+            )
         return np.random.default_rng(seed)
     if isinstance(seed, np.random.Generator):
         return seed
@@ -170,8 +174,16 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
         raise ValueError(
             f"{name} must be finite and non-negative, got {float(arr[i])!r} at index {i}"
         )
-    if not arr.sum() > 0:
+    with np.errstate(over="ignore"):
+        total = arr.sum()
+    if not total > 0:
         raise ValueError(f"{name} must have a positive sum (some row must count), got all zeros")
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} sums to more than the float range (largest weight "
+            f"{float(arr.max())!r}): divide every weight by one constant (the clustering "
+            "does not depend on the weights' scale)"
+        )
     return arr
 
 

@@ -55,6 +55,7 @@ from .exceptions import ConvergenceWarning
 from .problem import (
     DMIResult,
     Problem,
+    _check_weight_ratio,
     _result,
     _without_zero_weights,
     argmax_rows,
@@ -156,6 +157,7 @@ def _k_cofactors_result(
     """
     n_init = check_int(n_init, "n_init", 1)
     max_iter = check_int(max_iter, "max_iter", 1)
+    _check_weight_ratio(problem, "k-cofactors")
     init = check_init(init, problem.n, problem.k)
     rng = check_random_state(random_state)
     options = default_options() if options is None else options
