@@ -43,7 +43,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .labels import canonical_labels
-from .problem import _result, cluster_sums, prepare
+from .problem import _result, cluster_sums, distinct_rows, prepare
 
 __all__ = [
     "linear_partitions",
@@ -193,34 +193,41 @@ def linear_partitions(
     return labels, witnesses.reshape(-1, k, k)
 
 
-def estimated_programs(n: int, k: int) -> int:
+def estimated_programs(n: int, k: int, distinct=None) -> int:
     """An upper bound on the linear programs :func:`linear_partitions` solves.
 
     Step ``m`` grows every alive prefix of ``m - 1`` rows by one row, with at most
     ``k`` programs each; the alive prefixes are canonical labelings into at most
-    ``k`` clusters (``Σ_{j<=k} S(m-1, j)``, Stirling numbers of the second kind)
-    and linear partitions (at most :func:`arrangement_bound`).
+    ``k`` clusters (``Σ_{j<=k} S(u, j)``, Stirling numbers of the second kind)
+    and linear partitions (at most ``arrangement_bound(u, k) / k``: a partition
+    into ``j >= 1`` clusters has at least ``k`` namings), where ``u`` is the
+    number of distinct rows among them (identical rows share their cluster in a
+    strict linear partition).  ``distinct[m]``: the distinct rows among the first
+    ``m`` (default ``m``).
 
     Examples
     --------
     >>> estimated_programs(4, 2), estimated_programs(7, 4)
-    (16, 1048)
+    (14, 1048)
     """
     n = _check_positive_int(n, "n")
     k = _check_positive_int(k, "k")
-    S = [1] + [0] * k  # S(m, j) for j = 0..k, m = 0
+    S = [[1] + [0] * k]  # S[u][j] = S(u, j)
     total = 0
     for m in range(n):  # m rows placed; the next is row m
-        alive = min(sum(S[1:]) if m else 1, arrangement_bound(m, k) if m else 1)
+        u = m if distinct is None else int(distinct[m])
+        while len(S) <= u:
+            prev = S[-1]
+            S.append([0] + [j * prev[j] + prev[j - 1] for j in range(1, k + 1)])
+        alive = min(sum(S[u][1:]), -(-arrangement_bound(u, k) // k)) if u else 1
         total += k * alive
-        S = [0] + [j * S[j] + S[j - 1] for j in range(1, k + 1)]  # S(m + 1, ·)
     return total
 
 
 #: Default cap on :func:`estimated_programs` for :func:`linear_partition_optimum`.
 #: A program took 14-20 ms on the loaded 2-core development machine (HiGHS, k <=
 #: 4): n = 8, k = 4 (estimate 3,908) solved 2,438 programs in 38 s.
-DEFAULT_MAX_PROGRAMS = 4_000
+DEFAULT_MAX_PROGRAMS = 5_000
 
 
 def linear_partition_optimum(
@@ -280,7 +287,13 @@ def linear_partition_optimum(
     """
     max_programs = _check_positive_int(max_programs, "max_programs")
     problem = prepare(A, rank_tol)
-    work = estimated_programs(problem.n, problem.k)
+    _, inverse, _ = distinct_rows(problem.A)
+    seen = np.zeros(problem.n + 1, dtype=np.int64)  # distinct rows among the first m
+    first = np.zeros(inverse.max() + 1, dtype=bool)
+    for m, g in enumerate(inverse):
+        seen[m + 1] = seen[m] + (not first[g])
+        first[g] = True
+    work = estimated_programs(problem.n, problem.k, seen)
     if work > max_programs:
         raise ValueError(
             f"enumerating the linear partitions of n = {problem.n} rows (k = {problem.k}) "

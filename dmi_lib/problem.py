@@ -198,6 +198,13 @@ class Problem:
     scale : float
         The power of two the data were divided by (``max|A| <= scale``) before the
         decomposition: exact in floating point, and no square over- or underflows.
+    origin, offset : ndarray (d,) or None
+        With weights: the heaviest row of ``A / scale`` and ``mean - origin``
+        summed from the rows' differences to it.  :meth:`coordinates` centres
+        as ``(A / scale - origin) - offset``: the weighted mean lies within about
+        ``1 / (weight ratio)`` of the spread from a heavy row, and subtracting a
+        rounded mean would leave that row's small offset only the digits of
+        ``|A| / spread`` fewer.
     """
 
     A: np.ndarray
@@ -209,6 +216,8 @@ class Problem:
     rank_tol: float
     weights: np.ndarray | None = None
     scale: float = 1.0
+    origin: np.ndarray | None = None
+    offset: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -293,7 +302,11 @@ class Problem:
         with single_thread_blas(n):
             for s0 in range(0, n, _BLOCK):
                 block = self.A[s0 : s0 + _BLOCK] / self.scale
-                block -= self.mean
+                if self.origin is None:
+                    block -= self.mean
+                else:
+                    block -= self.origin
+                    block -= self.offset
                 if by_columns:
                     out.T[:, s0 : s0 + _BLOCK] = V.T @ block.T
                 else:
@@ -360,6 +373,15 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
             f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
             "DMI-clustering needs at least two distinct points"
         )
+    origin = offset = None
+    if w is not None:  # the mean relative to the heaviest row (see Problem)
+        origin = A[int(np.argmax(w))] / s
+        acc = np.zeros(d)
+        for s0 in range(0, n, _BLOCK):
+            block = A[s0 : s0 + _BLOCK] / s
+            block -= origin
+            acc += wn[s0 : s0 + _BLOCK] @ block
+        offset = acc / total
     columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
     if w is not None:
         sv = sv * np.sqrt(w.max())
@@ -375,6 +397,8 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         rank_tol=tol,
         weights=w,
         scale=s,
+        origin=origin,
+        offset=offset,
     )
 
 
@@ -726,6 +750,8 @@ def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
         rank_tol=problem.rank_tol,
         weights=None if problem.weights is None else problem.weights[keep],
         scale=problem.scale,
+        origin=problem.origin,
+        offset=problem.offset,
     )
 
 

@@ -30,15 +30,24 @@ Examples
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from ._validation import check_random_state
-from .answers import _check_keywords, _check_options, _gold_labels, decide_groups
+from .answers import (
+    MAX_DENSE_CELLS,
+    _check_dense,
+    _check_keywords,
+    _check_options,
+    _gold_labels,
+    decide_groups,
+)
 
 __all__ = [
     "DASK_METHODS",
@@ -89,24 +98,73 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     if not isinstance(first, str) or not first:
         raise TypeError(f"path must be a glob, a directory or a list of paths, got {path!r}")
     if format is None:
-        format = "csv" if first.endswith((".csv", ".csv.gz", ".tsv")) else "parquet"
+        format = "csv" if first.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")) else "parquet"
+    if format not in ("parquet", "csv"):
+        raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
+    files = _local_files(path)
     if format == "parquet":
-        return dd.read_parquet(path, columns=list(columns), **kwargs)
-    if format == "csv":
-        return dd.read_csv(path, usecols=list(columns), **kwargs)
-    raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
+        for f in files or ():  # a corrupt file is named now, not deep inside a compute
+            try:
+                pq.read_metadata(f)
+            except Exception as exc:
+                raise ValueError(f"{f} is not a readable Parquet file: {exc}") from exc
+        frame = dd.read_parquet(path, **kwargs)
+    else:
+        if (
+            first.endswith((".tsv", ".tsv.gz"))
+            and "sep" not in kwargs
+            and "delimiter" not in kwargs
+        ):
+            kwargs["sep"] = "\t"
+        frame = dd.read_csv(path, **kwargs)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs the columns "
+            f"{list(columns)} (one row per answer); {path!r} has {list(frame.columns)}"
+        )
+    return frame[list(columns)]
+
+
+def _local_files(path):
+    """The local files ``path`` names (a glob, a directory or a list), or None for
+    remote paths (``s3://`` …); a glob or directory that matches no file is refused."""
+    paths = list(path) if isinstance(path, (list, tuple)) else [path]
+    if any("://" in p for p in paths):
+        return None
+    files = []
+    for p in paths:
+        if Path(p).is_dir():
+            found = sorted(
+                str(f)
+                for f in Path(p).iterdir()
+                if f.is_file() and not f.name.startswith(("_", "."))
+            )
+        else:
+            found = sorted(glob.glob(p))
+        if not found:
+            raise FileNotFoundError(f"path {p!r} matches no file")
+        files += found
+    return files
 
 
 def _scan(answers, options) -> pd.Index:
     """One pass over the answers: refuse missing values, and return the label values in
     column order by the pandas path's rule (given, or the labels seen, sorted)."""
-    na, seen = dask.compute(
-        answers[list(_COLUMNS)].isna().sum(), answers["label"].drop_duplicates()
+    na, seen, n_rows = dask.compute(
+        answers[list(_COLUMNS)].isna().sum(), answers["label"].drop_duplicates(), answers.shape[0]
     )
+    if n_rows == 0:
+        raise ValueError("answers is empty: there is nothing to aggregate")
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
     seen = seen.to_numpy()
+    # The pandas path's size cap on tasks × options (its message): the tasks are
+    # counted (one more pass) only when the rows alone do not rule it out.
+    n_labels = len(seen) if options is None else len(pd.Index(options))
+    if n_rows * n_labels > MAX_DENSE_CELLS:
+        _check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     if options is None:
         try:
             sorted(seen.tolist())
@@ -116,6 +174,11 @@ def _scan(answers, options) -> pd.Index:
                 "partitioned table has no first appearance: pass options="
             ) from exc
     return _check_options(options, seen)[1]
+
+
+def _task_values(tasks: pd.Series) -> pd.Series:
+    """A categorical task column as its values (object: one dtype in every partition)."""
+    return pd.Series(np.asarray(tasks, dtype=object), index=tasks.index, name="task")
 
 
 def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
@@ -175,6 +238,12 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
         raise ValueError(
             f"duplicates must be 'error' or 'keep' for a dask table, got "
             f"{duplicates!r} ('first' needs a global row order)"
+        )
+    if isinstance(answers["task"].dtype, pd.CategoricalDtype):
+        # The pandas path counts a categorical task column by its values: so here
+        # (its categories may differ between partitions, or be unknown in Parquet).
+        answers = answers.assign(
+            task=answers["task"].map_partitions(_task_values, meta=("task", object))
         )
     opts = _scan(answers, options)
     if duplicates == "error":
@@ -386,9 +455,10 @@ def aggregate_dask(
     if not compute:
         return labels
     out = labels.compute().sort_index()
-    if pd.api.types.is_string_dtype(out.index.dtype):
-        # Dask reads strings as Arrow strings (missing value pd.NA); give the index
-        # the dtype pandas infers for the same values, as the pandas path does.
+    if pd.api.types.is_string_dtype(out.index.dtype) or out.index.dtype == object:
+        # Dask reads strings as Arrow strings (missing value pd.NA), and a
+        # categorical task column arrives as objects; give the index the dtype
+        # pandas infers for the same values, as the pandas path does.
         out.index = pd.Index(out.index.tolist(), name="task")
     return out
 
