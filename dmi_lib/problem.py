@@ -122,7 +122,9 @@ def dmi_rank(A, rank_tol: float | None = None):
     A : array_like, shape (n, d)
     rank_tol : float, optional
         Relative tolerance; default :data:`DEFAULT_RANK_TOL`.  ``0`` counts every
-        non-zero singular value above numpy's machine-precision threshold.
+        singular value above numpy's machine-precision threshold (``σ_max · max(n,
+        d) · eps``) and above :data:`IDENTICAL_RTOL` times the data's magnitude:
+        rows that differ by less than that count as identical at any ``rank_tol``.
 
     Returns
     -------
@@ -637,6 +639,11 @@ def assign(A, D, columns) -> np.ndarray:
     if D.shape != (k, k):
         raise ValueError(f"D must be square, got shape {D.shape}")
     columns = list(columns)
+    for c in columns:
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Integral):
+            raise TypeError(f"columns must hold integer indices, got {c!r} in {columns}")
+    if len(set(int(c) for c in columns)) != len(columns):
+        raise ValueError(f"columns must be distinct indices, got {columns}")
     if len(columns) != k or min(columns) < 0 or max(columns) > A.shape[1]:
         raise ValueError(
             f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "

@@ -412,6 +412,15 @@ def aggregate_dask(
         Return a pandas Series sorted by task (default, equal to the pandas path's
         answer) or a lazy Dask Series (one row per task, partitioned, unsorted).
 
+    Notes
+    -----
+    Object columns: Dask turns them into strings when the frame is made
+    (``dask.dataframe.from_pandas`` with the default ``dataframe.convert-string``),
+    so a label ``1.0`` arrives here as ``'1.0'`` and the answer holds strings.
+    Make the frame under ``dask.config.set({"dataframe.convert-string": False})``
+    to keep the values: the answer then equals the pandas path's for every
+    dtype it accepts (integers, strings, categoricals, objects; tested).
+
     Returns
     -------
     pandas.Series or dask.dataframe.Series
