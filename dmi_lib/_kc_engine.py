@@ -590,19 +590,47 @@ class Engine:
         """
         labels = labels.copy()
         n_moves = 0
+        batch, last_r = True, -1
         for _ in range(2 * self.k):
             M = self.sums(labels)
             U, s, Vt = np.linalg.svd(M)
             r = int(np.sum(s > RCOND * s[0]))
             if r == self.k:
                 return labels, n_moves
+            batch = batch and r > last_r  # a batch that did not raise the rank: singles
+            last_r = r
             Z, V = U[:, r:], Vt[r:].T
             row_w = np.linalg.norm(V.T @ self.Xt, axis=0)
-            pair = np.linalg.norm(Z[:, None, :] - Z[None, :, :], axis=2)
+            # ‖Z_a − Z_b‖ from the Gram matrix (no k × k × (k − r) temporary)
+            sq = np.einsum("ij,ij->i", Z, Z)
+            pair = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T), 0.0))
             score = row_w[:, None] * pair[labels]
-            i, b = np.unravel_index(int(np.argmax(score)), score.shape)
-            labels[i] = b
-            n_moves += 1
+            if not batch or self.k - r == 1:
+                i, b = np.unravel_index(int(np.argmax(score)), score.shape)
+                labels[i] = b
+                n_moves += 1
+                continue
+            # Many clusters short (e.g. empty ones when k is large): up to k − r
+            # moves per decomposition, of distinct rows into distinct clusters that
+            # are neither a source nor emptied; checked by the next decomposition.
+            size = np.bincount(labels, minlength=self.k)
+            used_rows, targets, sources = set(), set(), set()
+            for flat in np.argsort(-score, axis=None)[: 64 * self.k]:
+                i, b = divmod(int(flat), self.k)
+                a = int(labels[i])
+                if score.flat[flat] <= 0 or len(targets) >= self.k - r:
+                    break
+                if i in used_rows or b in targets or b in sources or a in targets:
+                    continue
+                if size[a] <= 1:
+                    continue
+                size[a] -= 1
+                size[b] += 1
+                used_rows.add(i)
+                targets.add(b)
+                sources.add(a)
+                labels[i] = b
+                n_moves += 1
         # pragma: no cover -- each move raises the rank by one (see above)
         raise RuntimeError("k-cofactors: could not make CᵀÃ non-singular")
 

@@ -26,10 +26,18 @@ import pandas as pd
 from ._blas import single_thread_blas
 from ._decompose import choose_columns, moments, pow2_scale, tall_r
 from .labels import same_partition  # re-exported: its home is dmi_lib.labels
-from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
+from ._validation import (
+    MAX_WEIGHT_RATIO,
+    check_labels,
+    check_matrix,
+    check_sample_weight,
+    check_tol,
+    check_weight_ratio,
+)
 
 __all__ = [
     "DEFAULT_RANK_TOL",
+    "MAX_WEIGHT_RATIO",
     "DMIResult",
     "Problem",
     "augment",
@@ -66,33 +74,9 @@ IDENTICAL_RTOL = 1e-10
 AUTO_BRUTE_FORCE_LIMIT = 500_000
 
 
-#: Largest ratio of the largest to the smallest positive ``sample_weight`` the
-#: solvers accept.  The weighted mean lies within about ``1/ratio`` of the spread
-#: from a heavy row, so that row's centred coordinates keep about ``16 -
-#: log10(ratio)`` digits in float64, and ``CᵀWÃ``'s condition grows with the ratio
-#: (a cluster of light rows only).  Compared with an exact rational brute force on
-#: small integer data (``tests/test_weights_extreme.py``), the exact solvers gave
-#: wrong optima from ratios of 1e16 on, none up to 1e15; k-cofactors met singular
-#: states at 1e30.  The bound keeps a margin.
-MAX_WEIGHT_RATIO = 1e12
-
-
 def _check_weight_ratio(problem, solver: str) -> None:
-    """Refuse weights whose positive values span more than :data:`MAX_WEIGHT_RATIO`."""
-    w = problem.weights
-    if w is None:
-        return
-    pos = w[w > 0]
-    ratio = float(pos.max() / pos.min())
-    if not ratio <= MAX_WEIGHT_RATIO:
-        raise ValueError(
-            f"sample_weight spans a ratio of {ratio:.3g} (largest / smallest positive "
-            f"weight), more than the {MAX_WEIGHT_RATIO:g} that {solver!r} handles: the "
-            "weighted mean then lies so close to the heaviest rows that their centred "
-            "coordinates lose the digits the optimum depends on (float64 keeps about 16), "
-            "and CᵀWÃ becomes numerically singular; use weights closer together (for "
-            "instance drop the rows whose weight is negligible)"
-        )
+    """:func:`~dmi_lib._validation.check_weight_ratio` of the problem's weights."""
+    check_weight_ratio(problem.weights, solver)
 
 
 # --------------------------------------------------------------------------- #
@@ -201,12 +185,9 @@ class Problem:
         The power of two the data were divided by (``max|A| <= scale``) before the
         decomposition: exact in floating point, and no square over- or underflows.
     origin, offset : ndarray (d,) or None
-        With weights: the heaviest row of ``A / scale`` and ``mean - origin``
-        summed from the rows' differences to it.  :meth:`coordinates` centres
-        as ``(A / scale - origin) - offset``: the weighted mean lies within about
-        ``1 / (weight ratio)`` of the spread from a heavy row, and subtracting a
-        rounded mean would leave that row's small offset only the digits of
-        ``|A| / spread`` fewer.
+        With weights: the heaviest row of ``A / scale`` and ``mean - origin``; the
+        centring ``(A / scale - origin) - offset`` keeps the digits of that row's
+        tiny offset from the weighted mean (a rounded mean would lose them).
     """
 
     A: np.ndarray
@@ -437,10 +418,8 @@ def _slogdet(M):
 
 def _score_and_D(problem: Problem, labels: np.ndarray):
     """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular.
-
-    With weights, ``CᵀWÃ = w_max·Cᵀ(W/w_max)Ã`` is summed with the weights divided
-    by the largest (no overflow for weights up to the float range): the log-score
-    gains ``k·log w_max`` and ``D`` is divided by ``w_max``."""
+    Weights are divided by the largest, ``w_max``, first (no overflow): the
+    log-score gains ``k·log w_max``, ``D`` is divided by ``w_max``."""
     wmax = 1.0
     if problem.weights is not None:
         wmax = float(problem.weights.max())
