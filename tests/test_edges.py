@@ -320,3 +320,39 @@ def test_file_reading_errors_name_the_file(tmp_path_factory, case):
         got = dmi_lib.aggregate(scale_out.read_answers(str(d / "c.tsv")), "plurality")
         pd.testing.assert_series_equal(got, dmi_lib.aggregate(df, "plurality"))
     assert os.path.isdir(d)
+
+
+# --------------------------------------------------------------------------- #
+# K-DMI: cluster sums of T₋ᵢ that do not depend on her own rows
+# --------------------------------------------------------------------------- #
+@pytest.mark.parametrize("seed", range(5))
+def test_kdmi_exact_sums_depend_on_the_others_rows_only(seed):
+    """Agent 0's cluster sums at the start labels, computed as all rows minus her
+    own, are bit for bit the same whatever values her own rows hold, and equal
+    the exact rational sum over her T₋ᵢ rounded once."""
+    from fractions import Fraction
+
+    from dmi_lib import kdmi_partitions as kp
+
+    rng = np.random.default_rng(seed)
+    n, k, b = 300, 3, 4
+    counts = rng.integers(0, 7, size=(n, k)) + 1
+    At = counts / counts.sum(axis=1, keepdims=True)
+    start = rng.integers(0, k, n)
+    gone = np.zeros((b, n), dtype=bool)
+    for a in range(b):
+        gone[a, rng.choice(n, 20, replace=False)] = True
+    M = kp._exact_total(kp._exact_start_sums(kp._exact_levels(At), start, gone))
+    other = At.copy()
+    mine = gone[0]
+    fresh = rng.integers(1, 9, size=(int(mine.sum()), k))
+    other[mine] = fresh / fresh.sum(axis=1, keepdims=True)
+    M2 = kp._exact_total(kp._exact_start_sums(kp._exact_levels(other), start, gone))
+    assert np.array_equal(M[0], M2[0])
+    for c in range(k):
+        for j in range(k):
+            rows = np.flatnonzero(~mine & (start == c))
+            exact_sum = sum((Fraction(float(At[t, j])) for t in rows), Fraction(0))
+            assert abs(Fraction(float(M[0, c, j])) - exact_sum) <= abs(exact_sum) * Fraction(
+                2, 2**53
+            )
