@@ -148,11 +148,17 @@ def _local_files(path):
     return files
 
 
-def _scan(answers, options) -> pd.Index:
+def _scan(answers, options):
     """One pass over the answers: refuse missing values, and return the label values in
-    column order by the pandas path's rule (given, or the labels seen, sorted)."""
-    na, seen, n_rows = dask.compute(
-        answers[list(_COLUMNS)].isna().sum(), answers["label"].drop_duplicates(), answers.shape[0]
+    column order by the pandas path's rule (given, or the labels seen, sorted), and
+    the smallest and largest task id when they are integers (else None)."""
+    integer_tasks = pd.api.types.is_integer_dtype(answers["task"].dtype)
+    extra = (answers["task"].min(), answers["task"].max()) if integer_tasks else ()
+    na, seen, n_rows, *task_range = dask.compute(
+        answers[list(_COLUMNS)].isna().sum(),
+        answers["label"].drop_duplicates(),
+        answers.shape[0],
+        *extra,
     )
     if n_rows == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
@@ -173,7 +179,8 @@ def _scan(answers, options) -> pd.Index:
                 f"labels of mixed types cannot be sorted ({exc}); a "
                 "partitioned table has no first appearance: pass options="
             ) from exc
-    return _check_options(options, seen)[1]
+    opts = _check_options(options, seen)[1]
+    return opts, (tuple(int(v) for v in task_range) if task_range else None)
 
 
 def _task_values(tasks: pd.Series) -> pd.Series:
@@ -245,9 +252,15 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
         answers = answers.assign(
             task=answers["task"].map_partitions(_task_values, meta=("task", object))
         )
-    opts = _scan(answers, options)
+    opts, task_range = _scan(answers, options)
     if duplicates == "error":
         _check_duplicates(answers)
+    C = len(opts)
+    if task_range is not None and (task_range[1] - task_range[0] + 1) * C <= MAX_DENSE_CELLS:
+        # Integer task ids in a range the pandas path could hold densely: each
+        # partition counts into a dense (range × C) array and the arrays are
+        # summed in a tree -- no shuffle of one partial row per (task, partition).
+        return _dense_counts(answers, opts, task_range), opts
     meta = pd.DataFrame(
         {f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
         index=pd.Index([], name="task", dtype=answers["task"].dtype),
@@ -257,6 +270,35 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
     # keeps the result partitioned, so no single machine holds every task).
     counts = partial.groupby(partial.index).sum(split_out=answers.npartitions)
     return counts, opts
+
+
+def _dense_partition(part: pd.DataFrame, opts: pd.Index, lo: int, size: int) -> np.ndarray:
+    """Answer counts of one partition as a dense ``(size, C)`` array (task ``lo + t``)."""
+    C = len(opts)
+    key = (part["task"].to_numpy().astype(np.int64) - lo) * C + opts.get_indexer(
+        part["label"].to_numpy()
+    )
+    return np.bincount(key, minlength=size * C).reshape(size, C)
+
+
+def _dense_counts(answers, opts: pd.Index, task_range):
+    """:func:`task_counts` for integer task ids in ``task_range``: per-partition dense
+    counts summed in a tree (memory per worker: one ``range × C`` array, at most
+    ``MAX_DENSE_CELLS`` cells as on the pandas path), the answered tasks kept."""
+    lo, hi = task_range
+    size = hi - lo + 1
+    sums = [dask.delayed(_dense_partition)(p, opts, lo, size) for p in answers.to_delayed()]
+    while len(sums) > 1:  # a tree of pairwise sums
+        sums = [
+            dask.delayed(np.add)(sums[i], sums[i + 1]) if i + 1 < len(sums) else sums[i]
+            for i in range(0, len(sums), 2)
+        ]
+    total = sums[0].compute()
+    answered = np.flatnonzero(total.sum(axis=1))
+    index = pd.Index((answered + lo).astype(answers["task"].dtype), name="task")
+    columns = [f"c{j}" for j in range(len(opts))]
+    frame = pd.DataFrame(total[answered].astype(np.int64), index=index, columns=columns)
+    return dd.from_pandas(frame, npartitions=max(1, min(answers.npartitions, len(frame))))
 
 
 def distinct_counts(counts):
