@@ -221,6 +221,7 @@ def _table(draw_tasks, draw_labels, rng, n=120):
 
 TASKS = {
     "int": lambda t: t,
+    "int-offset": lambda t: (t * 7 + 1000).astype(np.int32),
     "str": lambda t: np.array([f"t{v:02d}" for v in t], dtype=object),
     "category": lambda t: pd.Categorical(t),
     "category-str": lambda t: pd.Categorical([f"t{v:02d}" for v in t]),
