@@ -44,8 +44,16 @@ KERNELS = ("sweep", "screen")
 
 def available() -> bool:
     """Whether the compiled pass can be used (numba installed and not disabled)."""
-    if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
+    raw = os.environ.get("DMI_LIB_NO_NUMBA", "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        pass
+    elif raw in ("1", "true", "yes", "on"):
         return False
+    else:
+        raise ValueError(
+            f"DMI_LIB_NO_NUMBA must be one of 1/true/yes/on (numba off) or "
+            f"0/false/no/off/empty (numba on), got {os.environ['DMI_LIB_NO_NUMBA']!r}"
+        )
     return importlib.util.find_spec("numba") is not None
 
 

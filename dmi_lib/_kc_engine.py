@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.linalg
 
 from . import _compiled, _kc_pass
 from ._kc_common import (
@@ -34,6 +35,14 @@ from ._kc_common import (
     tie_tol,
 )
 from .problem import Problem
+
+
+#: From this many clusters on, :meth:`Engine.state` uses one LU factorisation.
+LU_MIN_K = 32
+
+#: Up to this many clusters the ascent moves many rows at once by a line search
+#: over gap buckets; beyond, one at a time (see ``Engine._setup``).
+BUCKETS_MAX_K = 64
 
 
 class State:
@@ -189,7 +198,15 @@ class Engine:
         options = KCOptions() if options is None else options
         n, k = problem.n, problem.k
         r = k - 1
-        scale = problem.singular_values[:r] / problem.scale / math.sqrt(problem.total_weight)
+        # sv / √(Σw) with the weights divided by the largest first (prepare scaled
+        # sv by √w_max): no overflow of Σw for weights near the float range
+        total = problem.total_weight
+        sv = problem.singular_values[:r]
+        if problem.weights is not None:
+            wmax = float(problem.weights.max())
+            total = float((problem.weights / wmax).sum())
+            sv = sv / math.sqrt(wmax)
+        scale = sv / problem.scale / math.sqrt(total)
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
         # clustering itself allows (the data's own scales drop out).
         Xt = np.empty((k, n))
@@ -223,6 +240,10 @@ class Engine:
         )
         self.compiled_passes = 0
         self.kernels = None
+        # The line search's sums by gap bucket take N_BUCKETS·k² floats (1 GiB at
+        # k = 1,000 options): beyond BUCKETS_MAX_K clusters every candidate move
+        # is made one at a time (O(k²) each, as much as the pass that found it).
+        self.buckets = self.k <= BUCKETS_MAX_K
         work = self.n * self.k * self.k * n_init  # what the compiled pass must save its loading on
         if (
             options.compiled_min_rows <= self.n < 2**31
@@ -265,11 +286,30 @@ class Engine:
         if M[:, -1].min() < 0.5 * self.wmin:  # an empty cluster (sizes: whole numbers
             # of rows, or sums of weights of at least wmin)
             return State(labels, M, None, -np.inf, 0.0)
+        if self.k >= LU_MIN_K:
+            return self._state_lu(labels, M)
         s = np.linalg.svd(M, compute_uv=False)
         if not s[-1] > RCOND * s[0]:
             return State(labels, M, None, -np.inf, 0.0)
         sign, logabs = np.linalg.slogdet(M)
         return State(labels, M, np.linalg.inv(M), float(logabs), float(sign))
+
+    def _state_lu(self, labels, M) -> State:
+        """:meth:`state` for many clusters: one LU factorisation gives ``det`` and
+        ``D`` (an SVD, a determinant and an inverse cost three times as much at
+        ``k = 300``); singular when the 1-norm condition ``‖M‖₁‖D‖₁`` exceeds
+        ``1 / RCOND``."""
+        lu, piv = scipy.linalg.lu_factor(M, check_finite=False)
+        diag = np.diag(lu)
+        if not np.all(np.abs(diag) > 0):
+            return State(labels, M, None, -np.inf, 0.0)
+        D = scipy.linalg.lu_solve((lu, piv), np.eye(self.k), check_finite=False)
+        cond = np.abs(M).sum(axis=0).max() * np.abs(D).sum(axis=0).max()
+        if not cond * RCOND < 1.0:
+            return State(labels, M, None, -np.inf, 0.0)
+        swaps = np.count_nonzero(piv != np.arange(self.k))
+        sign = (-1.0) ** swaps * np.prod(np.sign(diag))
+        return State(labels, M, D, float(np.log(np.abs(diag)).sum()), float(sign))
 
     def tie_tol(self, D) -> float:
         return tie_tol(self.k, self.row_l1_max, D)
@@ -379,18 +419,23 @@ class Engine:
         return _kc_pass.first_max_labels(self.Xt, D, self.options.block, self.ldtype)
 
     # ---- the finishing ascent ----------------------------------------------- #
-    def _line_search(self, V, counts, D, tol):
+    def _line_search(self, V, counts, D, tol, M=None):
         """Best threshold on the gaps for moving many rows at once.
 
         Moving a set ``S`` of rows changes ``CᵀX`` by ``ΔM = Σ_{i∈S} (e_tgt − e_src)
         xᵢᵀ`` and multiplies ``det`` by ``det(I + D·ΔM)`` -- exact, for every set
         ``S_b`` = (rows of gap bucket ``<= b``) from the bucket sums ``V``.  Returns
         the best ``b`` and its ``ΔM``, or None when no ``S_b`` raises ``|det|`` by a
-        factor ``1 + tol`` (the caller then takes the single best move).
+        factor ``1 + tol`` (the caller then takes the single best move).  With
+        ``M = CᵀX`` given, a set that would empty a cluster is never chosen: its
+        ratio is 0 exactly, though rounding in ``det(I + D·ΔM)`` can make it look
+        large when ``k`` is large (many options, ``k`` up to 1,000).
         """
         nonempty = np.flatnonzero(counts)
         dM = np.cumsum(V, axis=0)[nonempty]
         ratio = np.abs(np.linalg.det(np.eye(self.k) + D @ dM))
+        if M is not None:  # cluster sizes (weights) after each candidate set
+            ratio[(M[:, -1] + dM[:, :, -1]).min(axis=1) < 0.5 * self.wmin] = 0.0
         j = int(np.argmax(ratio))
         if not ratio[j] > 1.0 + tol:
             return None, None
@@ -429,34 +474,49 @@ class Engine:
         :meth:`Bounds.worth_margins`)."""
         if bounds.valid(D, tol):
             bounds.used = True
-            return self.sweep(D, labels, tol, rows=bounds.rows(D, tol), collect=True, buckets=True)
+            return self.sweep(
+                D, labels, tol, rows=bounds.rows(D, tol), collect=True, buckets=self.buckets
+            )
         if settling and bounds.D0 is not None and self.options.scan_stale_watch:
-            sw = self.sweep(D, labels, tol, rows=bounds.rows(None, tol), collect=True, buckets=True)
+            sw = self.sweep(
+                D, labels, tol, rows=bounds.rows(None, tol), collect=True, buckets=self.buckets
+            )
             if sw.moved:
                 bounds.used = True
                 return sw
         if bounds.worth_margins() and settling:
-            sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=True)
+            sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=self.buckets)
             bounds.reset(D, sw.margin, self.Xt)
             return sw
         # D still moves a lot: margins would not survive the next step
         bounds.invalidate()
-        return self.sweep(D, labels, tol, collect=True, buckets=True)
+        return self.sweep(D, labels, tol, collect=True, buckets=self.buckets)
 
     def _ascent_step(self, sw, labels, M, D, tol):
         """Apply one pass's moves: few candidates one at a time, best first; many
         by the line search's damped batch step, else the single best row.
         Returns the number of moves and ``CᵀX`` after them."""
-        if sw.moved <= self.options.sequential_moves:
+        if sw.moved <= self.options.sequential_moves or not self.buckets:
             order = np.argsort(-sw.gap, kind="stable")
             return self._sequential(sw.idx[order], labels, M, D, tol), M
-        b, dM = self._line_search(sw.V, sw.counts, D, tol)
-        if b is None:
-            best = int(np.argmax(sw.gap))
-            return self._sequential(sw.idx[best : best + 1], labels, M, D, tol), M
-        sel = sw.bucket <= b
-        labels[sw.idx[sel]] = sw.tgt[sel]
-        return int(np.count_nonzero(sel)), M + dM
+        b, dM = self._line_search(sw.V, sw.counts, D, tol, M)
+        if b is not None:
+            sel = sw.bucket <= b
+            rows = sw.idx[sel]
+            labels[rows] = sw.tgt[sel]
+            # The line search's ratio is computed through D; with many clusters
+            # its rounding can hide a step that does not raise |det| (or makes
+            # CᵀX singular).  Check the step on CᵀX itself and undo it if so.
+            st = self.state(labels, M + dM)
+            if st.D is not None and st.logabs > self._logabs(M) + math.log1p(tol):
+                return int(rows.size), M + dM
+            labels[rows] = sw.src[sel]
+        best = int(np.argmax(sw.gap))
+        return self._sequential(sw.idx[best : best + 1], labels, M, D, tol), M
+
+    @staticmethod
+    def _logabs(M) -> float:
+        return float(np.linalg.slogdet(M)[1])
 
     def ascent(self, st: State, max_passes: int, copy: bool = True):
         """Raise ``|det(CᵀX)|`` by moves of rows until no single move gains a factor
@@ -530,19 +590,47 @@ class Engine:
         """
         labels = labels.copy()
         n_moves = 0
+        batch, last_r = True, -1
         for _ in range(2 * self.k):
             M = self.sums(labels)
             U, s, Vt = np.linalg.svd(M)
             r = int(np.sum(s > RCOND * s[0]))
             if r == self.k:
                 return labels, n_moves
+            batch = batch and r > last_r  # a batch that did not raise the rank: singles
+            last_r = r
             Z, V = U[:, r:], Vt[r:].T
             row_w = np.linalg.norm(V.T @ self.Xt, axis=0)
-            pair = np.linalg.norm(Z[:, None, :] - Z[None, :, :], axis=2)
+            # ‖Z_a − Z_b‖ from the Gram matrix (no k × k × (k − r) temporary)
+            sq = np.einsum("ij,ij->i", Z, Z)
+            pair = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T), 0.0))
             score = row_w[:, None] * pair[labels]
-            i, b = np.unravel_index(int(np.argmax(score)), score.shape)
-            labels[i] = b
-            n_moves += 1
+            if not batch or self.k - r == 1:
+                i, b = np.unravel_index(int(np.argmax(score)), score.shape)
+                labels[i] = b
+                n_moves += 1
+                continue
+            # Many clusters short (e.g. empty ones when k is large): up to k − r
+            # moves per decomposition, of distinct rows into distinct clusters that
+            # are neither a source nor emptied; checked by the next decomposition.
+            size = np.bincount(labels, minlength=self.k)
+            used_rows, targets, sources = set(), set(), set()
+            for flat in np.argsort(-score, axis=None)[: 64 * self.k]:
+                i, b = divmod(int(flat), self.k)
+                a = int(labels[i])
+                if score.flat[flat] <= 0 or len(targets) >= self.k - r:
+                    break
+                if i in used_rows or b in targets or b in sources or a in targets:
+                    continue
+                if size[a] <= 1:
+                    continue
+                size[a] -= 1
+                size[b] += 1
+                used_rows.add(i)
+                targets.add(b)
+                sources.add(a)
+                labels[i] = b
+                n_moves += 1
         # pragma: no cover -- each move raises the rank by one (see above)
         raise RuntimeError("k-cofactors: could not make CᵀÃ non-singular")
 

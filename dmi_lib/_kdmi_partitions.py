@@ -313,14 +313,24 @@ def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
     """
     b, n = gone.shape
     k = At.shape[1]
-    keep = ~gone
-    who, rows = np.nonzero(keep)  # row-major: each agent's rows in increasing order
+    levels = _exact_levels(At)
+    if levels is None:
+        keep = ~gone
+        who, rows = np.nonzero(keep)  # row-major: each agent's rows in increasing order
 
-    def sums(lab):
-        key = who * k + lab[who, rows]
-        return np.stack(
-            [np.bincount(key, weights=At[rows, j], minlength=b * k) for j in range(k)], axis=1
-        ).reshape(b, k, k)
+        def sums(lab):
+            key = who * k + lab[who, rows]
+            return np.stack(
+                [np.bincount(key, weights=At[rows, j], minlength=b * k) for j in range(k)], axis=1
+            ).reshape(b, k, k)
+
+    else:  # the same numbers from exact sums, without a pass over every agent's rows
+        exact_M0 = _exact_start_sums(levels, start, gone)
+
+        def sums(lab):
+            if lab is lab0:
+                return _exact_total(exact_M0)
+            return _exact_total(_exact_moved_sums(levels, exact_M0, start, lab, gone))
 
     def conditioned(M):
         cond = np.linalg.cond(M)
@@ -342,6 +352,74 @@ def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
     D = np.linalg.inv(M)
     D[singular] = np.nan
     return D, moves, singular
+
+
+def _exact_levels(At: np.ndarray):
+    """``At`` split into three float arrays ``q₀ + q₁ + q₂ = At`` whose entries lie on
+    fixed grids (Rump's extraction: ``q = fl(σ + x) − σ``), so that every sum of up
+    to ``n`` of them is exact in float64 whatever the order; None when ``|At| > 1``
+    or three levels do not hold every bit (then the caller sums directly).
+
+    With exact level sums, ``Σ_{t∉Tᵢ}`` is ``Σ_all − Σ_{t∈Tᵢ}`` exactly: the same
+    number, bit for bit, as a sum over her ``T₋ᵢ`` alone -- a function of
+    ``A[T₋ᵢ]`` only, whatever she reports -- at a cost of her rows instead of all.
+    """
+    n = At.shape[0]
+    if not (np.all(np.isfinite(At)) and np.abs(At).max(initial=0.0) <= 1.0):
+        return None
+    p = int(np.ceil(np.log2(max(n, 2)))) + 1  # |Σ| <= n < 2**p
+    out, rest = [], At.astype(np.float64, copy=True)
+    sigma = 2.0**p
+    for _ in range(3):
+        q = (sigma + rest) - sigma
+        rest = rest - q
+        out.append(q)
+        sigma = sigma * 2.0 ** (p - 53)  # |rest| <= ulp(σ)/2: the next grid
+    if np.any(rest != 0.0):
+        return None
+    return out
+
+
+def _level_sums(q, key, rows, size):
+    """``Σ`` of ``q[rows]`` per ``key`` (flat ``agent·k + cluster``), per column."""
+    k = q.shape[1]
+    return np.stack(
+        [np.bincount(key, weights=q[rows, j], minlength=size) for j in range(k)], axis=1
+    )
+
+
+def _exact_start_sums(levels, start, gone):
+    """Per level, ``Cᵀq`` of each agent's rows at the common start labels: the sum
+    over all rows minus her own (exact on the level's grid), shape ``(b·k, k)``."""
+    b, n = gone.shape
+    k = levels[0].shape[1]
+    who, rows = np.nonzero(gone)
+    key = who * k + start[rows]
+    out = []
+    for q in levels:
+        total = _level_sums(q, start, np.arange(n), k)  # (k, k), exact
+        mine = _level_sums(q, key, rows, b * k)
+        out.append(np.tile(total, (b, 1)) - mine)
+    return out
+
+
+def _exact_moved_sums(levels, base, start, lab, gone):
+    """The level sums of labels ``lab``: ``base`` (at ``start``) plus the moved rows."""
+    b, n = gone.shape
+    k = levels[0].shape[1]
+    who, rows = np.nonzero((lab != start[None, :]) & ~gone)
+    to, frm = who * k + lab[who, rows], who * k + start[rows]
+    return [
+        m + _level_sums(q, to, rows, b * k) - _level_sums(q, frm, rows, b * k)
+        for m, q in zip(base, levels)
+    ]
+
+
+def _exact_total(level_sums):
+    """The rounded ``Σ`` of the exact level sums (one fixed order), shape ``(b, k, k)``."""
+    M = (level_sums[0] + level_sums[1]) + level_sums[2]
+    k = M.shape[1]
+    return M.reshape(-1, k, k)
 
 
 def _scratch_partition(sub, rank_tol, C, exact, seed):

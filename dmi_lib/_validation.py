@@ -136,6 +136,10 @@ def check_distribution(
 def check_random_state(seed) -> np.random.Generator:
     """Turn ``None``, an int, or a Generator into a ``numpy.random.Generator``."""
     if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+        if seed is not None and seed < 0:
+            raise ValueError(
+                f"random_state must be None, a non-negative int or a numpy Generator, got {seed!r}"
+            )
         return np.random.default_rng(seed)
     if isinstance(seed, np.random.Generator):
         return seed
@@ -170,8 +174,16 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
         raise ValueError(
             f"{name} must be finite and non-negative, got {float(arr[i])!r} at index {i}"
         )
-    if not arr.sum() > 0:
+    with np.errstate(over="ignore"):
+        total = arr.sum()
+    if not total > 0:
         raise ValueError(f"{name} must have a positive sum (some row must count), got all zeros")
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} sums to more than the float range (largest weight "
+            f"{float(arr.max())!r}): divide every weight by one constant (the clustering "
+            "does not depend on the weights' scale)"
+        )
     return arr
 
 
@@ -191,3 +203,32 @@ def check_int(value, name: str, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
+
+
+#: Largest ratio of the largest to the smallest positive ``sample_weight`` the
+#: solvers accept.  The weighted mean lies within about ``1/ratio`` of the spread
+#: from a heavy row, so that row's centred coordinates keep about ``16 -
+#: log10(ratio)`` digits in float64, and ``CᵀWÃ``'s condition grows with the ratio
+#: (a cluster of light rows only).  Compared with an exact rational brute force on
+#: small integer data (``tests/test_weights_extreme.py``), the exact solvers gave
+#: wrong optima from ratios of 1e16 on, none up to 1e15; k-cofactors met singular
+#: states at 1e30.  The bound keeps a margin.
+MAX_WEIGHT_RATIO = 1e12
+
+
+def check_weight_ratio(weights, solver: str) -> None:
+    """Refuse weights whose positive values span more than :data:`MAX_WEIGHT_RATIO`."""
+    w = weights
+    if w is None:
+        return
+    pos = w[w > 0]
+    ratio = float(pos.max() / pos.min())
+    if not ratio <= MAX_WEIGHT_RATIO:
+        raise ValueError(
+            f"sample_weight spans a ratio of {ratio:.3g} (largest / smallest positive "
+            f"weight), more than the {MAX_WEIGHT_RATIO:g} that {solver!r} handles: the "
+            "weighted mean then lies so close to the heaviest rows that their centred "
+            "coordinates lose the digits the optimum depends on (float64 keeps about 16), "
+            "and CᵀWÃ becomes numerically singular; use weights closer together (for "
+            "instance drop the rows whose weight is negligible)"
+        )

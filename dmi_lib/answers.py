@@ -91,8 +91,24 @@ def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
             f"answers is missing column(s) {missing}; a long table needs "
             f"the columns {list(required)} (one row per answer)"
         )
+    repeated = [c for c in required if int(np.sum(answers.columns == c)) > 1]
+    if repeated:
+        raise ValueError(
+            f"answers has several columns named {repeated[0]!r}; give each of "
+            f"{list(required)} one column"
+        )
     if len(answers) == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
+    for col in required:
+        if answers[col].dtype == object:
+            try:  # lists, dicts, sets: values that cannot be compared or counted
+                pd.util.hash_array(answers[col].to_numpy())
+            except TypeError:
+                bad = next(v for v in answers[col] if not pdt.is_hashable(v))
+                raise TypeError(
+                    f"answers column {col!r} must hold hashable values (numbers, "
+                    f"strings), got {type(bad).__name__} {bad!r}"
+                ) from None
     for col in required:
         na = answers[col].isna().to_numpy()
         if na.any():
@@ -564,6 +580,16 @@ def _check_keywords(method: str, kw: dict) -> None:
             "folds",
         },
         "surprisingly-popular": {"prior"},
+        "dmi-em": {
+            "weights",
+            "pseudocount",
+            "tol",
+            "max_iter",
+            "dmi_method",
+            "rank_tol",
+            "default_confidence",
+            "max_dmi_options",
+        },
     }.get(method, set())
     unknown = sorted(set(kw) - allowed)
     if unknown:

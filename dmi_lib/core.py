@@ -66,8 +66,10 @@ def dmi_cluster(
         ``"exact"`` answers only when an exact solver applies and is then globally
         optimal: ``k = 2`` (points on a line: split at the mean, Corollary 2.3),
         ``k = 3`` (points in a plane: three cones at the mean, Theorem 2.2 +
-        Corollary 2.4, O(n log n)), or tiny ``n`` (brute force, at most
-        ``AUTO_BRUTE_FORCE_LIMIT`` labelings); otherwise it raises.  ``"auto"``
+        Corollary 2.4, O(n log n)), or small ``n`` (brute force, at most
+        ``dmi_lib.exact.EXACT_BRUTE_FORCE_LIMIT = 10**7`` labelings ``k**(n-1)``:
+        about 1-3 s for ``k = 4``); otherwise it raises.  ``"auto"`` runs brute
+        force only up to ``AUTO_BRUTE_FORCE_LIMIT`` labelings.  ``"auto"``
         uses an exact solver whenever one applies, else k-cofactors (every
         iteration O(nk²), at most ``max_iter`` per restart); the result's
         ``method`` says which ran and ``info["auto_reason"]`` why.
@@ -167,17 +169,30 @@ def _solve(
             ),
         )
 
+    # k-cofactors' options are checked whichever solver runs: a call that an
+    # exact solver answers on k <= 3 data must not fail later on k >= 4 data.
+    _kc.check_int(n_init, "n_init", 1)
+    _kc.check_int(max_iter, "max_iter", 1)
+    _kc.check_random_state(random_state)
+    _kc.check_init(init, problem.n, problem.k)
     k, n = problem.k, problem.n
     if method in ("auto", "exact"):
         res = _exact_solve(problem)
         if res is not None:
             return res
         if method == "exact":
+            if _exact.labelings_within(n, k, _exact.EXACT_BRUTE_FORCE_LIMIT):
+                reason = (
+                    f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
+                    f"{_exact.EXACT_BRUTE_FORCE_LIMIT} labelings (method='exact')"
+                )
+                labels = _exact._brute_force_labels(problem, _exact.EXACT_BRUTE_FORCE_LIMIT)
+                return _result(problem, labels, "brute-force", True, info={"auto_reason": reason})
             raise ValueError(
                 f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
                 "exact solvers cover k = 2 (points on a line), k = 3 (points in a plane) "
-                f"and brute force for k**(n-1) <= {AUTO_BRUTE_FORCE_LIMIT}; "
-                "use method='k-cofactors' (a guaranteed local maximum)"
+                f"and brute force for k**(n-1) <= {_exact.EXACT_BRUTE_FORCE_LIMIT} labelings "
+                "(method='exact'); use method='k-cofactors' (a guaranteed local maximum)"
             )
     if method == "brute-force":
         return _result(problem, _exact._brute_force_labels(problem), "brute-force", True)

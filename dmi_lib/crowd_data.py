@@ -133,10 +133,24 @@ _MANIFEST = "SHA256SUMS"
 def _manifest() -> dict:
     """``{relative path: SHA-256 hex}`` of every shipped data file."""
     out = {}
-    for line in _path(_MANIFEST).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            digest, rel = line.split(maxsplit=1)
-            out[rel.strip().lstrip("*")] = digest.lower()
+    raw = _path(_MANIFEST).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"dmi_lib/data/{_MANIFEST} is not text (byte {exc.start} is not UTF-8): the "
+            "manifest is corrupt; reinstall dmi_lib or restore the file"
+        ) from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split(maxsplit=1)
+        if len(parts) != 2 or not re.fullmatch(r"[0-9a-fA-F]{64}", parts[0]):
+            raise ValueError(
+                f"dmi_lib/data/{_MANIFEST} line {number} is not '<64 hex digits>  <path>': "
+                f"{line[:80]!r}; the manifest is corrupt; reinstall dmi_lib or restore it"
+            )
+        out[parts[1].strip().lstrip("*")] = parts[0].lower()
     return out
 
 

@@ -73,7 +73,15 @@ import numpy as np
 from ._triangle import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
-from .problem import Problem, _result, _score_and_D, _without_zero_weights, argmax_rows, prepare
+from ._validation import check_weight_ratio
+from .problem import (
+    Problem,
+    _result,
+    _score_and_D,
+    _without_zero_weights,
+    argmax_rows,
+    prepare,
+)
 
 __all__ = [
     "brute_force",
@@ -81,11 +89,20 @@ __all__ = [
     "mean_split",
     "DEFAULT_MAX_LABELINGS",
     "labelings_within",
+    "EXACT_BRUTE_FORCE_LIMIT",
 ]
 
 #: Default cap on ``k ** (n - 1)`` for :func:`brute_force`: ~0.1-0.3 s for k <= 4
 #: (closed-form determinants), ~2 s for k = 5 on the 2-core development machine.
 DEFAULT_MAX_LABELINGS = 2_000_000
+
+#: Largest ``k ** (n - 1)`` that ``dmi_cluster(method="exact")`` enumerates by brute
+#: force when no other exact solver applies (k >= 4): 4**11 = 4.2·10⁶ labelings
+#: took 2-4 s on the 2-core development machine (loaded); 10⁷ keeps it in seconds.
+EXACT_BRUTE_FORCE_LIMIT = 10**7
+
+#: Most memory the brute force's table of partial sums may take (bytes).
+_BRUTE_TABLE_BYTES = 1 << 30
 
 #: Labelings per vectorised determinant batch in the brute force.
 _BRUTE_CHUNK = 1 << 16
@@ -109,6 +126,7 @@ def _mean_split_labels(problem: Problem) -> np.ndarray:
     """
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
+    check_weight_ratio(problem.weights, "exact-1d")
     y = problem.Y[:, 0]
     v = problem.axes[0]
     first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
@@ -201,6 +219,11 @@ def _ray_polygon(problem: Problem):
     mask of the rows away from the mean.  Large temporaries are dropped as soon as
     they are used (10⁶ rows: the peak stays a few times the input's size)."""
     Yc = problem.Y
+    if problem.weights is not None:
+        # The rays' vectors are the weighted wᵢyᵢ (a positive scale keeps each
+        # angle): a heavy row within rounding of the mean still moves the sums
+        # by wᵢyᵢ, so "at the mean" is decided on wᵢyᵢ, not on yᵢ.
+        Yc *= (problem.weights / problem.weights.max())[:, None]
     sq = np.einsum("ij,ij->i", Yc, Yc)
     away = sq > _AT_MEAN_RTOL**2 * sq.max()
     del sq
@@ -212,8 +235,6 @@ def _ray_polygon(problem: Problem):
     # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
     Yo = Yc.take(order, axis=0)
     del Yc
-    if problem.weights is not None:
-        Yo *= (problem.weights.take(order) / problem.weights.max())[:, None]
     sorted_angle = angle.take(order)
     del order
     # One edge per ray from the mean: equal angles merge (rays stay together).
@@ -236,6 +257,7 @@ def _cones(problem: Problem):
     """:func:`_cones_labels` plus the number of rays (polygon vertices)."""
     if problem.k != 3:
         raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
+    check_weight_ratio(problem.weights, "exact-2d")
     X, Y, theta, angle, away = _ray_polygon(problem)
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
@@ -396,6 +418,7 @@ def _brute_force_labels(
     """
     max_labelings = _check_max_labelings(max_labelings)
     n, k = problem.n, problem.k
+    check_weight_ratio(problem.weights, "brute-force")
     if not labelings_within(n, k, max_labelings):
         bits = (n - 1) * math.log2(k)
         count = f"{k ** (n - 1)}" if bits <= 256 else f"about 2**{bits:.0f}"
@@ -415,6 +438,14 @@ def _brute_force_labels(
         X *= (problem.weights / problem.weights.max())[:, None]
     E = np.einsum("cd,ij->icdj", np.eye(k), X)  # E[i, c]: row i's term in cluster c
     r = min(n - 1, max(1, int(np.log(chunk) / np.log(k)) // 2 + 1))
+    table = 8 * k * k * float(k) ** max(0, n - 1 - r)  # bytes of `high` below
+    if table > _BRUTE_TABLE_BYTES:
+        raise ValueError(
+            f"brute force over k**(n-1) = {k}**{n - 1} labelings (max_labelings = "
+            f"{max_labelings}) would need a table of {table / 2**30:.3g} GiB "
+            f"(more than {_BRUTE_TABLE_BYTES / 2**30:g} GiB) and far too long to run; "
+            "use an exact solver for k <= 3, or k-cofactors"
+        )
     low = _sum_table(E, range(n - r, n)) + E[0, 0]  # rows n-r..n-1, plus row 0 in 0
     high = _sum_table(E, range(1, n - r))  # rows 1..n-r-1
     per_chunk = max(1, chunk // low.shape[0])

@@ -78,7 +78,13 @@ def dmi(U) -> float:
     >>> dmi([[0.25, 0.25], [0.25, 0.25]])
     0.0
     """
-    arr = np.asarray(U, dtype=float) if not isinstance(U, np.ndarray) else U
+    arr = np.asarray(U) if not isinstance(U, np.ndarray) else U
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"U must be a numeric joint-distribution matrix, got dtype {arr.dtype} "
+            f"(e.g. {np.ravel(arr)[:1].tolist()!r})"
+        )
+    arr = arr.astype(float, copy=False)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.size == 0:
         raise ValueError(f"U must be a square joint-distribution matrix, got shape {np.shape(U)}")
     U = check_distribution(arr, "U", axis=None)

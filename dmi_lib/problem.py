@@ -14,7 +14,9 @@ partitioned).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 import numbers
 from dataclasses import dataclass, field
 
@@ -23,12 +25,19 @@ import pandas as pd
 
 from ._blas import single_thread_blas
 from ._decompose import choose_columns, moments, pow2_scale, tall_r
-from ._validation import check_labels, check_matrix, check_sample_weight, check_tol
+from ._validation import (
+    MAX_WEIGHT_RATIO,
+    check_labels,
+    check_matrix,
+    check_sample_weight,
+    check_tol,
+)
 
 __all__ = [
     "AUTO_BRUTE_FORCE_LIMIT",
     "IDENTICAL_RTOL",
     "DEFAULT_RANK_TOL",
+    "MAX_WEIGHT_RATIO",
     "DMIResult",
     "Problem",
     "augment",
@@ -92,7 +101,9 @@ def dmi_rank(A, rank_tol: float | None = None):
     A : array_like, shape (n, d)
     rank_tol : float, optional
         Relative tolerance; default :data:`DEFAULT_RANK_TOL`.  ``0`` counts every
-        non-zero singular value above numpy's machine-precision threshold.
+        singular value above numpy's machine-precision threshold (``σ_max · max(n,
+        d) · eps``) and above :data:`IDENTICAL_RTOL` times the data's magnitude:
+        rows that differ by less than that count as identical at any ``rank_tol``.
 
     Returns
     -------
@@ -168,6 +179,10 @@ class Problem:
     scale : float
         The power of two the data were divided by (``max|A| <= scale``) before the
         decomposition: exact in floating point, and no square over- or underflows.
+    origin, offset : ndarray (d,) or None
+        With weights: the heaviest row of ``A / scale`` and ``mean - origin``; the
+        centring ``(A / scale - origin) - offset`` keeps the digits of that row's
+        tiny offset from the weighted mean (a rounded mean would lose them).
     """
 
     A: np.ndarray
@@ -179,6 +194,8 @@ class Problem:
     rank_tol: float
     weights: np.ndarray | None = None
     scale: float = 1.0
+    origin: np.ndarray | None = None
+    offset: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -263,7 +280,11 @@ class Problem:
         with single_thread_blas(n):
             for s0 in range(0, n, _BLOCK):
                 block = self.A[s0 : s0 + _BLOCK] / self.scale
-                block -= self.mean
+                if self.origin is None:
+                    block -= self.mean
+                else:
+                    block -= self.origin
+                    block -= self.offset
                 if by_columns:
                     out.T[:, s0 : s0 + _BLOCK] = V.T @ block.T
                 else:
@@ -330,6 +351,15 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
             f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
             "DMI-clustering needs at least two distinct points"
         )
+    origin = offset = None
+    if w is not None:  # the mean relative to the heaviest row (see Problem)
+        origin = A[int(np.argmax(w))] / s
+        acc = np.zeros(d)
+        for s0 in range(0, n, _BLOCK):
+            block = A[s0 : s0 + _BLOCK] / s
+            block -= origin
+            acc += wn[s0 : s0 + _BLOCK] @ block
+        offset = acc / total
     columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
     if w is not None:
         sv = sv * np.sqrt(w.max())
@@ -345,6 +375,8 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         rank_tol=tol,
         weights=w,
         scale=s,
+        origin=origin,
+        offset=offset,
     )
 
 
@@ -380,12 +412,18 @@ def _slogdet(M):
 
 
 def _score_and_D(problem: Problem, labels: np.ndarray):
-    """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular."""
+    """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular.
+    Weights are divided by the largest, ``w_max``, first (no overflow): the
+    log-score gains ``k·log w_max``, ``D`` is divided by ``w_max``."""
+    wmax = 1.0
+    if problem.weights is not None:
+        wmax = float(problem.weights.max())
+        problem = dataclasses.replace(problem, weights=problem.weights / wmax)
     M = problem.cluster_sums(labels)
     sign, logabs = _slogdet(M)
     if sign == 0.0 or not np.isfinite(logabs):
         return 0.0, -np.inf, None
-    return sign, logabs, np.linalg.inv(M)
+    return sign, logabs + problem.k * math.log(wmax), np.linalg.inv(M) / wmax
 
 
 def log_dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
@@ -575,6 +613,11 @@ def assign(A, D, columns) -> np.ndarray:
     if D.shape != (k, k):
         raise ValueError(f"D must be square, got shape {D.shape}")
     columns = list(columns)
+    for c in columns:
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Integral):
+            raise TypeError(f"columns must hold integer indices, got {c!r} in {columns}")
+    if len(set(int(c) for c in columns)) != len(columns):
+        raise ValueError(f"columns must be distinct indices, got {columns}")
     if len(columns) != k or min(columns) < 0 or max(columns) > A.shape[1]:
         raise ValueError(
             f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
@@ -688,6 +731,8 @@ def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
         rank_tol=problem.rank_tol,
         weights=None if problem.weights is None else problem.weights[keep],
         scale=problem.scale,
+        origin=problem.origin,
+        offset=problem.offset,
     )
 
 

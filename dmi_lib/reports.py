@@ -45,6 +45,11 @@ def _count(x, name: str) -> int:
     return check_int(x, name, 0)
 
 
+#: Largest count matrix :meth:`Reports.counts` builds (cells; 512 MiB of int64), as
+#: ``dmi_lib.answers.MAX_DENSE_CELLS`` for answer tables.
+_MAX_COUNT_CELLS = 2**26
+
+
 @dataclass(frozen=True, eq=False)
 class Reports:
     """Answers of a crowd: one row per report, in long ``(task, worker, label)`` form.
@@ -186,6 +191,13 @@ class Reports:
         One ``bincount`` over ``t·C + c`` (Algorithm 4, line 1).
         """
         C = self.n_options
+        cells = self.n_tasks * C
+        if cells > _MAX_COUNT_CELLS:
+            raise ValueError(
+                f"counts() would build an n_tasks × n_options = {self.n_tasks} × {C} matrix "
+                f"({cells} cells, about {8 * cells / 2**30:.3g} GiB), more than "
+                f"{_MAX_COUNT_CELLS} cells; are the task ids dense (0..n_tasks-1)?"
+            )
         return np.bincount(self.task * C + self.label, minlength=self.n_tasks * C).reshape(
             self.n_tasks, C
         )

@@ -223,7 +223,13 @@ def random_states(
             raise ValueError(
                 "return_worlds=True needs kind='mixture' (Dirichlet states have no worlds)"
             )
-        alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (C,))
+        alpha_arr = np.asarray(alpha, dtype=float)
+        if alpha_arr.ndim > 1 or (alpha_arr.ndim == 1 and alpha_arr.size != C):
+            raise ValueError(
+                f"alpha must be a number or have one entry per option (C = {C}), got "
+                f"shape {alpha_arr.shape}"
+            )
+        alpha = np.broadcast_to(alpha_arr, (C,))
         if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be positive, got {alpha.tolist()}")
         return rng.dirichlet(alpha, size=n_tasks)

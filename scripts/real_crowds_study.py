@@ -32,6 +32,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from dmi_book.studies.fair_peers import (
+    DMI_EM,
+    DS_FULL,
+    DS_OWN,
+    FULL_DS_ITER,
+    dmi_em_study,
+    early_stop_table,
+)
 from dmi_book.studies.real_crowds import (
     DMI_PRACTICAL,
     DMI_VALIDATED,
@@ -57,10 +65,16 @@ N_DRAWS = 50
 #: Data sets of the strategic study that also run crowd-kit's DawidSkene (slow).
 DS_STRATEGIC = ("bluebirds", "rte", "dog", "weather_cf")
 BAR = 0.02  # "never worse than plurality by more than 2 accuracy points"
+#: DMI-EM study: manipulated crowds per condition and gold draws per crowd (clean
+#: crowds: one crowd, DMI_EM_CROWDS * DMI_EM_GOLD draws).
+DMI_EM_CROWDS = 2
+DMI_EM_GOLD = 10
 
 
 def crowdkit_peers() -> dict:
-    """crowd-kit's MajorityVote and DawidSkene (default parameters) as callables."""
+    """crowd-kit's MajorityVote, its DawidSkene with default parameters (which stops
+    its EM early) and the same DawidSkene run for ``FULL_DS_ITER`` iterations
+    (``tol=-inf``, the fair peer) as callables."""
     try:
         from crowdkit.aggregation import DawidSkene, MajorityVote
     except ImportError as exc:  # the study needs the peers: say how to get them
@@ -80,7 +94,11 @@ def crowdkit_peers() -> dict:
 
         return fn
 
-    return {"crowd-kit MV": run(MajorityVote), "crowd-kit DS": run(DawidSkene)}
+    return {
+        "crowd-kit MV": run(MajorityVote),
+        "crowd-kit DS": run(DawidSkene),
+        DS_FULL: run(lambda: DawidSkene(n_iter=FULL_DS_ITER, tol=-np.inf)),
+    }
 
 
 def write(df: pd.DataFrame, out: Path, name: str, floatfmt=".4f") -> None:
@@ -124,9 +142,31 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "real_crowds")
     ap.add_argument("--quick", action="store_true", help="smoke run (few draws)")
+    ap.add_argument(
+        "--part",
+        choices=("all", "main", "dmi-em"),
+        default="all",
+        help="main: the tables of the chapter's first sections; dmi-em: the fair "
+        "Dawid-Skene peer and the DMI-EM study",
+    )
     args = ap.parse_args(argv)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
+    if args.part in ("all", "dmi-em"):
+        t0 = time.perf_counter()
+        datasets = load_study_datasets()
+        early = early_stop_table(datasets)
+        names = list(datasets)[:2] if args.quick else list(datasets)
+        study = dmi_em_study(
+            {k: datasets[k] for k in names},
+            n_crowds=1 if args.quick else DMI_EM_CROWDS,
+            n_gold=2 if args.quick else DMI_EM_GOLD,
+            random_state=0,
+            peers=False,  # the converged own EM is the DS peer (cross-checked in `early`)
+        )
+        write_dmi_em(out, early, study, time.perf_counter() - t0)
+    if args.part == "dmi-em":
+        return 0
     n_draws = 5 if args.quick else N_DRAWS
     n_reps = 1 if args.quick else 5
     peers = crowdkit_peers()
@@ -199,7 +239,7 @@ def main(argv=None) -> int:
                 n_reps=1 if args.quick else 3,
                 gold_size=GOLD_SIZE,
                 random_state=1,
-                peers={"crowd-kit DS": peers["crowd-kit DS"]},
+                peers={k: peers[k] for k in ("crowd-kit DS", DS_FULL)},
             ),
         )
         strategic.append(with_ds.assign(study="with crowd-kit DS"))
@@ -227,6 +267,38 @@ def main(argv=None) -> int:
     return 0
 
 
+def dmi_em_summary(study: pd.DataFrame) -> pd.DataFrame:
+    """Mean ± sd over the draws per data set, condition and method (points), and
+    the mean over data sets with the mean rank (1 = best, ties averaged)."""
+    per = (
+        study.groupby(["condition", "share", "dataset", "method"])["accuracy"]
+        .agg(["mean", "std"])
+        .reset_index()
+    )
+    per["rank"] = per.groupby(["condition", "share", "dataset"])["mean"].rank(ascending=False)
+    overall = (
+        per.groupby(["condition", "share", "method"])
+        .agg(mean=("mean", "mean"), mean_sd=("std", "mean"), mean_rank=("rank", "mean"))
+        .reset_index()
+    )
+    return per, overall
+
+
+def write_dmi_em(out: Path, early: pd.DataFrame, study: pd.DataFrame, seconds: float) -> None:
+    """The fair-peer and DMI-EM tables: ``ds_early_stop``, ``dmi_em`` (per draw),
+    ``dmi_em_sets`` (mean, sd, rank per data set) and ``dmi_em_summary``."""
+    write(early, out, "ds_early_stop")
+    study.to_csv(out / "dmi_em.csv", index=False, float_format="%.6g")
+    per, overall = dmi_em_summary(study)
+    write(per, out, "dmi_em_sets")
+    write(overall, out, "dmi_em_summary")
+    (out / "dmi_em_timing.md").write_text(
+        f"Early-stop table (crowd-kit's DawidSkene, default and {FULL_DS_ITER} iterations, "
+        f"and our own EM) and the DMI-EM study ({DMI_EM}, {DS_OWN}, DMI validated, "
+        f"plurality): {seconds:.0f} s wall (2 cores shared with other jobs)\n"
+    )
+
+
 def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
     versions = {p: metadata.version(p) for p in ("numpy", "scipy", "pandas", "crowd-kit")}
     wide = held.pivot(index="dataset", columns="method", values="accuracy")
@@ -240,6 +312,7 @@ def write_note(out, full, held, bar, margin, single, pay, n_draws) -> None:
         DMI_VALIDATED,
         "crowd-kit MV",
         "crowd-kit DS",
+        DS_FULL,
     ]
     wide = wide[[c for c in order if c in wide.columns]]
     fails = {

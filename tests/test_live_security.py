@@ -72,12 +72,16 @@ class Live:
         if self.url is None:
             self.stop()
             raise RuntimeError("the live server printed no URL")
-        parts = urllib.parse.urlsplit(self.url)
-        self.port = parts.port
-        self.token = urllib.parse.parse_qs(parts.query)["token"][0]
-        self.origin = f"http://127.0.0.1:{self.port}"
-        self.host = f"127.0.0.1:{self.port}"
-        self.cookies = self.log_in()
+        try:
+            parts = urllib.parse.urlsplit(self.url)
+            self.port = parts.port
+            self.token = urllib.parse.parse_qs(parts.query)["token"][0]
+            self.origin = f"http://127.0.0.1:{self.port}"
+            self.host = f"127.0.0.1:{self.port}"
+            self.cookies = self.log_in()
+        except BaseException:
+            self.stop()  # no server left behind by a failing start
+            raise
 
     def stop(self):
         if self.proc.poll() is None:

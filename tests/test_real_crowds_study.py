@@ -77,9 +77,13 @@ def test_every_table_is_committed():
         "single_task",
         "payments",
         "timings",
+        "ds_early_stop",
+        "dmi_em_sets",
+        "dmi_em_summary",
     ]:
         assert (RESULTS / f"{name}.csv").exists() and (RESULTS / f"{name}.md").exists()
     assert (RESULTS / "payments_workers.csv").exists()
+    assert (RESULTS / "dmi_em.csv").exists()
     assert (RESULTS / "README.md").exists()
 
 
@@ -203,3 +207,44 @@ def test_dawidskene_strategic_rows_regenerate(script):
         peers=ds,
     )
     _same(fresh, stored, ["dataset", "attack", "share", "rep", "method"])
+
+
+def test_dmi_em_study_regenerates(script):
+    """The DMI-EM study of one small data set (its own random streams) and the
+    summaries the chapter reads, regenerated and compared with the files."""
+    from dmi_book.studies.fair_peers import dmi_em_study
+
+    stored = _read("dmi_em")
+    one = load_study_datasets(["prelec2017_sp/2"])
+    fresh = dmi_em_study(
+        one, n_crowds=script.DMI_EM_CROWDS, n_gold=script.DMI_EM_GOLD, random_state=0
+    )
+    keys = ["dataset", "condition", "share", "crowd", "draw", "method"]
+    _same(fresh, stored, keys)
+    assert len(stored) == len(stored.drop_duplicates(keys))
+    per, overall = script.dmi_em_summary(stored)
+    _same(
+        per,
+        _read("dmi_em_sets"),
+        ["condition", "share", "dataset", "method"],
+        ["mean", "std", "rank"],
+    )
+    _same(
+        overall,
+        _read("dmi_em_summary"),
+        ["condition", "share", "method"],
+        ["mean", "mean_sd", "mean_rank"],
+    )
+    # every cell averages 20 gold draws
+    counts = stored.groupby(["dataset", "condition", "share", "method"]).size()
+    assert (counts == script.DMI_EM_CROWDS * script.DMI_EM_GOLD).all()
+
+
+def test_early_stop_rows_regenerate():
+    pytest.importorskip("crowdkit.aggregation")
+    from dmi_book.studies.fair_peers import early_stop_table
+
+    fresh = early_stop_table(load_study_datasets(["temp", "prelec2017_sp/4b"]))
+    stored = _read("ds_early_stop")
+    cols = [c for c in fresh.columns if c != "dataset"]
+    _same(fresh, stored, ["dataset"], cols)

@@ -7,6 +7,9 @@ of :mod:`dmi_lib` is the paper's algorithms, tables and data.
   (chapter 13): Bayesian naming of clusters, a latent-class refinement, validation
   against an interval-partition baseline.  ``aggregate(method="dmi-practical")`` and
   ``aggregate(method="dmi-validated")`` of :mod:`dmi_lib.tabular` run it.
+* :mod:`dmi_lib.extras.dmi_em` — DMI-EM, a worker-aware aggregator: DMI-clustering of the
+  tasks as the start of a Dawid–Skene EM with a confusion matrix per worker (chapter 13);
+  ``aggregate(method="dmi-em")`` runs it.
 * :mod:`dmi_lib.extras.beyond` — the paper's future directions tried out (chapter 14):
   continuous and kernel DMI-clustering, projections, a third-moment aggregator.
 * :mod:`dmi_lib.extras.scale_out` — aggregation of answer tables larger than memory on

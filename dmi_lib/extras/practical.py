@@ -531,6 +531,8 @@ def practical_dmi_aggregate(
     >>> practical_dmi_aggregate(N).tolist()
     [0, 0, 1, 1, 1, 0]
     """
+    if not isinstance(refine, (bool, np.bool_)):
+        raise TypeError(f"refine must be True or False, got {refine!r}")
     N = _check_counts(counts)
     n, C = N.shape
     A = N / N.sum(axis=1, keepdims=True)

@@ -30,15 +30,24 @@ Examples
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 
 import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from .._validation import check_random_state
-from ..answers import _check_keywords, _check_options, _gold_labels, decide_groups
+from ..answers import (
+    MAX_DENSE_CELLS,
+    _check_dense,
+    _check_keywords,
+    _check_options,
+    _gold_labels,
+    decide_groups,
+)
 
 __all__ = [
     "DASK_METHODS",
@@ -90,24 +99,79 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     if not isinstance(first, str) or not first:
         raise TypeError(f"path must be a glob, a directory or a list of paths, got {path!r}")
     if format is None:
-        format = "csv" if first.endswith((".csv", ".csv.gz", ".tsv")) else "parquet"
+        format = "csv" if first.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")) else "parquet"
+    if format not in ("parquet", "csv"):
+        raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
+    files = _local_files(path)
     if format == "parquet":
-        return dd.read_parquet(path, columns=list(columns), **kwargs)
-    if format == "csv":
-        return dd.read_csv(path, usecols=list(columns), **kwargs)
-    raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
+        for f in files or ():  # a corrupt file is named now, not deep inside a compute
+            try:
+                pq.read_metadata(f)
+            except Exception as exc:
+                raise ValueError(f"{f} is not a readable Parquet file: {exc}") from exc
+        frame = dd.read_parquet(path, **kwargs)
+    else:
+        if (
+            first.endswith((".tsv", ".tsv.gz"))
+            and "sep" not in kwargs
+            and "delimiter" not in kwargs
+        ):
+            kwargs["sep"] = "\t"
+        frame = dd.read_csv(path, **kwargs)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs the columns "
+            f"{list(columns)} (one row per answer); {path!r} has {list(frame.columns)}"
+        )
+    return frame[list(columns)]
 
 
-def _scan(answers, options) -> pd.Index:
+def _local_files(path):
+    """The local files ``path`` names (a glob, a directory or a list), or None for
+    remote paths (``s3://`` …); a glob or directory that matches no file is refused."""
+    paths = list(path) if isinstance(path, (list, tuple)) else [path]
+    if any("://" in p for p in paths):
+        return None
+    files = []
+    for p in paths:
+        if Path(p).is_dir():
+            found = sorted(
+                str(f)
+                for f in Path(p).iterdir()
+                if f.is_file() and not f.name.startswith(("_", "."))
+            )
+        else:
+            found = sorted(glob.glob(p))
+        if not found:
+            raise FileNotFoundError(f"path {p!r} matches no file")
+        files += found
+    return files
+
+
+def _scan(answers, options):
     """One pass over the answers: refuse missing values, and return the label values in
-    column order by the pandas path's rule (given, or the labels seen, sorted)."""
-    na, seen = dask.compute(
-        answers[list(_COLUMNS)].isna().sum(), answers["label"].drop_duplicates()
+    column order by the pandas path's rule (given, or the labels seen, sorted), and
+    the smallest and largest task id when they are integers (else None)."""
+    integer_tasks = pd.api.types.is_integer_dtype(answers["task"].dtype)
+    extra = (answers["task"].min(), answers["task"].max()) if integer_tasks else ()
+    na, seen, n_rows, *task_range = dask.compute(
+        answers[list(_COLUMNS)].isna().sum(),
+        answers["label"].drop_duplicates(),
+        answers.shape[0],
+        *extra,
     )
+    if n_rows == 0:
+        raise ValueError("answers is empty: there is nothing to aggregate")
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
     seen = seen.to_numpy()
+    # The pandas path's size cap on tasks × options (its message): the tasks are
+    # counted (one more pass) only when the rows alone do not rule it out.
+    n_labels = len(seen) if options is None else len(pd.Index(options))
+    if n_rows * n_labels > MAX_DENSE_CELLS:
+        _check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     if options is None:
         try:
             sorted(seen.tolist())
@@ -116,7 +180,13 @@ def _scan(answers, options) -> pd.Index:
                 f"labels of mixed types cannot be sorted ({exc}); a "
                 "partitioned table has no first appearance: pass options="
             ) from exc
-    return _check_options(options, seen)[1]
+    opts = _check_options(options, seen)[1]
+    return opts, (tuple(int(v) for v in task_range) if task_range else None)
+
+
+def _task_values(tasks: pd.Series) -> pd.Series:
+    """A categorical task column as its values (object: one dtype in every partition)."""
+    return pd.Series(np.asarray(tasks, dtype=object), index=tasks.index, name="task")
 
 
 def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
@@ -177,9 +247,21 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
             f"duplicates must be 'error' or 'keep' for a dask table, got "
             f"{duplicates!r} ('first' needs a global row order)"
         )
-    opts = _scan(answers, options)
+    if isinstance(answers["task"].dtype, pd.CategoricalDtype):
+        # The pandas path counts a categorical task column by its values: so here
+        # (its categories may differ between partitions, or be unknown in Parquet).
+        answers = answers.assign(
+            task=answers["task"].map_partitions(_task_values, meta=("task", object))
+        )
+    opts, task_range = _scan(answers, options)
     if duplicates == "error":
         _check_duplicates(answers)
+    C = len(opts)
+    if task_range is not None and (task_range[1] - task_range[0] + 1) * C <= MAX_DENSE_CELLS:
+        # Integer task ids in a range the pandas path could hold densely: each
+        # partition counts into a dense (range × C) array and the arrays are
+        # summed in a tree -- no shuffle of one partial row per (task, partition).
+        return _dense_counts(answers, opts, task_range), opts
     meta = pd.DataFrame(
         {f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
         index=pd.Index([], name="task", dtype=answers["task"].dtype),
@@ -189,6 +271,35 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
     # keeps the result partitioned, so no single machine holds every task).
     counts = partial.groupby(partial.index).sum(split_out=answers.npartitions)
     return counts, opts
+
+
+def _dense_partition(part: pd.DataFrame, opts: pd.Index, lo: int, size: int) -> np.ndarray:
+    """Answer counts of one partition as a dense ``(size, C)`` array (task ``lo + t``)."""
+    C = len(opts)
+    key = (part["task"].to_numpy().astype(np.int64) - lo) * C + opts.get_indexer(
+        part["label"].to_numpy()
+    )
+    return np.bincount(key, minlength=size * C).reshape(size, C)
+
+
+def _dense_counts(answers, opts: pd.Index, task_range):
+    """:func:`task_counts` for integer task ids in ``task_range``: per-partition dense
+    counts summed in a tree (memory per worker: one ``range × C`` array, at most
+    ``MAX_DENSE_CELLS`` cells as on the pandas path), the answered tasks kept."""
+    lo, hi = task_range
+    size = hi - lo + 1
+    sums = [dask.delayed(_dense_partition)(p, opts, lo, size) for p in answers.to_delayed()]
+    while len(sums) > 1:  # a tree of pairwise sums
+        sums = [
+            dask.delayed(np.add)(sums[i], sums[i + 1]) if i + 1 < len(sums) else sums[i]
+            for i in range(0, len(sums), 2)
+        ]
+    total = sums[0].compute()
+    answered = np.flatnonzero(total.sum(axis=1))
+    index = pd.Index((answered + lo).astype(answers["task"].dtype), name="task")
+    columns = [f"c{j}" for j in range(len(opts))]
+    frame = pd.DataFrame(total[answered].astype(np.int64), index=index, columns=columns)
+    return dd.from_pandas(frame, npartitions=max(1, min(answers.npartitions, len(frame))))
 
 
 def distinct_counts(counts):
@@ -344,6 +455,15 @@ def aggregate_dask(
         Return a pandas Series sorted by task (default, equal to the pandas path's
         answer) or a lazy Dask Series (one row per task, partitioned, unsorted).
 
+    Notes
+    -----
+    Object columns: Dask turns them into strings when the frame is made
+    (``dask.dataframe.from_pandas`` with the default ``dataframe.convert-string``),
+    so a label ``1.0`` arrives here as ``'1.0'`` and the answer holds strings.
+    Make the frame under ``dask.config.set({"dataframe.convert-string": False})``
+    to keep the values: the answer then equals the pandas path's for every
+    dtype it accepts (integers, strings, categoricals, objects; tested).
+
     Returns
     -------
     pandas.Series or dask.dataframe.Series
@@ -387,9 +507,10 @@ def aggregate_dask(
     if not compute:
         return labels
     out = labels.compute().sort_index()
-    if pd.api.types.is_string_dtype(out.index.dtype):
-        # Dask reads strings as Arrow strings (missing value pd.NA); give the index
-        # the dtype pandas infers for the same values, as the pandas path does.
+    if pd.api.types.is_string_dtype(out.index.dtype) or out.index.dtype == object:
+        # Dask reads strings as Arrow strings (missing value pd.NA), and a
+        # categorical task column arrives as objects; give the index the dtype
+        # pandas infers for the same values, as the pandas path does.
         out.index = pd.Index(out.index.tolist(), name="task")
     return out
 
