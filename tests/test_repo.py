@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from itertools import chain
 from pathlib import Path
@@ -208,52 +211,16 @@ def test_browser_fixture_fails_under_ci_without_a_browser(tmp_path):
         f"_ns = runpy.run_path({str(real)!r})\n"
         "globals().update({k: v for k, v in _ns.items() if not k.startswith('__')})\n"
     )
-    env = {**__import__("os").environ, "CI": "true", "CHROMIUM": str(tmp_path / "none")}
-    proc = __import__("subprocess").run(
-        [
-            __import__("sys").executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            str(test),
-            "--rootdir",
-            str(tmp_path),
-            "-c",
-            "/dev/null",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
+
+    def run_pytest(ci: str, *extra: str):
+        env = {**os.environ, "CI": ci, "CHROMIUM": str(tmp_path / "none")}
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+        cmd += [str(test), "--rootdir", str(tmp_path), "-c", "/dev/null", *extra]
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+
+    proc = run_pytest("true")
     assert proc.returncode == 1 and "CI=true: a missing browser is a failure" in proc.stdout, (
         proc.stdout + proc.stderr
     )
-    env["CI"] = ""
-    proc = __import__("subprocess").run(
-        [
-            __import__("sys").executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            str(test),
-            "--rootdir",
-            str(tmp_path),
-            "-c",
-            "/dev/null",
-            "-rs",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
+    proc = run_pytest("", "-rs")
     assert proc.returncode == 0 and "NO CHROMIUM" in proc.stdout, proc.stdout + proc.stderr
