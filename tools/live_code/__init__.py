@@ -33,6 +33,8 @@ from sphinx.util import logging
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import vendor_js  # noqa: E402  (tools/vendor_js.py)
 
+from . import deps  # noqa: E402  (which earlier cells a cell needs)
+
 LOGGER = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
 # The repository root: Jupyter servers (local, Binder) start there, so a kernel's
@@ -69,9 +71,37 @@ def binder_settings(theme_options: dict) -> dict | None:
     }
 
 
-def page_config(notebook: str, kernel_name: str, binder: dict | None) -> dict:
-    """The JSON a page carries for ``live-code.js`` (notebook: path from the repo root)."""
-    return {"kernelName": kernel_name, "path": notebook, "binder": binder, "thebe": THEBE_JS}
+def page_config(
+    notebook: str, kernel_name: str, binder: dict | None, cells: list[dict] | None = None
+) -> dict:
+    """The JSON a page carries for ``live-code.js`` (notebook: path from the repo root).
+
+    ``cells``: for each code cell shown with its source, in page order, the earlier
+    cells it needs and whether it shows a widget (:func:`deps.dependencies`).
+    """
+    return {
+        "kernelName": kernel_name,
+        "path": notebook,
+        "binder": binder,
+        "thebe": THEBE_JS,
+        "cells": cells or [],
+    }
+
+
+def page_cells(doctree: nodes.document) -> list[dict]:
+    """:func:`deps.dependencies` of the code cells a page shows with their source, in
+    page order (the cells ``live-code.js`` makes runnable)."""
+    sources = []
+    for cell in doctree.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        for part in cell.findall(nodes.container):
+            if part.get("nb_element") == "cell_code_source":
+                block = next(iter(part.findall(nodes.literal_block)), None)
+                if block is not None:
+                    sources.append(block.astext())
+                break
+    return deps.dependencies(sources)
 
 
 def switch_html(config: dict) -> str:
@@ -153,7 +183,7 @@ def _add_switch(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     if isinstance(kernelspec, str):
         kernelspec = json.loads(kernelspec)
     binder = binder_settings(app.config.html_theme_options or {})
-    config = page_config(notebook, kernelspec.get("name", "python3"), binder)
+    config = page_config(notebook, kernelspec.get("name", "python3"), binder, page_cells(doctree))
     section = next(iter(doctree.findall(nodes.section)), None)
     raw = nodes.raw("", switch_html(config), format="html")
     if section is not None and section.children and isinstance(section[0], nodes.title):

@@ -9,9 +9,9 @@
  *      start a local server;
  *   2. thebe (vendored in _static/live/thebe) is loaded, every code cell becomes an
  *      editable cell with an output area (also cells whose static output was removed),
- *   3. a kernel of the page's own starts and the cells run in order, as far as the reader
- *      has scrolled (the rest as they come into view, or `dmiLive.runAll()`); widgets are
- *      live.
+ *   3. a kernel of the page's own starts and runs the page's first widget with the cells
+ *      it needs (the build lists them: tools/live_code/deps.py); other widgets run as
+ *      they come into view, any cell when the reader runs it, all on `dmiLive.runAll()`.
  * Turning the switch off shuts the kernel down and reloads the static page.  A tab closed
  * without switching off leaves its kernel idle; the local server shuts it down later.
  */
@@ -176,59 +176,75 @@
     const nb = result.notebook;
     const n = nb.cells.length;
     const where = local ? "on your local Jupyter server" : "on Binder";
-    // Cells run in page order, but only as far as the reader has come: the cells up to
-    // the one in view run at once, later ones when they scroll into view, when the reader
-    // runs one (Shift+Enter runs every earlier cell first) or when runAll() asks.
+    // What runs: the build lists, for each cell, the earlier cells it needs (the names it
+    // shares with them, tools/live_code/deps.py).  Switching on runs the first widget and
+    // what it needs; every other widget runs (with what it needs) when it scrolls into
+    // view, any cell when the reader runs it (Shift+Enter), and every cell not run yet,
+    // in page order, on dmiLive.runAll().  Each cell runs once, in an order that keeps
+    // the notebook's order among cells sharing a name, so results are the notebook's.
+    // If the page's cells do not match the build's list, cells run in page order.
+    const deps = (cfg.cells || []).length === n ? cfg.cells : null;
+    const original = nb.cells.map((cell) => cell.source);
     const execute = nb.cells.map((cell) => cell.execute.bind(cell));
+    const queued = new Array(n).fill(false);
+    const ran = new Set();
     let chain = Promise.resolve();
+    live.mode = deps ? "dependencies" : "page order";
     live.total = n;
-    live.ran = 0;  // cells 1..ran have run
-    let queued = 0;  // cells 1..queued are queued (or ran)
+    live.ran = 0;  // how many cells ran
+    live.widgets = deps ? deps.map((d, i) => (d.widget ? i : -1)).filter((i) => i >= 0) : [];
     function status() {
       return live.ran >= n
         ? `live ${where}: all ${n} cells ran; edit a cell and press Shift+Enter to run it`
-        : `live ${where}: cells 1–${live.ran} of ${n} ran; the others run as you scroll ` +
-          "to them (or press Shift+Enter in one)";
+        : `live ${where}: ${live.ran} of ${n} cells ran (those the sliders need); ` +
+          "press Shift+Enter in a cell to run it with the cells it needs";
     }
     function runCell(i, source) {
+      queued[i] = true;
       chain = chain.then(async () => {
         if (live.state === "error" || live.state === "off") return;
         setState("running", `running cell ${i + 1} of ${n}…`);
-        const r = await execute[i](source === undefined ? nb.cells[i].source : source);
+        const r = await execute[i](source === undefined ? original[i] : source);
         if (!r || r.error) {
           live.errors.push("cell " + (i + 1));
           setState("error", `cell ${i + 1} of ${n} raised an error (shown below it); ` +
-                   "the later cells did not run");
+                   "the cells after it did not run");
           cells[i] && cells[i].scrollIntoView({ block: "center" });
           return;
         }
-        live.ran = Math.max(live.ran, i + 1);
-        if (live.ran >= n) mark("cellsDone");
+        ran.add(i);
+        live.ran = ran.size;
+        if (live.ran >= n && !live.timings.cellsDone) mark("cellsDone");
         setState("ready", status());
       });
       return chain;
     }
-    function runUpTo(k) {  // queue cells 1..k that are not queued yet
-      for (k = Math.min(k, n); queued < k; queued++) runCell(queued);
+    function run(i, source) {  // cell i after the cells it needs that have not run
+      const edited = source !== undefined && source !== original[i];
+      const before = deps && !edited ? deps[i].needs : [...Array(i).keys()];
+      before.forEach((j) => { if (!queued[j]) runCell(j); });
+      if (!queued[i] || source !== undefined) runCell(i, source);
       return chain;
     }
-    live.runAll = () => runUpTo(n);
+    live.runAll = () => { for (let i = 0; i < n; i++) if (!queued[i]) runCell(i); return chain; };
     nb.cells.forEach((cell, i) => {
-      cell.execute = (source) => {  // thebe's Shift+Enter calls this
-        runUpTo(i);
-        queued = Math.max(queued, i + 1);
-        return runCell(i, source);
-      };
+      cell.execute = (source) => run(i, source);  // thebe's Shift+Enter calls this
     });
     const observer = new IntersectionObserver((entries) => {
-      entries.forEach((e) => {
-        if (e.isIntersecting) runUpTo(cells.indexOf(e.target) + 1);
-      });
+      entries.forEach((e) => { if (e.isIntersecting) run(cells.indexOf(e.target)); });
     }, { rootMargin: "0px 0px 50% 0px" });  // start a little before a cell is in view
-    cells.forEach((cell) => observer.observe(cell));
+    if (deps) live.widgets.forEach((i) => observer.observe(cells[i]));
+    else cells.forEach((cell) => observer.observe(cell));
     live.observer = observer;
-    const first = cells.findIndex((c) => c.getBoundingClientRect().top > window.innerHeight * 1.5);
-    await runUpTo(first < 0 ? n : Math.max(first, 1));
+    if (deps && live.widgets.length) {
+      await run(live.widgets[0]);
+      mark("firstWidgetRan");
+    } else if (!deps) {
+      const first = cells.findIndex((c) => c.getBoundingClientRect().top > window.innerHeight * 1.5);
+      for (let i = 0; i < (first < 0 ? n : Math.max(first, 1)); i++) if (!queued[i]) runCell(i);
+      await chain;
+    }
+    if (live.state === "running" || live.state === "connecting") setState("ready", status());
     mark("liveReady");
   }
 
