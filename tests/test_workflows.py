@@ -110,6 +110,22 @@ def test_workflow_lints_tests_with_a_browser_builds_and_checks_offline():
         assert setup[0]["with"]["cache-dependency-path"] == "requirements-lock.txt"
 
 
+def test_the_book_job_publishes_the_branch_the_launch_buttons_open():
+    """The launch buttons open ``repository.branch`` of _config.yml; the book job writes
+    that branch from the build it deploys (and may push it)."""
+    import yaml
+
+    branch = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["branch"]
+    job = _workflow()["jobs"]["book"]
+    runs = [s.get("run", "") for s in job["steps"]]
+    publish = [r for r in runs if "tools/publish_notebooks.py" in r]
+    assert len(publish) == 1
+    assert f"--branch {branch}\n" in publish[0]
+    assert f"git push --force origin {branch}" in publish[0]
+    assert runs.index("python3 dev.py book") < runs.index(publish[0])
+    assert job["permissions"]["contents"] == "write"
+
+
 def _runner():
     import importlib.util
 
@@ -133,6 +149,8 @@ def test_ci_runs_the_workflows_own_steps():
         "python3 dev.py test",
         "python3 dev.py book",
         ".venv/bin/python scripts/check_offline.py _build/html",
+        ".venv/bin/python tools/publish_notebooks.py _build/html --branch notebooks\n"
+        'if [ "${GITHUB_ACTIONS:-}" = "true" ]; then git push --force origin notebooks; fi\n',
     ]
     skipped = [s["uses"].split("@")[0] for s in steps if "uses" in s]
     assert "actions/upload-pages-artifact" in skipped and "actions/deploy-pages" in skipped
