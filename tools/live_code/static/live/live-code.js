@@ -238,6 +238,8 @@
     live.observer = observer;
     if (deps && live.widgets.length) {
       await run(live.widgets[0]);
+      live.firstWidget = { cell: live.widgets[0], needs: deps[live.widgets[0]].needs.length,
+                           ranBefore: live.ran };
       mark("firstWidgetRan");
     } else if (!deps) {
       const first = cells.findIndex((c) => c.getBoundingClientRect().top > window.innerHeight * 1.5);
