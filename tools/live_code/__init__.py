@@ -3,8 +3,9 @@
 Each notebook page gets a switch under its title.  Switched on, the page loads thebe
 (vendored from npm with a pinned, verified integrity by ``tools/vendor_js.py`` and served
 from the book's own ``_static/live/``), turns every code cell into an editable cell, starts
-a kernel and runs the cells in order -- widgets included (thebe bundles the ipywidgets 8
-widget manager).  The kernel comes from
+a kernel and runs the first widget with the earlier cells it needs (listed in the page's
+configuration by :func:`page_cells`, from ``deps.py``) -- widgets included (thebe bundles
+the ipywidgets 8 widget manager).  The kernel comes from
 
 1. the local Jupyter server of ``python3 dev.py live``, which serves the book itself
    (same origin, Jupyter's login cookie; ``_live/server.json`` says where), else
