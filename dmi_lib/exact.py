@@ -42,7 +42,7 @@ affine image of ``Ã``, so the optimum is the same (Theorem 2.2, affine-invarian
    vertex is the polygon's support vertex in the chord's normal direction, found
    by binary search on the sorted edge angles.
 5. *O(n log n).*  Searching every chord is O(m²).  Instead (module
-   :mod:`dmi_lib._triangle`) a branch and bound over triples of chains of
+   :mod:`dmi_lib.planar_geometry`) a branch and bound over triples of chains of
    vertices drops every triple whose triangles are bounded below the best found
    and halves the rest: on data a few thousand triples survive each of the
    O(log m) levels, so after the sort it costs far less than the sort.  Where too
@@ -70,7 +70,7 @@ import numbers
 
 import numpy as np
 
-from ._triangle import max_area_triangle, pseudo_angle
+from .planar_geometry import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
 from ._validation import check_weight_ratio

@@ -24,7 +24,16 @@ import numpy as np
 import pandas as pd
 
 from ._blas import single_thread_blas
-from ._decompose import choose_columns, moments, pow2_scale, tall_r
+from ._decompose import (
+    BLOCK,
+    choose_columns,
+    count_rank,
+    moments,
+    offset_from,
+    pow2_scale,
+    tall_r,
+    tilde,
+)
 from ._validation import (
     MAX_WEIGHT_RATIO,
     check_labels,
@@ -35,6 +44,7 @@ from ._validation import (
 
 __all__ = [
     "AUTO_BRUTE_FORCE_LIMIT",
+    "ConvergenceWarning",
     "IDENTICAL_RTOL",
     "DEFAULT_RANK_TOL",
     "MAX_WEIGHT_RATIO",
@@ -136,20 +146,6 @@ def _rank_tol(rank_tol):
     return float(rank_tol)
 
 
-def _count_rank(sv, tol, shape, magnitude: float = 0.0) -> int:
-    """Singular values above ``tol·σ_max``, numpy's rounding threshold, and
-    ``IDENTICAL_RTOL·magnitude`` (``magnitude``: the norm of the uncentred data)."""
-    if sv.size == 0 or sv[0] == 0.0:
-        return 0
-    floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
-    return int(np.sum(sv > max(tol * sv[0], floor, IDENTICAL_RTOL * magnitude)))
-
-
-#: Rows per block when ``prepare`` and :meth:`Problem.coordinates` pass over the data
-#: (blocked QR, centring): O(block · d) extra memory instead of a copy of ``A``.
-_BLOCK = 1 << 16
-
-
 @dataclass(frozen=True)
 class Problem:
     """A prepared DMI-clustering instance (Algorithm 1, lines 1-4).
@@ -203,20 +199,20 @@ class Problem:
 
     @functools.cached_property
     def A_tilde(self) -> np.ndarray:
-        return _tilde(self.A, self.columns)
+        return tilde(self.A, self.columns)
 
     def tilde_rows(self, rows) -> np.ndarray:
         """``Ã[rows]`` (a slice or row indices) without forming ``Ã`` (a view when
         ``Ã`` is one and ``rows`` a slice)."""
-        return _tilde(self.A[rows], self.columns)
+        return tilde(self.A[rows], self.columns)
 
     def blocks(self):
         """The blocks of rows (slices) the passes over ``Ã`` use."""
-        return (slice(s, min(s + _BLOCK, self.n)) for s in range(0, self.n, _BLOCK))
+        return (slice(s, min(s + BLOCK, self.n)) for s in range(0, self.n, BLOCK))
 
     def _tilde_whole(self) -> bool:
         """Use ``Ã`` whole: it is formed (or a view), or it is one block."""
-        return "A_tilde" in self.__dict__ or self.n <= _BLOCK
+        return "A_tilde" in self.__dict__ or self.n <= BLOCK
 
     def tilde_mean(self, weighted: bool = True) -> np.ndarray:
         """The mean of the rows of ``Ã`` (weighted by ``weights`` if ``weighted``)."""
@@ -278,33 +274,18 @@ class Problem:
         # contiguous row of it at a time: 6-8x faster than strided rows of out.
         by_columns = out.T.flags.c_contiguous and not out.flags.c_contiguous
         with single_thread_blas(n):
-            for s0 in range(0, n, _BLOCK):
-                block = self.A[s0 : s0 + _BLOCK] / self.scale
+            for s0 in range(0, n, BLOCK):
+                block = self.A[s0 : s0 + BLOCK] / self.scale
                 if self.origin is None:
                     block -= self.mean
                 else:
                     block -= self.origin
                     block -= self.offset
                 if by_columns:
-                    out.T[:, s0 : s0 + _BLOCK] = V.T @ block.T
+                    out.T[:, s0 : s0 + BLOCK] = V.T @ block.T
                 else:
-                    out[s0 : s0 + _BLOCK] = block @ V
+                    out[s0 : s0 + BLOCK] = block @ V
         return out
-
-
-def _tilde(A: np.ndarray, columns: tuple) -> np.ndarray:
-    """``Ã = [A 1][:, L]``: a read-only view of ``A`` when ``L`` is evenly spaced
-    columns of ``A``, else a new array (``k`` column copies, no ``[A 1]``)."""
-    n, d = A.shape
-    step = columns[1] - columns[0] if len(columns) > 1 else 1
-    if columns[-1] < d and step > 0 and columns == tuple(range(columns[0], columns[-1] + 1, step)):
-        view = A[:, columns[0] : columns[-1] + 1 : step]
-        view.flags.writeable = False
-        return view
-    out = np.empty((n, len(columns)))
-    for j, col in enumerate(columns):
-        out[:, j] = A[:, col] if col < d else 1.0
-    return out
 
 
 def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=None) -> Problem:
@@ -341,7 +322,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         # vectors of the centred data, at a fraction of the cost of a thin SVD of n rows.
         R = tall_r(A, s, mean, None if w is None else np.sqrt(wn))
     _, sv, Vt = np.linalg.svd(R, full_matrices=False)
-    r = _count_rank(sv, tol, (n, d), magnitude)
+    r = count_rank(sv, tol, (n, d), IDENTICAL_RTOL * magnitude)
     k = r + 1
     if k < min_k:
         rows = n if w is None else int(np.count_nonzero(w))
@@ -354,12 +335,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
     origin = offset = None
     if w is not None:  # the mean relative to the heaviest row (see Problem)
         origin = A[int(np.argmax(w))] / s
-        acc = np.zeros(d)
-        for s0 in range(0, n, _BLOCK):
-            block = A[s0 : s0 + _BLOCK] / s
-            block -= origin
-            acc += wn[s0 : s0 + _BLOCK] @ block
-        offset = acc / total
+        offset = offset_from(A, s, origin, wn) / total
     columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
     if w is not None:
         sv = sv * np.sqrt(w.max())
@@ -628,8 +604,14 @@ def assign(A, D, columns) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- #
-# Result and dispatcher
+# Result
 # --------------------------------------------------------------------------- #
+class ConvergenceWarning(UserWarning):
+    """An iterative solver stopped at its iteration cap (``max_iter``) before its own
+    stopping rule held; the result says so (``converged=False``, see
+    :class:`DMIResult`)."""
+
+
 @dataclass
 class DMIResult:
     """Outcome of DMI-clustering.

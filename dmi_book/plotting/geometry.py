@@ -23,7 +23,7 @@ from dmi_lib._validation import check_labels, check_matrix, check_random_state
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.core import _solve, dmi_cluster
 from dmi_lib.problem import assign, cluster_sums, dmi_score, prepare
-from dmi_lib.kcofactors import cone_labels_2d, partition_rays_2d
+from dmi_lib.planar_geometry import cone_labels_2d, partition_rays_2d
 from dmi_lib.labels import align_labels
 from ._base import (
     CLUSTER_COLORS,

@@ -31,7 +31,7 @@ from .._validation import check_random_state
 from ..aggregation import name_clusters
 from ..answers import AnswerMatrix, _build, _codes, _gold_codes, _py
 from ..core import _cluster_distinct
-from ..exceptions import ConvergenceWarning
+from ..problem import ConvergenceWarning
 from .practical import _log_gold_evidence
 
 __all__ = [
@@ -460,7 +460,7 @@ def dmi_em(
         EM stops when the objective changes by at most ``tol`` times the absolute
         log-likelihood of the answers.
     max_iter : int > 0
-        EM iteration cap (a :class:`~dmi_lib.exceptions.ConvergenceWarning` when
+        EM iteration cap (a :class:`~dmi_lib.problem.ConvergenceWarning` when
         reached).
     random_state : None, int or numpy Generator
         Seeds k-cofactors (4 or more options).
