@@ -55,11 +55,11 @@ from .problem import (
     ConvergenceWarning,
     DMIResult,
     Problem,
-    _result,
-    _without_zero_weights,
     argmax_rows,
+    build_result as _result,
     cluster_sums,
     prepare,
+    without_zero_weights as _without_zero_weights,
 )
 
 __all__ = [

@@ -32,13 +32,18 @@ import numpy as np
 from scipy import sparse
 
 from ._validation import check_distribution, check_random_state
-from .exact import _det
+from .exact import stacked_det
 from .reports import Reports
 
 __all__ = [
     "DMIMechanismResult",
     "dmi",
     "dmi_mechanism",
+    "check_executor",
+    "check_reports",
+    "count_det",
+    "map_tasks",
+    "split_halves",
 ]
 
 
@@ -91,10 +96,10 @@ def dmi(U) -> float:
     return float(abs(np.linalg.det(U)))
 
 
-def _count_det(M: np.ndarray) -> np.ndarray:
+def count_det(M: np.ndarray) -> np.ndarray:
     """Determinants of a stack of count matrices (non-negative integers), exactly.
 
-    ``C <= 3`` use the cofactor formula of :func:`dmi_lib.exact._det` in integers.
+    ``C <= 3`` use the cofactor formula of :func:`dmi_lib.exact.stacked_det` in integers.
     Larger ``C`` round LU's float determinant to the integer it must be whenever the
     Hadamard bound (at most the product of the row sums) keeps LU's rounding error far
     below 1/2.
@@ -102,14 +107,14 @@ def _count_det(M: np.ndarray) -> np.ndarray:
     M = np.asarray(M, dtype=np.int64)
     C = M.shape[-1]
     if C <= 3:
-        return np.asarray(_det(M)).astype(float)
+        return np.asarray(stacked_det(M)).astype(float)
     F = M.astype(float)
     d = np.linalg.det(F) if F.size else np.zeros(F.shape[:-2])
     bound = np.prod(F.sum(axis=-1), axis=-1)
     return np.where(bound < _EXACT_DET_BOUND, np.rint(d), d)
 
 
-def _split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.ndarray:
+def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.ndarray:
     """Randomly split the items of each group into parts 0 and 1 of sizes ⌊s/2⌋, ⌈s/2⌉.
 
     ``group`` holds non-negative ids.  Items are ordered by ``(group, random key)``
@@ -140,7 +145,9 @@ def _split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.
     return part
 
 
-def _check_reports(reports) -> Reports:
+def check_reports(reports) -> Reports:
+    """``reports`` itself when it is a :class:`~dmi_lib.reports.Reports`, else a
+    TypeError that says how to build one."""
     if not isinstance(reports, Reports):
         raise TypeError(
             "reports must be a dmi_lib.reports.Reports (build one with "
@@ -406,8 +413,8 @@ def dmi_mechanism(
     >>> res.payments.tolist(), res.n_peers.tolist()
     ([1.0, 1.0], [1, 1])
     """
-    rep = _check_reports(reports)
-    executor = _check_executor(executor)
+    rep = check_reports(reports)
+    executor = check_executor(executor)
     rng = check_random_state(random_state)
     m, n, C = rep.n_workers, rep.n_tasks, rep.n_options
     if m == 0 or n == 0:
@@ -421,7 +428,7 @@ def dmi_mechanism(
     else:  # chunks of pairs; each chunk is in (pair, task) order, so is their union
         cuts = np.linspace(0, I.size, min(I.size, 16) + 1).astype(int)
         lo, hi = cuts[:-1], cuts[1:]
-        out = _map(
+        out = map_tasks(
             executor,
             _shared_answers_chunk,
             [rep] * lo.size,
@@ -433,11 +440,11 @@ def dmi_mechanism(
         )
         pair, label_i, label_j = (np.concatenate(x) for x in zip(*out))
 
-    part = _split_halves(pair, rng)
+    part = split_halves(pair, rng)
     M = np.bincount(
         ((pair * 2 + part) * C + label_i) * C + label_j, minlength=I.size * 2 * C * C
     ).reshape(I.size, 2, C, C)
-    det = _count_det(M)
+    det = count_det(M)
     pair_pay = det[:, 0] * det[:, 1]
 
     n_peers = np.bincount(I, minlength=m) + np.bincount(J, minlength=m)
@@ -467,7 +474,7 @@ def dmi_mechanism(
     )
 
 
-def _check_executor(executor):
+def check_executor(executor):
     """``None`` (serial) or anything with a callable ``.map`` (``concurrent.futures``)."""
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise TypeError(
@@ -478,7 +485,7 @@ def _check_executor(executor):
     return executor
 
 
-def _map(executor, fn, *iterables) -> list:
+def map_tasks(executor, fn, *iterables) -> list:
     """``map`` through ``executor`` (serial when ``None``), results in input order."""
     if executor is None:
         return list(map(fn, *iterables))

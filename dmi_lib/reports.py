@@ -41,10 +41,6 @@ def _int_array(x, name: str) -> np.ndarray:
     return arr
 
 
-def _count(x, name: str) -> int:
-    return check_int(x, name, 0)
-
-
 #: Largest count matrix :meth:`Reports.counts` builds (cells; 512 MiB of int64), as
 #: ``dmi_lib.answers.MAX_DENSE_CELLS`` for answer tables.
 _MAX_COUNT_CELLS = 2**26
@@ -99,9 +95,9 @@ class Reports:
                 f"{task.size}, {worker.size} and {label.size}"
             )
         n, m, C = (
-            _count(self.n_tasks, "n_tasks"),
-            _count(self.n_workers, "n_workers"),
-            _count(self.n_options, "n_options"),
+            check_int(self.n_tasks, "n_tasks", 0),
+            check_int(self.n_workers, "n_workers", 0),
+            check_int(self.n_options, "n_options", 0),
         )
         for arr, size, name, size_name in (
             (task, n, "task", "n_tasks"),
@@ -242,7 +238,7 @@ class Reports:
 
     # -- one worker --------------------------------------------------------- #
     def _check_worker(self, i) -> int:
-        i = _count(i, "worker id")
+        i = check_int(i, "worker id", 0)
         if i >= self.n_workers:
             raise ValueError(f"worker id must lie in 0..{self.n_workers - 1}, got {i}")
         return i

@@ -18,8 +18,13 @@ re-implements, and hands a Dask table to :mod:`dmi_lib.extras.scale_out`:
   practical_dmi_aggregate`), ``"dmi-validated"`` (beyond the paper:
   :func:`dmi_lib.extras.practical.validated_dmi_aggregate`), and, per task
   with predictions, ``"sp-single"`` (Algorithm 5) and ``"spectral"`` (Algorithm 6).
-* :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
-  ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute.
+* :data:`METHODS` — the methods of :func:`aggregate`, each a
+  :class:`~dmi_lib.answers.Method`: its decide function, its keywords, whether it
+  decides once per group of interchangeable tasks and whether it runs on Dask.  The
+  front door, the estimators and the Dask path all read this one table.
+* :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` and, beyond
+  the paper, :class:`DMIEM` — thin ``fit`` / ``fit_predict`` wrappers with a
+  ``labels_`` attribute, sharing one base that runs their method from :data:`METHODS`.
 
 Examples
 --------
@@ -40,153 +45,52 @@ import numpy as np
 import pandas as pd
 
 from . import aggregation as _agg
-from ._validation import check_random_state
+from ._validation import Settings, check_random_state
 from .answers import (
-    _PREDICTION_TYPES,
-    _BY_GROUP,
+    PREDICTION_TYPES,
     AnswerMatrix,
-    _build,
-    _check_choice,
-    _check_keywords,
-    _gold_codes,
-    _pick,
-    _prediction_matrix,
-    _prior_array,
-    _py,
-    decide_groups,
+    Call,
+    Method,
+    check_choice,
+    dmi_groups,
+    gold_codes,
+    groups_by_mask,
+    pick,
+    plurality_mask,
+    read_table,
+    single_task_codes,
+    sp_mask,
     task_groups,
 )
-from .extras.dmi_em import dmi_em
+from .extras.dmi_em import KEYWORDS as EM_KEYWORDS
+from .extras.dmi_em import MAX_CONFUSION_CELLS, NAMING_CONFIDENCE, dmi_em
 from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
 
 __all__ = [
     "DMIAggregator",
+    "DMIEM",
     "MajorityVote",
     "METHODS",
     "SurprisinglyPopular",
     "aggregate",
+    "check_call",
 ]
 
-#: Methods accepted by :func:`aggregate`.
-METHODS = (
-    "plurality",
-    "surprisingly-popular",
-    "dmi",
-    "dmi-practical",
-    "dmi-validated",
-    "dmi-em",
-    "sp-single",
-    "spectral",
-)
-_SINGLE_TASK = ("sp-single", "spectral")
-#: Methods that compare tasks with each other (so all tasks must share one label space).
-_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical", "dmi-validated", "dmi-em")
 _TIES = ("first", "random")
 
 
-def _single_task(answers, am, task_codes, codes_all, method, ties, rng, prediction_type, smoothing):
-    """Algorithm 5 or 6 on each task; returns the column index chosen per task."""
-    P_all = _prediction_matrix(answers, am.options, prediction_type)
-    order = np.argsort(task_codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
-    out = np.empty(len(am.tasks), dtype=np.intp)
-    workers = answers["worker"].to_numpy()
-    # One call of the algorithm per task: the algorithms take one question each.
-    for t in range(len(am.tasks)):
-        rows = order[bounds[t] : bounds[t + 1]]
-        present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
-        if ties == "random":
-            present = rng.permutation(present)
-        if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
-            out[t] = present[0]
-            continue
-        pos = np.full(len(am.options), -1, dtype=np.intp)
-        pos[present] = np.arange(present.size)  # option -> column of this task's P
-        ans = pos[codes_all[rows]]
-        P = P_all[np.ix_(rows, present)]
-        if smoothing:
-            P = (1.0 - smoothing) * P + smoothing / present.size
-        mass = P.sum(axis=1)
-        if (mass <= 0).any():
-            i = rows[int(np.argmax(mass <= 0))]
-            raise ValueError(
-                f"task {_py(am.tasks[t])!r}: worker {_py(workers[i])!r} predicted only "
-                f"options nobody chose in this task ({am.options[present].tolist()} were "
-                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
-            )
-        P = P / mass[:, None]
-        try:
-            if method == "sp-single":
-                out[t] = present[_agg.surprisingly_popular_single(ans, P).answer]
-                continue
-            r = _agg.spectral_truth_serum(ans, P)
-        except ValueError as exc:
-            hint = (
-                (
-                    "; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
-                    "uniform distribution"
-                )
-                if not smoothing and "= 0" in str(exc)
-                else ""
-            )
-            raise ValueError(f"task {_py(am.tasks[t])!r} ({method}): {exc}{hint}") from exc
-        # Algorithm 6 outputs only a sign along e*; name the option the answers moved
-        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
-        score = r.e if r.sign >= 0 else -r.e
-        mask = score >= score.max() - 1e-12
-        if r.sign == 0:
-            mask |= -r.e >= (-r.e).max() - 1e-12
-        out[t] = present[_pick(mask[None, :], ties, rng)[0]]
-    return out
-
-
-# --------------------------------------------------------------------------- #
-# aggregate
-# --------------------------------------------------------------------------- #
-def _check_call(answers, method, ties, prediction_type, smoothing, kw) -> None:
-    """Refuse a bad ``method``, ``ties``, ``prediction_type``, ``smoothing`` or keyword,
-    and a table the method cannot read, before any work."""
-    _check_choice(method, "method", METHODS)
-    _check_choice(ties, "ties", _TIES)
-    _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
-    _check_keywords(method, kw)
-    if (
-        isinstance(smoothing, (bool, np.bool_))
-        or not isinstance(smoothing, numbers.Real)
-        or not 0.0 <= smoothing <= 1.0
-    ):
-        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
-    if not isinstance(answers, pd.DataFrame):
-        return  # answer_matrix says what it needs
-    if method in _SINGLE_TASK and "prediction" not in answers.columns:
-        raise ValueError(
-            f"method {method!r} needs a 'prediction' column (each "
-            "respondent's prediction of the others' answers)"
-        )
-    if method in _SHARED_LABEL_SPACE and answers.attrs.get("label_space") == "per-task":
-        raise ValueError(
-            f"method {method!r} treats every task's answers as points in one shared "
-            "option space, but these answers mark their labels as per-task (e.g. "
-            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
-            "or a single-task method ('sp-single', 'spectral')"
-        )
-
-
-def _decide_by_group(am: AnswerMatrix, method, gold, rng, kw):
-    """Plurality, surprisingly popular or DMI, decided once per group of
-    interchangeable tasks (:func:`~dmi_lib.answers.task_groups`): ``(codes, details)``
-    per task."""
-    g = None if gold is None or method != "dmi" else _gold_codes(gold, am)
+def _decide_by_group(method: Method, call: Call):
+    """A method with ``groups``: decided once per group of interchangeable tasks,
+    or, for ``ties="random"``, one draw per task among its maximal options."""
+    am = read_table(call.answers, call.options, call.duplicates)[0]
+    rng = check_random_state(call.random_state)
+    if call.ties == "random" and method.name != "dmi":  # DMI has no ties
+        mask = plurality_mask if method.name == "plurality" else sp_mask
+        return am, pick(mask(am.counts, None, am.options, call.kw), "random", rng), None
+    g = None if call.gold is None or method.name != "dmi" else gold_codes(call.gold, am)
     index, inverse, weights = task_groups(am.counts, g)
-    codes, details = decide_groups(
-        am.counts[index],
-        weights,
-        am.options,
-        method,
-        row_gold=None if g is None else g[index],
-        random_state=rng,
-        kw=kw,
-    )
+    row_gold = None if g is None else g[index]
+    codes, details = method.groups(am.counts[index], weights, am.options, row_gold, rng, call.kw)
     codes = codes[inverse]
     if details is not None:  # per task, as the callers read it
         details = _agg.DMIAggregation(
@@ -196,67 +100,146 @@ def _decide_by_group(am: AnswerMatrix, method, gold, rng, kw):
                 details.clustering, labels=details.clustering.labels[inverse]
             ),
         )
-    return codes, details
+    return am, codes, details
 
 
-def _decide_practical(am: AnswerMatrix, method, gold, rng, kw):
-    """``"dmi-practical"`` or ``"dmi-validated"`` (beyond the paper): the details."""
-    g = None if gold is None else _gold_codes(gold, am)
-    extra = {k: kw[k] for k in ("gold_error", "default_confidence", "refine", "folds") if k in kw}
-    fn = practical_dmi_aggregate if method == "dmi-practical" else validated_dmi_aggregate
-    return fn(
+def _decide_practical(method: Method, call: Call):
+    """``"dmi-practical"`` or ``"dmi-validated"`` (beyond the paper)."""
+    am = read_table(call.answers, call.options, call.duplicates)[0]
+    kw = dict(call.kw)
+    fn = practical_dmi_aggregate if method.name == "dmi-practical" else validated_dmi_aggregate
+    details = fn(
         am.counts,
-        gold=g,
-        method=kw.get("dmi_method", "auto"),
-        random_state=rng,
-        rank_tol=kw.get("rank_tol"),
+        gold=None if call.gold is None else gold_codes(call.gold, am),
+        method=kw.pop("dmi_method", "auto"),
+        random_state=check_random_state(call.random_state),
+        rank_tol=kw.pop("rank_tol", None),
         return_details=True,
-        **extra,
+        **kw,
     )
+    return am, details.options, details
 
 
-def _resolve(
-    answers,
-    method,
-    *,
-    gold,
-    options,
-    ties,
-    random_state,
-    duplicates,
-    prediction_type,
-    smoothing,
-    kw,
-):
-    """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
-    _check_call(answers, method, ties, prediction_type, smoothing, kw)
-    if method == "dmi-em":  # beyond the paper: dmi_lib.extras.dmi_em (takes the table itself)
-        res = dmi_em(
-            answers,
-            gold=gold,
-            options=options,
-            random_state=random_state,
-            duplicates=duplicates,
-            **kw,
-        )
-        return res.answer_matrix, res.codes, res
-    am, answers, task_codes, label_codes = _build(answers, options, duplicates)
-    rng = check_random_state(random_state)
-    if method in _BY_GROUP and not (ties == "random" and method != "dmi"):
-        codes, details = _decide_by_group(am, method, gold, rng, kw)
-        return am, codes, details
-    if method == "plurality":  # ties="random": one draw per task
-        return am, _pick(_agg.plurality(am.counts, ties="all"), ties, rng), None
-    if method == "surprisingly-popular":
-        prior = _prior_array(kw.get("prior"), am.options)
-        return am, _pick(_agg.surprisingly_popular(am.A, prior=prior, ties="all"), ties, rng), None
-    if method in ("dmi-practical", "dmi-validated"):
-        details = _decide_practical(am, method, gold, rng, kw)
-        return am, details.options, details
-    codes = _single_task(
-        answers, am, task_codes, label_codes, method, ties, rng, prediction_type, smoothing
+def _decide_em(method: Method, call: Call):
+    """``"dmi-em"`` (beyond the paper): :func:`dmi_lib.extras.dmi_em.dmi_em` reads the
+    table itself (it needs each worker's answers)."""
+    res = dmi_em(
+        call.answers,
+        gold=call.gold,
+        options=call.options,
+        random_state=call.random_state,
+        duplicates=call.duplicates,
+        **call.kw,
+    )
+    return res.answer_matrix, res.codes, res
+
+
+def _decide_single(method: Method, call: Call):
+    """``"sp-single"`` or ``"spectral"``: Algorithm 5 or 6 on each task."""
+    am, answers, task_codes, label_codes = read_table(call.answers, call.options, call.duplicates)
+    rng = check_random_state(call.random_state)
+    codes = single_task_codes(
+        answers,
+        am,
+        task_codes,
+        label_codes,
+        method.name,
+        call.ties,
+        rng,
+        call.prediction_type,
+        call.smoothing,
     )
     return am, codes, None
+
+
+_DMI = frozenset({"dmi_method", "rank_tol"})
+_PRACTICAL = _DMI | {"gold_error", "default_confidence", "refine"}
+
+#: The methods of :func:`aggregate`, by name: the one table that the front door, the
+#: estimators and the Dask path (:mod:`dmi_lib.extras.scale_out`) read.
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method(
+            "plurality",
+            _decide_by_group,
+            groups=groups_by_mask(plurality_mask),
+            dask=True,
+            shared_space=False,  # each task on its own
+        ),
+        Method(
+            "surprisingly-popular",
+            _decide_by_group,
+            frozenset({"prior"}),
+            groups=groups_by_mask(sp_mask),
+            dask=True,
+        ),
+        Method("dmi", _decide_by_group, _DMI, groups=dmi_groups, dask=True),
+        Method("dmi-practical", _decide_practical, _PRACTICAL),
+        Method("dmi-validated", _decide_practical, _PRACTICAL | {"folds"}),
+        Method(
+            "dmi-em",
+            _decide_em,
+            frozenset(EM_KEYWORDS),
+        ),
+        Method("sp-single", _decide_single, predictions=True, shared_space=False),
+        Method("spectral", _decide_single, predictions=True, shared_space=False),
+    )
+}
+
+
+# --------------------------------------------------------------------------- #
+# aggregate
+# --------------------------------------------------------------------------- #
+def check_call(call: Call, method) -> Method:
+    """The :class:`Method` named ``method``, after refusing a bad ``method``, ``ties``,
+    ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
+    read (a Dask table: a method that does not run on Dask), before any work."""
+    check_choice(method, "method", METHODS)
+    spec = METHODS[method]
+    check_choice(call.ties, "ties", _TIES)
+    check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
+    unknown = sorted(set(call.kw) - spec.keywords)
+    if unknown:
+        raise TypeError(
+            f"aggregate(method={method!r}) got unexpected keyword "
+            f"argument(s) {unknown}; it accepts {sorted(spec.keywords) or 'none'}"
+        )
+    smoothing = call.smoothing
+    if (
+        isinstance(smoothing, (bool, np.bool_))
+        or not isinstance(smoothing, numbers.Real)
+        or not 0.0 <= smoothing <= 1.0
+    ):
+        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
+    answers = call.answers
+    if type(answers).__module__.startswith("dask"):
+        if not spec.dask:
+            dask_methods = [m.name for m in METHODS.values() if m.dask]
+            raise ValueError(
+                f"method {method!r} is not available for a dask table; use one of "
+                f"{dask_methods} (the other methods work task by task: run them with pandas)"
+            )
+        if call.ties == "random" and method != "dmi":
+            raise ValueError(
+                "ties='random' is not available for a dask table: random "
+                "tie-breaking draws in the global task order; use ties='first'"
+            )
+    if not isinstance(answers, pd.DataFrame):
+        return spec  # answer_matrix (or the Dask path) says what it needs
+    if spec.predictions and "prediction" not in answers.columns:
+        raise ValueError(
+            f"method {method!r} needs a 'prediction' column (each "
+            "respondent's prediction of the others' answers)"
+        )
+    if spec.shared_space and answers.attrs.get("label_space") == "per-task":
+        raise ValueError(
+            f"method {method!r} treats every task's answers as points in one shared "
+            "option space, but these answers mark their labels as per-task (e.g. "
+            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
+            "or a single-task method ('sp-single', 'spectral')"
+        )
+    return spec
 
 
 def _series(am: AnswerMatrix, codes) -> pd.Series:
@@ -427,25 +410,8 @@ def aggregate(
     >>> aggregate(one, "sp-single").tolist()
     [0]
     """
-    if type(answers).__module__.startswith("dask"):
-        # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
-        # module imports dask, an optional dependency, at its top; importing it here,
-        # only for a Dask table, is the lazy import of that optional dependency.
-        from .extras.scale_out import aggregate_dask
-
-        return aggregate_dask(
-            answers,
-            method,
-            gold=gold,
-            options=options,
-            ties=ties,
-            random_state=random_state,
-            duplicates=duplicates,
-            **kw,
-        )
-    am, codes, _ = _resolve(
+    call = Call(
         answers,
-        method,
         gold=gold,
         options=options,
         ties=ties,
@@ -455,35 +421,54 @@ def aggregate(
         smoothing=smoothing,
         kw=kw,
     )
+    spec = check_call(call, method)
+    if type(answers).__module__.startswith("dask"):
+        # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
+        # module imports dask, an optional dependency, at its top; importing it here,
+        # only for a Dask table, is the lazy import of that optional dependency.
+        from .extras.scale_out import aggregate_dask
+
+        return aggregate_dask(
+            answers,
+            spec,
+            gold=gold,
+            options=options,
+            random_state=random_state,
+            duplicates=duplicates,
+            kw=kw,
+        )
+    am, codes, _ = spec.decide(spec, call)
     return _series(am, codes)
 
 
 # --------------------------------------------------------------------------- #
 # crowd-kit-style classes
 # --------------------------------------------------------------------------- #
-class _Aggregator:
+class _Aggregator(Settings):
+    """What the aggregators share: their settings (:class:`~dmi_lib._validation.Settings`)
+    and ``fit`` through :func:`aggregate`'s method table :data:`METHODS`.
+
+    A subclass names its method (``_method``) and maps the method's keywords to
+    its settings (``_keywords``: keyword → attribute).
+    """
+
     _method: str = ""
+    _keywords: dict = {}
 
-    def __repr__(self) -> str:
-        params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
-        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        return f"{type(self).__name__}({args})"
-
-    def _fit(self, answers, gold, *, ties=None, **kw):
-        """Run :func:`aggregate`'s body with this estimator's settings; ``kw`` are the
-        method's own keywords."""
-        am, codes, details = _resolve(
+    def _fit(self, answers, gold, **kw):
+        """Run the method on ``answers`` with this estimator's settings; ``kw`` are
+        keywords of this fit only (DMI-EM's ``weights``)."""
+        call = Call(
             answers,
-            self._method,
             gold=gold,
             options=self.options,
-            ties=self.ties if ties is None else ties,
+            ties=getattr(self, "ties", "first"),
             random_state=self.random_state,
             duplicates=self.duplicates,
-            prediction_type="auto",
-            smoothing=0.0,
-            kw=kw,
+            kw={**{k: getattr(self, a) for k, a in self._keywords.items()}, **kw},
         )
+        spec = check_call(call, self._method)
+        am, codes, details = spec.decide(spec, call)
         self.labels_ = _series(am, codes)
         return am, details
 
@@ -586,9 +571,11 @@ class SurprisinglyPopular(_Aggregator):
         self.options = options
         self.duplicates = duplicates
 
+    _keywords = {"prior": "prior"}
+
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted and not used."""
-        am, _ = self._fit(answers, None, prior=self.prior)
+        am, _ = self._fit(answers, None)
         prior = (
             am.A.mean(axis=0)
             if self.prior is None
@@ -662,11 +649,11 @@ class DMIAggregator(_Aggregator):
         self.options = options
         self.duplicates = duplicates
 
+    _keywords = {"dmi_method": "method", "rank_tol": "rank_tol"}
+
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` (Series task → label) names the clusters."""
-        am, details = self._fit(
-            answers, gold, ties="first", dmi_method=self.method, rank_tol=self.rank_tol
-        )
+        am, details = self._fit(answers, gold)
         self.result_ = details
         self.clusters_ = pd.Series(details.clustering.labels, index=am.tasks, name="cluster")
         self.names_ = pd.Series(
@@ -675,3 +662,100 @@ class DMIAggregator(_Aggregator):
             index=pd.RangeIndex(details.names.size, name="cluster"),
         )
         return self
+
+
+# --------------------------------------------------------------------------- #
+# DMI-EM (beyond the paper: dmi_lib.extras.dmi_em)
+# --------------------------------------------------------------------------- #
+class DMIEM(_Aggregator):
+    """DMI-EM estimator (``fit`` / ``fit_predict``), beyond the paper: see
+    :func:`dmi_lib.extras.dmi_em.dmi_em` (``aggregate(method="dmi-em")``).
+
+    Parameters
+    ----------
+    pseudocount, tol, max_iter, random_state, dmi_method, rank_tol, default_confidence, \
+max_dmi_options
+        See :func:`dmi_lib.extras.dmi_em.dmi_em`.
+    options, duplicates
+        See :func:`aggregate`.
+
+    Attributes
+    ----------
+    labels_ : pandas.Series
+        Aggregated label per task (name ``"agg_label"``).
+    probas_ : pandas.DataFrame
+        Posterior of each option per task.
+    confusions_ : numpy.ndarray, shape (n_workers, C, C)
+        Per-worker confusion matrices (rows: true class, columns: reported label);
+        None when larger than :data:`~dmi_lib.extras.dmi_em.MAX_CONFUSION_CELLS` (then use
+        ``result_.confusion(workers)``).
+    workers_ : pandas.Index
+        Worker of each confusion matrix.
+    prior_ : pandas.Series
+        Class frequencies ``π``.
+    n_iter_ : int
+    converged_ : bool
+    result_ : dmi_lib.extras.dmi_em.DMIEMResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...                    "worker": list("abc") * 3,
+    ...                    "label": ["x", "x", "y", "y", "y", "x", "x", "x", "y"]})
+    >>> est = DMIEM(random_state=0).fit(df)
+    >>> est.labels_.tolist(), est.confusions_.shape
+    (['x', 'y', 'x'], (3, 2, 2))
+    """
+
+    _method = "dmi-em"
+    _keywords = {k: k for k in EM_KEYWORDS if k != "weights"}  # weights: per fit
+
+    def __init__(
+        self,
+        *,
+        pseudocount: float = 1.0,
+        tol: float = 1e-10,
+        max_iter: int = 1000,
+        random_state=None,
+        dmi_method: str = "auto",
+        rank_tol=None,
+        default_confidence: float = NAMING_CONFIDENCE,
+        max_dmi_options: int = 16,
+        options=None,
+        duplicates: str = "error",
+    ):
+        self.pseudocount = pseudocount
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.dmi_method = dmi_method
+        self.rank_tol = rank_tol
+        self.default_confidence = default_confidence
+        self.max_dmi_options = max_dmi_options
+        self.options = options
+        self.duplicates = duplicates
+
+    def fit(self, answers, gold=None, weights=None):
+        """Fit on a long table; ``gold`` (Series task → label) names the clusters and
+        is clamped; ``weights`` as in :func:`dmi_lib.extras.dmi_em.dmi_em`."""
+        am, res = self._fit(answers, gold, weights=weights)
+        C = res.posteriors.shape[1]
+        self.result_ = res
+        self.probas_ = res.posteriors
+        self.workers_ = res.workers
+        self.confusions_ = (
+            res.confusion() if len(res.workers) * C * C <= MAX_CONFUSION_CELLS else None
+        )
+        self.prior_ = res.class_prior
+        self.n_iter_ = res.n_iter
+        self.converged_ = res.converged
+        return self
+
+    def fit_predict(self, answers, gold=None, weights=None) -> pd.Series:
+        """Fit and return :attr:`labels_`."""
+        return self.fit(answers, gold, weights).labels_
+
+    def fit_predict_proba(self, answers, gold=None, weights=None) -> pd.DataFrame:
+        """Fit and return :attr:`probas_`."""
+        return self.fit(answers, gold, weights).probas_

@@ -93,7 +93,7 @@ def best_local_search(A, restarts, rng):
     best = -np.inf
     for _ in range(restarts):
         labels = rng.integers(0, problem.k, problem.n)
-        if dmi_problem._score_and_D(problem, labels)[2] is None:
+        if dmi_problem.score_and_D(problem, labels)[2] is None:
             continue
         best = max(best, dmi_problem.log_dmi_score(A, hill_climb(problem, labels)))
     return best
@@ -160,7 +160,7 @@ def test_brute_force_matches_itertools(seed):
         assert res.labels[0] == 0 and res.exact and res.method == "brute-force"
         assert res.info["n_labelings"] == problem.k ** (n - 1)
         # A tiny chunk, so that chunk boundaries are crossed: the same first optimum.
-        tiny = exact._brute_force_labels(problem, chunk=7)
+        tiny = exact.brute_force_solver(problem, chunk=7).labels
         np.testing.assert_array_equal(tiny, res.labels)
 
 

@@ -200,7 +200,7 @@ def test_exact_ties_matter():
     footnote keeps row 4 where it is."""
     p = dmi_problem.prepare(CYCLE_A)
     state1 = np.array([2, 0, 2, 1, 2])
-    _, _, D = dmi_problem._score_and_D(p, state1)
+    _, _, D = dmi_problem.score_and_D(p, state1)
     G = p.A_tilde @ D
     assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)  # a genuine tie
     tol = _kc_common.tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import DMIClustering, dmi_cluster, dmi_score, log_dmi_score
-from dmi_lib.core import _cluster_distinct
-from dmi_lib.problem import distinct_rows, prepare
+from dmi_lib.core import cluster_distinct
+from dmi_lib.labels import distinct_rows
+from dmi_lib.problem import prepare
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 
@@ -186,7 +187,7 @@ def test_distinct_rows(rows):
 def test_clustering_distinct_rows_is_exact(data):
     A, w = data
     X = expanded(A, w)[np.random.default_rng(0).permutation(int(w.sum()))]
-    res = _cluster_distinct(X, method="brute-force")
+    res = cluster_distinct(X, method="brute-force")
     assert res.labels.shape == (len(X),)
     assert res.info["n_distinct_rows"] == len(A)
     assert res.log_score == pytest.approx(brute_force(X).log_score, rel=1e-9, abs=1e-9)

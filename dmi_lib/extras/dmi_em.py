@@ -6,8 +6,8 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
 
 * :func:`dmi_em` — the long table → :class:`DMIEMResult` (labels, posteriors,
   per-worker confusion matrices, the start, the objective's trace);
-* :class:`DMIEM` — the estimator (``fit`` / ``fit_predict``, like
-  :class:`dmi_lib.tabular.DMIAggregator`);
+* :class:`dmi_lib.tabular.DMIEM` — the estimator (``fit`` / ``fit_predict``), beside
+  the other aggregators and on their base;
 * :func:`hard_em_objective` — the mutual-information form of the hard-EM objective
   (Notes of :func:`dmi_em`).
 
@@ -29,13 +29,12 @@ from scipy.special import logsumexp
 
 from .._validation import check_random_state
 from ..aggregation import name_clusters
-from ..answers import AnswerMatrix, _build, _codes, _gold_codes, _py
-from ..core import _cluster_distinct
+from ..answers import AnswerMatrix, read_table, factorize, gold_codes, python_scalar
+from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
-from .practical import _log_gold_evidence
+from .practical import log_gold_evidence
 
 __all__ = [
-    "DMIEM",
     "DMIEMResult",
     "KEYWORDS",
     "MAX_CONFUSION_CELLS",
@@ -105,8 +104,8 @@ def _answer_weights(answers: pd.DataFrame, weights) -> pd.DataFrame:
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(
-            f"weights must be finite and non-negative, got {_py(w[i])!r} at row index "
-            f"{_py(answers.index[i])!r}"
+            f"weights must be finite and non-negative, got {python_scalar(w[i])!r} at row index "
+            f"{python_scalar(answers.index[i])!r}"
         )
     return answers.assign(__weight=w)
 
@@ -137,9 +136,9 @@ def _weighted_table(answers, options, weights, duplicates):
             f"answers must be a pandas DataFrame with columns ['task', 'worker', "
             f"'label'], got {type(answers).__name__}"
         )
-    am, rows, task, label = _build(_answer_weights(answers, weights), options, duplicates)
+    am, rows, task, label = read_table(_answer_weights(answers, weights), options, duplicates)
     weight = rows["__weight"].to_numpy(dtype=float)
-    worker, workers = _codes(rows["worker"].to_numpy())
+    worker, workers = factorize(rows["worker"].to_numpy())
     n, C = am.counts.shape
     task = np.asarray(task, dtype=np.intp)
     label = np.asarray(label, dtype=np.intp)
@@ -148,7 +147,7 @@ def _weighted_table(answers, options, weights, duplicates):
     if (total <= 0).any():
         t = int(np.argmax(total <= 0))
         raise ValueError(
-            f"task {_py(am.tasks[t])!r}: all its answers have weight 0 (weights must "
+            f"task {python_scalar(am.tasks[t])!r}: all its answers have weight 0 (weights must "
             "give every task a positive total)"
         )
     return am, task, np.asarray(worker, dtype=np.intp), label, weight, workers, W / total[:, None]
@@ -172,7 +171,7 @@ def _name(labels, A, gold, confidence: float) -> np.ndarray:
     m = int(known.sum())
     a_best = int(np.sum(best[labels[known]] == gold[known]))
     a_default = int(np.sum(default[labels[known]] == gold[known]))
-    evidence = _log_gold_evidence(a_best, m, C, None) - _log_gold_evidence(a_default, m, C, None)
+    evidence = log_gold_evidence(a_best, m, C, None) - log_gold_evidence(a_default, m, C, None)
     log_n = math.lgamma(C + 1) - math.lgamma(C - k + 1)  # log of the number of namings
     log_others = log_n + math.log1p(-math.exp(-log_n))  # log(N - 1), N >= 2 here
     prior_odds = math.log(confidence) - math.log1p(-confidence) + log_others
@@ -196,7 +195,7 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
         return clusters.astype(np.intp), values.astype(np.intp), "plurality"
     if np.ptp(A, axis=0).max() > 0:
         rng = check_random_state(random_state)
-        res = _cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
+        res = cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
         clusters, how = res.labels, "dmi"
     else:
         clusters, how = np.zeros(n, dtype=np.intp), "one cluster"
@@ -355,7 +354,9 @@ class DMIEMResult:
         else:
             pos = self.workers.get_indexer(pd.Index(list(workers)))
             if (pos < 0).any():
-                bad = [_py(w) for w in np.asarray(list(workers), dtype=object)[pos < 0][:5]]
+                bad = [
+                    python_scalar(w) for w in np.asarray(list(workers), dtype=object)[pos < 0][:5]
+                ]
                 raise ValueError(f"workers {bad} are not among the fitted workers")
         if pos.size * C * C > MAX_CONFUSION_CELLS:
             raise ValueError(
@@ -545,7 +546,7 @@ def dmi_em(
         answers, options, weights, duplicates
     )
     n, C = A.shape
-    g = np.full(n, -1, dtype=np.intp) if gold is None else _gold_codes(gold, am)
+    g = np.full(n, -1, dtype=np.intp) if gold is None else gold_codes(gold, am)
     clustering, names, start_method = _start(A, random_state, dmi_method, rank_tol, max_dmi_options)
     fit = (task, worker, label, weight, n, len(workers), C)
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
@@ -612,8 +613,8 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
     >>> round(out["likelihood"], 6) == round(out["information"], 6)
     True
     """
-    am, rows, task, label = _build(answers, options, "error")
-    worker, workers = _codes(rows["worker"].to_numpy())
+    am, rows, task, label = read_table(answers, options, "error")
+    worker, workers = factorize(rows["worker"].to_numpy())
     if not isinstance(labels, pd.Series):
         raise TypeError(
             f"labels must be a pandas Series (index: task), got {type(labels).__name__}"
@@ -643,115 +644,3 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
         "information": float(mi - h_z - h_l),
         "mutual_information": float(mi),
     }
-
-
-# --------------------------------------------------------------------------- #
-# Estimator
-# --------------------------------------------------------------------------- #
-class DMIEM:
-    """DMI-EM estimator (``fit`` / ``fit_predict``): see :func:`dmi_em`.
-
-    Parameters
-    ----------
-    pseudocount, tol, max_iter, random_state, dmi_method, rank_tol, default_confidence, \
-max_dmi_options
-        See :func:`dmi_em`.
-    options, duplicates
-        See :func:`dmi_lib.tabular.aggregate`.
-
-    Attributes
-    ----------
-    labels_ : pandas.Series
-        Aggregated label per task (name ``"agg_label"``).
-    probas_ : pandas.DataFrame
-        Posterior of each option per task.
-    confusions_ : numpy.ndarray, shape (n_workers, C, C)
-        Per-worker confusion matrices (rows: true class, columns: reported label);
-        None when larger than :data:`MAX_CONFUSION_CELLS` (then use
-        ``result_.confusion(workers)``).
-    workers_ : pandas.Index
-        Worker of each confusion matrix.
-    prior_ : pandas.Series
-        Class frequencies ``π``.
-    n_iter_ : int
-    converged_ : bool
-    result_ : DMIEMResult
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2, 3, 3, 3],
-    ...                    "worker": list("abc") * 3,
-    ...                    "label": ["x", "x", "y", "y", "y", "x", "x", "x", "y"]})
-    >>> est = DMIEM(random_state=0).fit(df)
-    >>> est.labels_.tolist(), est.confusions_.shape
-    (['x', 'y', 'x'], (3, 2, 2))
-    """
-
-    def __init__(
-        self,
-        *,
-        pseudocount: float = 1.0,
-        tol: float = 1e-10,
-        max_iter: int = 1000,
-        random_state=None,
-        dmi_method: str = "auto",
-        rank_tol=None,
-        default_confidence: float = NAMING_CONFIDENCE,
-        max_dmi_options: int = 16,
-        options=None,
-        duplicates: str = "error",
-    ):
-        self.pseudocount = pseudocount
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.dmi_method = dmi_method
-        self.rank_tol = rank_tol
-        self.default_confidence = default_confidence
-        self.max_dmi_options = max_dmi_options
-        self.options = options
-        self.duplicates = duplicates
-
-    def __repr__(self) -> str:
-        params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
-
-    def fit(self, answers, gold=None, weights=None):
-        """Fit on a long table; ``gold`` (Series task → label) names the clusters and
-        is clamped; ``weights`` as in :func:`dmi_em`."""
-        res = dmi_em(
-            answers,
-            gold=gold,
-            options=self.options,
-            weights=weights,
-            pseudocount=self.pseudocount,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            dmi_method=self.dmi_method,
-            rank_tol=self.rank_tol,
-            default_confidence=self.default_confidence,
-            max_dmi_options=self.max_dmi_options,
-        )
-        C = res.posteriors.shape[1]
-        self.result_ = res
-        self.labels_ = res.labels
-        self.probas_ = res.posteriors
-        self.workers_ = res.workers
-        self.confusions_ = (
-            res.confusion() if len(res.workers) * C * C <= MAX_CONFUSION_CELLS else None
-        )
-        self.prior_ = res.class_prior
-        self.n_iter_ = res.n_iter
-        self.converged_ = res.converged
-        return self
-
-    def fit_predict(self, answers, gold=None, weights=None) -> pd.Series:
-        """Fit and return :attr:`labels_`."""
-        return self.fit(answers, gold, weights).labels_
-
-    def fit_predict_proba(self, answers, gold=None, weights=None) -> pd.DataFrame:
-        """Fit and return :attr:`probas_`."""
-        return self.fit(answers, gold, weights).probas_
