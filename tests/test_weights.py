@@ -4,6 +4,8 @@ References are independent of the weighted code paths: brute force over the
 *expanded* matrix (each row repeated ``w`` times), where no weight is involved.
 """
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -112,7 +114,20 @@ def test_fractional_weights_scale_free():
     assert a.log_score == pytest.approx(bf.log_score, rel=1e-9)
 
 
-@pytest.mark.parametrize("solver", [mean_split, cone_partition, brute_force, k_cofactors])
+@pytest.mark.parametrize(
+    "solver",
+    [
+        mean_split,
+        cone_partition,
+        brute_force,
+        k_cofactors,
+        # the front door sets the rows of weight 0 aside itself, for every solver
+        dmi_cluster,
+        functools.partial(dmi_cluster, method="brute-force"),
+        functools.partial(dmi_cluster, method="k-cofactors", random_state=0),
+    ],
+    ids=["mean_split", "cone_partition", "brute_force", "k_cofactors", "auto", "bf", "kc"],
+)
 def test_zero_weight_rows_do_not_count(solver):
     rng = np.random.default_rng(0)
     d = 1 if solver is mean_split else 2
