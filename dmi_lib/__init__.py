@@ -55,8 +55,7 @@ from .tabular import (
     SurprisinglyPopular,
     aggregate,
 )
-from .reports import Reports
-from .mechanisms import DMIMechanismResult, dmi, dmi_mechanism
+from .mechanisms import DMIMechanismResult, Reports, dmi, dmi_mechanism
 from .kdmi import KDMIResult, kdmi_mechanism
 from .simulation import (
     always,

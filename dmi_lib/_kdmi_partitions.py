@@ -25,7 +25,7 @@ import numpy as np
 from .problem import DMIResult, prepare
 from .core import solve, dmi_cluster
 from .mechanisms import map_tasks
-from .reports import Reports
+from .mechanisms import Reports
 
 __all__ = [
     "N_GROUPS",
@@ -124,7 +124,7 @@ class Agents:
     seeds : ndarray of int, shape (E,)
         Seed of each slot's restarts.
     r_idx : ndarray of int
-        Their reports (indices into :class:`~dmi_lib.reports.Reports`), grouped by slot.
+        Their reports (indices into :class:`~dmi_lib.mechanisms.Reports`), grouped by slot.
     r_slot : ndarray of int
         Slot of each of those reports.
     r_row : ndarray of int

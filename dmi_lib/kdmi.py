@@ -45,7 +45,7 @@ from ._kdmi_partitions import (
     virtual_peer_scores,
 )
 from .mechanisms import check_executor, check_reports, count_det, split_halves, dmi_mechanism
-from .reports import Reports
+from .mechanisms import Reports
 
 __all__ = ["KDMIResult", "kdmi_mechanism"]
 
@@ -436,7 +436,7 @@ def kdmi_mechanism(
     Raises
     ------
     TypeError
-        ``reports`` is not a :class:`~dmi_lib.reports.Reports`; ``agents`` not
+        ``reports`` is not a :class:`~dmi_lib.mechanisms.Reports`; ``agents`` not
         integer ids; ``executor`` without ``.map``.
     ValueError
         ``k = rank([A 1]) != C``: the payment matrices ``C*ᵀRᵢ`` are ``k × C`` and

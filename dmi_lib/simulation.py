@@ -14,7 +14,7 @@ task states (:func:`random_states`), strategies (:func:`truthful`, :func:`always
 predictions (:func:`simulate_single_task`, Section "Single-task & Method of
 Moments").  The answers are held in :class:`Reports`, the long-form
 ``(task, worker, label)`` table that :mod:`dmi_lib.mechanisms` consumes
-(:mod:`dmi_lib.reports`).
+(:class:`dmi_lib.mechanisms.Reports`).
 
 See the book chapter ``book/10_kdmi_mechanism.ipynb``, which simulates such crowds
 (Theorem 3.2).
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_distribution, check_int, check_random_state
-from .reports import Reports
+from .mechanisms import Reports
 
 __all__ = [
     "always",

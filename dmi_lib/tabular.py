@@ -445,7 +445,7 @@ def aggregate(
 # crowd-kit-style classes
 # --------------------------------------------------------------------------- #
 class _Aggregator(Settings):
-    """What the aggregators share: their settings (:class:`~dmi_lib._validation.Settings`)
+    """What the aggregators share: their settings (``Settings``, as ``DMIClustering``)
     and ``fit`` through :func:`aggregate`'s method table :data:`METHODS`.
 
     A subclass names its method (``_method``) and maps the method's keywords to

@@ -60,7 +60,6 @@ LAYERS = {
     "dmi_lib.core": 2,
     "dmi_lib.aggregation": 3,
     "dmi_lib.answers": 3,
-    "dmi_lib.reports": 3,
     "dmi_lib.mechanisms": 3,
     "dmi_lib.kdmi": 3,
     "dmi_lib._kdmi_partitions": 3,

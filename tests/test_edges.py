@@ -19,7 +19,7 @@ from dmi_lib import crowd_data, exact, mechanisms, problem, simulation
 from dmi_lib._kc_engine import Engine
 from dmi_lib.labels import distinct_rows
 from dmi_lib.linear_partitions import estimated_programs, linear_partition_optimum
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 
 dd = pytest.importorskip("dask.dataframe")
 scale_out = pytest.importorskip("dmi_lib.extras.scale_out")

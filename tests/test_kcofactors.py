@@ -28,14 +28,8 @@ from dmi_lib._kc_start import paper_init
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import _k_cofactors_result
 from dmi_lib.labels import same_partition
-from dmi_lib.kcofactors import (
-    KCofactorsStep,
-    cone_labels_2d,
-    k_cofactors,
-    k_cofactors_2d,
-    k_cofactors_history,
-    partition_rays_2d,
-)
+from dmi_lib.kcofactors import KCofactorsStep, k_cofactors, k_cofactors_history
+from dmi_lib.planar_geometry import cone_labels_2d, k_cofactors_2d, partition_rays_2d
 
 #: The issue's example: from the paper's start, the batch iteration alternates
 #: between scores 18 and 12; the optimum is 36.

@@ -23,7 +23,7 @@ from dmi_lib.core import dmi_cluster
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.labels import agreement
 from dmi_lib.mechanisms import count_det, dmi, dmi_mechanism
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 from dmi_lib.simulation import (
     always,
     permutation_strategy,
@@ -573,7 +573,7 @@ def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
 
 def test_dmi_mechanism_without_eligible_pairs_is_unpaid_not_a_crash():
     from dmi_lib.mechanisms import dmi_mechanism
-    from dmi_lib.reports import Reports
+    from dmi_lib.mechanisms import Reports
 
     # three workers, each on their own tasks: no pair shares >= 2C tasks
     task = np.array([0, 1, 2, 3, 4, 5])

@@ -36,7 +36,7 @@ from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.mechanisms import dmi_mechanism
 from dmi_lib.extras.practical import name_clusters_bayes, validated_dmi_aggregate
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 from dmi_lib.tabular import aggregate
 from .attacks import cyclic_strategy, inject_low_effort, inject_strategy
 
@@ -144,7 +144,7 @@ def worker_accuracy(answers, gold) -> pd.DataFrame:
 
 
 def to_reports(answers, *, options=None):
-    """A long table as :class:`dmi_lib.reports.Reports` (integer ids) for the
+    """A long table as :class:`dmi_lib.mechanisms.Reports` (integer ids) for the
     mechanisms, with the task, worker and option indexes.
 
     Returns
