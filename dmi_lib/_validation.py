@@ -253,10 +253,18 @@ class Settings:
     settings are the parameters of ``__init__``, stored under the same names, read by
     :meth:`get_params`, changed by :meth:`set_params` and shown by ``repr``."""
 
+    @classmethod
+    def _names(cls) -> list:
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def _store(self, values: dict) -> None:
+        """Store the parameters of ``__init__`` (its ``locals()``) under their names."""
+        for name in self._names():
+            setattr(self, name, values[name])
+
     def get_params(self, deep: bool = True) -> dict:
         """The estimator's settings, by name."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {p: getattr(self, p) for p in names}
+        return {p: getattr(self, p) for p in self._names()}
 
     def set_params(self, **params):
         """Change settings by name (an unknown name is a ValueError); returns self."""

@@ -301,12 +301,7 @@ class DMIClustering(Settings):
         init="paper",
         max_iter: int = 300,
     ):
-        self.method = method
-        self.n_init = n_init
-        self.random_state = random_state
-        self.rank_tol = rank_tol
-        self.init = init
-        self.max_iter = max_iter
+        self._store(locals())
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster the rows of ``X`` (``sample_weight``: see :func:`dmi_cluster`)."""

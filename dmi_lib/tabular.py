@@ -512,10 +512,7 @@ class MajorityVote(_Aggregator):
     def __init__(
         self, *, ties: str = "first", random_state=None, options=None, duplicates: str = "error"
     ):
-        self.ties = ties
-        self.random_state = random_state
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted for a uniform interface and
@@ -565,11 +562,7 @@ class SurprisinglyPopular(_Aggregator):
         options=None,
         duplicates: str = "error",
     ):
-        self.prior = prior
-        self.ties = ties
-        self.random_state = random_state
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
 
     _keywords = {"prior": "prior"}
 
@@ -643,11 +636,7 @@ class DMIAggregator(_Aggregator):
         options=None,
         duplicates: str = "error",
     ):
-        self.method = method
-        self.random_state = random_state
-        self.rank_tol = rank_tol
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
 
     _keywords = {"dmi_method": "method", "rank_tol": "rank_tol"}
 
@@ -725,16 +714,7 @@ max_dmi_options
         options=None,
         duplicates: str = "error",
     ):
-        self.pseudocount = pseudocount
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.dmi_method = dmi_method
-        self.rank_tol = rank_tol
-        self.default_confidence = default_confidence
-        self.max_dmi_options = max_dmi_options
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
 
     def fit(self, answers, gold=None, weights=None):
         """Fit on a long table; ``gold`` (Series task → label) names the clusters and
