@@ -28,6 +28,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -36,10 +37,11 @@ import pandas as pd
 from pandas.api import types as pdt
 
 from . import aggregation as _agg
-from ._validation import check_random_state
+from ._validation import Settings, check_random_state
 from .labels import distinct_rows
 
 __all__ = [
+    "Aggregator",
     "AnswerMatrix",
     "Call",
     "MAX_DENSE_CELLS",
@@ -64,12 +66,15 @@ __all__ = [
     "read_table",
     "single_task_codes",
     "sp_mask",
+    "check_call",
+    "label_series",
 ]
 
 _REQUIRED = ("task", "worker", "label")
 _DUPLICATES = ("error", "keep", "first")
 #: Ways to read the ``prediction`` column (``prediction_type`` of :func:`dmi_lib.tabular.aggregate`).
 PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
+_TIES = ("first", "random")
 
 
 class AnswerMatrix(NamedTuple):
@@ -695,3 +700,99 @@ def single_task_codes(
             mask |= -r.e >= (-r.e).max() - 1e-12
         out[t] = present[pick(mask[None, :], ties, rng)[0]]
     return out
+
+
+# --------------------------------------------------------------------------- #
+# A call's checks, its answer, and the estimators' base
+# --------------------------------------------------------------------------- #
+def check_call(call: Call, spec: Method, dask_methods=()) -> Method:
+    """``spec`` (the method of ``call``), after refusing a bad ``ties``,
+    ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
+    read (a Dask table: a method that does not run on Dask; ``dask_methods``
+    names those that do), before any work."""
+    method = spec.name
+    check_choice(call.ties, "ties", _TIES)
+    check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
+    unknown = sorted(set(call.kw) - spec.keywords)
+    if unknown:
+        raise TypeError(
+            f"aggregate(method={method!r}) got unexpected keyword "
+            f"argument(s) {unknown}; it accepts {sorted(spec.keywords) or 'none'}"
+        )
+    smoothing = call.smoothing
+    if (
+        isinstance(smoothing, (bool, np.bool_))
+        or not isinstance(smoothing, numbers.Real)
+        or not 0.0 <= smoothing <= 1.0
+    ):
+        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
+    answers = call.answers
+    if type(answers).__module__.startswith("dask"):
+        if not spec.dask:
+            raise ValueError(
+                f"method {method!r} is not available for a dask table; use one of "
+                f"{list(dask_methods)} (the other methods work task by task: run them with pandas)"
+            )
+        if call.ties == "random" and method != "dmi":
+            raise ValueError(
+                "ties='random' is not available for a dask table: random "
+                "tie-breaking draws in the global task order; use ties='first'"
+            )
+    if not isinstance(answers, pd.DataFrame):
+        return spec  # answer_matrix (or the Dask path) says what it needs
+    if spec.predictions and "prediction" not in answers.columns:
+        raise ValueError(
+            f"method {method!r} needs a 'prediction' column (each "
+            "respondent's prediction of the others' answers)"
+        )
+    if spec.shared_space and answers.attrs.get("label_space") == "per-task":
+        raise ValueError(
+            f"method {method!r} treats every task's answers as points in one shared "
+            "option space, but these answers mark their labels as per-task (e.g. "
+            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
+            "or a single-task method ('sp-single', 'spectral')"
+        )
+    return spec
+
+
+def label_series(am: AnswerMatrix, codes) -> pd.Series:
+    """The option of each task (``codes``: column indexes of ``am``) as
+    :func:`dmi_lib.tabular.aggregate` returns it: a Series indexed by task, named
+    ``"agg_label"``."""
+    return pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label")
+
+
+class Aggregator(Settings):
+    """What the aggregators share (:class:`~dmi_lib.tabular.MajorityVote`,
+    :class:`~dmi_lib.tabular.SurprisinglyPopular`, :class:`~dmi_lib.tabular.DMIAggregator`,
+    :class:`~dmi_lib.extras.dmi_em.DMIEM`): their settings (the parameters of
+    ``__init__``, with ``get_params`` / ``set_params``) and ``fit`` through their
+    method, an entry of :data:`dmi_lib.tabular.METHODS`.
+
+    A subclass names its method (``_method``, a :class:`Method`) and maps the
+    method's keywords to its settings (``_keywords``: keyword → attribute).
+    """
+
+    _method: Method
+    _keywords: dict = {}
+
+    def _fit(self, answers, gold, **kw):
+        """Run the method on ``answers`` with this estimator's settings; ``kw`` are
+        keywords of this fit only (DMI-EM's ``weights``)."""
+        call = Call(
+            answers,
+            gold=gold,
+            options=self.options,
+            ties=getattr(self, "ties", "first"),
+            random_state=self.random_state,
+            duplicates=self.duplicates,
+            kw={**{k: getattr(self, a) for k, a in self._keywords.items()}, **kw},
+        )
+        spec = check_call(call, self._method)
+        am, codes, details = spec.decide(spec, call)
+        self.labels_ = label_series(am, codes)
+        return am, details
+
+    def fit_predict(self, answers, gold=None) -> pd.Series:
+        """Fit and return :attr:`labels_` (a Series indexed by task)."""
+        return self.fit(answers, gold).labels_

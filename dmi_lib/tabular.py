@@ -22,9 +22,11 @@ re-implements, and hands a Dask table to :mod:`dmi_lib.extras.scale_out`:
   :class:`~dmi_lib.answers.Method`: its decide function, its keywords, whether it
   decides once per group of interchangeable tasks and whether it runs on Dask.  The
   front door, the estimators and the Dask path all read this one table.
-* :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` and, beyond
-  the paper, :class:`DMIEM` — thin ``fit`` / ``fit_predict`` wrappers with a
-  ``labels_`` attribute, sharing one base that runs their method from :data:`METHODS`.
+* :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
+  ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute, on one base
+  (:class:`dmi_lib.answers.Aggregator`, which beyond the paper
+  :class:`dmi_lib.extras.dmi_em.DMIEM` shares) that runs their method from
+  :data:`METHODS`.
 
 Examples
 --------
@@ -39,18 +41,17 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import numbers
 
 import numpy as np
 import pandas as pd
 
 from . import aggregation as _agg
-from ._validation import Settings, check_random_state
+from ._validation import check_random_state
 from .answers import (
-    PREDICTION_TYPES,
-    AnswerMatrix,
+    Aggregator,
     Call,
     Method,
+    check_call,
     check_choice,
     dmi_groups,
     gold_codes,
@@ -60,23 +61,19 @@ from .answers import (
     read_table,
     single_task_codes,
     sp_mask,
+    label_series,
     task_groups,
 )
-from .extras.dmi_em import KEYWORDS as EM_KEYWORDS
-from .extras.dmi_em import MAX_CONFUSION_CELLS, NAMING_CONFIDENCE, dmi_em
+from .extras.dmi_em import DMI_EM
 from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
 
 __all__ = [
     "DMIAggregator",
-    "DMIEM",
     "MajorityVote",
     "METHODS",
     "SurprisinglyPopular",
     "aggregate",
-    "check_call",
 ]
-
-_TIES = ("first", "random")
 
 
 def _decide_by_group(method: Method, call: Call):
@@ -118,20 +115,6 @@ def _decide_practical(method: Method, call: Call):
         **kw,
     )
     return am, details.options, details
-
-
-def _decide_em(method: Method, call: Call):
-    """``"dmi-em"`` (beyond the paper): :func:`dmi_lib.extras.dmi_em.dmi_em` reads the
-    table itself (it needs each worker's answers)."""
-    res = dmi_em(
-        call.answers,
-        gold=call.gold,
-        options=call.options,
-        random_state=call.random_state,
-        duplicates=call.duplicates,
-        **call.kw,
-    )
-    return res.answer_matrix, res.codes, res
 
 
 def _decide_single(method: Method, call: Call):
@@ -177,11 +160,7 @@ METHODS: dict[str, Method] = {
         Method("dmi", _decide_by_group, _DMI, groups=dmi_groups, dask=True),
         Method("dmi-practical", _decide_practical, _PRACTICAL),
         Method("dmi-validated", _decide_practical, _PRACTICAL | {"folds"}),
-        Method(
-            "dmi-em",
-            _decide_em,
-            frozenset(EM_KEYWORDS),
-        ),
+        DMI_EM,
         Method("sp-single", _decide_single, predictions=True, shared_space=False),
         Method("spectral", _decide_single, predictions=True, shared_space=False),
     )
@@ -191,61 +170,6 @@ METHODS: dict[str, Method] = {
 # --------------------------------------------------------------------------- #
 # aggregate
 # --------------------------------------------------------------------------- #
-def check_call(call: Call, method) -> Method:
-    """The :class:`Method` named ``method``, after refusing a bad ``method``, ``ties``,
-    ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
-    read (a Dask table: a method that does not run on Dask), before any work."""
-    check_choice(method, "method", METHODS)
-    spec = METHODS[method]
-    check_choice(call.ties, "ties", _TIES)
-    check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
-    unknown = sorted(set(call.kw) - spec.keywords)
-    if unknown:
-        raise TypeError(
-            f"aggregate(method={method!r}) got unexpected keyword "
-            f"argument(s) {unknown}; it accepts {sorted(spec.keywords) or 'none'}"
-        )
-    smoothing = call.smoothing
-    if (
-        isinstance(smoothing, (bool, np.bool_))
-        or not isinstance(smoothing, numbers.Real)
-        or not 0.0 <= smoothing <= 1.0
-    ):
-        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
-    answers = call.answers
-    if type(answers).__module__.startswith("dask"):
-        if not spec.dask:
-            dask_methods = [m.name for m in METHODS.values() if m.dask]
-            raise ValueError(
-                f"method {method!r} is not available for a dask table; use one of "
-                f"{dask_methods} (the other methods work task by task: run them with pandas)"
-            )
-        if call.ties == "random" and method != "dmi":
-            raise ValueError(
-                "ties='random' is not available for a dask table: random "
-                "tie-breaking draws in the global task order; use ties='first'"
-            )
-    if not isinstance(answers, pd.DataFrame):
-        return spec  # answer_matrix (or the Dask path) says what it needs
-    if spec.predictions and "prediction" not in answers.columns:
-        raise ValueError(
-            f"method {method!r} needs a 'prediction' column (each "
-            "respondent's prediction of the others' answers)"
-        )
-    if spec.shared_space and answers.attrs.get("label_space") == "per-task":
-        raise ValueError(
-            f"method {method!r} treats every task's answers as points in one shared "
-            "option space, but these answers mark their labels as per-task (e.g. "
-            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
-            "or a single-task method ('sp-single', 'spectral')"
-        )
-    return spec
-
-
-def _series(am: AnswerMatrix, codes) -> pd.Series:
-    return pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label")
-
-
 def aggregate(
     answers,
     method: str = "dmi",
@@ -421,7 +345,8 @@ def aggregate(
         smoothing=smoothing,
         kw=kw,
     )
-    spec = check_call(call, method)
+    check_choice(method, "method", METHODS)
+    spec = check_call(call, METHODS[method], [m.name for m in METHODS.values() if m.dask])
     if type(answers).__module__.startswith("dask"):
         # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
         # module imports dask, an optional dependency, at its top; importing it here,
@@ -438,46 +363,13 @@ def aggregate(
             kw=kw,
         )
     am, codes, _ = spec.decide(spec, call)
-    return _series(am, codes)
+    return label_series(am, codes)
 
 
 # --------------------------------------------------------------------------- #
 # crowd-kit-style classes
 # --------------------------------------------------------------------------- #
-class _Aggregator(Settings):
-    """What the aggregators share: their settings (``Settings``, as ``DMIClustering``)
-    and ``fit`` through :func:`aggregate`'s method table :data:`METHODS`.
-
-    A subclass names its method (``_method``) and maps the method's keywords to
-    its settings (``_keywords``: keyword → attribute).
-    """
-
-    _method: str = ""
-    _keywords: dict = {}
-
-    def _fit(self, answers, gold, **kw):
-        """Run the method on ``answers`` with this estimator's settings; ``kw`` are
-        keywords of this fit only (DMI-EM's ``weights``)."""
-        call = Call(
-            answers,
-            gold=gold,
-            options=self.options,
-            ties=getattr(self, "ties", "first"),
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            kw={**{k: getattr(self, a) for k, a in self._keywords.items()}, **kw},
-        )
-        spec = check_call(call, self._method)
-        am, codes, details = spec.decide(spec, call)
-        self.labels_ = _series(am, codes)
-        return am, details
-
-    def fit_predict(self, answers, gold=None) -> pd.Series:
-        """Fit and return :attr:`labels_` (a Series indexed by task)."""
-        return self.fit(answers, gold).labels_
-
-
-class MajorityVote(_Aggregator):
+class MajorityVote(Aggregator):
     """Plurality vote on a long table (crowd-kit ``MajorityVote`` interface).
 
     Parameters
@@ -507,7 +399,7 @@ class MajorityVote(_Aggregator):
     {1: {'x': 0.33, 'y': 0.67}, 2: {'x': 1.0, 'y': 0.0}}
     """
 
-    _method = "plurality"
+    _method = METHODS["plurality"]
 
     def __init__(
         self, *, ties: str = "first", random_state=None, options=None, duplicates: str = "error"
@@ -526,7 +418,7 @@ class MajorityVote(_Aggregator):
         return self.fit(answers, gold).probas_
 
 
-class SurprisinglyPopular(_Aggregator):
+class SurprisinglyPopular(Aggregator):
     """Multi-task surprisingly popular (the paper's Definition): ``argmax_c a_c / ā_c``.
 
     Parameters
@@ -551,7 +443,7 @@ class SurprisinglyPopular(_Aggregator):
     [0, 1]
     """
 
-    _method = "surprisingly-popular"
+    _method = METHODS["surprisingly-popular"]
 
     def __init__(
         self,
@@ -582,7 +474,7 @@ class SurprisinglyPopular(_Aggregator):
         return self
 
 
-class DMIAggregator(_Aggregator):
+class DMIAggregator(Aggregator):
     """Aggregation by DMI-clustering the tasks (Algorithm 1; Theorem 3.2, K-DMI).
 
     Each task is the point ``a_t`` (its answer shares); the tasks are clustered by
@@ -625,7 +517,7 @@ class DMIAggregator(_Aggregator):
     np.True_
     """
 
-    _method = "dmi"
+    _method = METHODS["dmi"]
 
     def __init__(
         self,
@@ -651,91 +543,3 @@ class DMIAggregator(_Aggregator):
             index=pd.RangeIndex(details.names.size, name="cluster"),
         )
         return self
-
-
-# --------------------------------------------------------------------------- #
-# DMI-EM (beyond the paper: dmi_lib.extras.dmi_em)
-# --------------------------------------------------------------------------- #
-class DMIEM(_Aggregator):
-    """DMI-EM estimator (``fit`` / ``fit_predict``), beyond the paper: see
-    :func:`dmi_lib.extras.dmi_em.dmi_em` (``aggregate(method="dmi-em")``).
-
-    Parameters
-    ----------
-    pseudocount, tol, max_iter, random_state, dmi_method, rank_tol, default_confidence, \
-max_dmi_options
-        See :func:`dmi_lib.extras.dmi_em.dmi_em`.
-    options, duplicates
-        See :func:`aggregate`.
-
-    Attributes
-    ----------
-    labels_ : pandas.Series
-        Aggregated label per task (name ``"agg_label"``).
-    probas_ : pandas.DataFrame
-        Posterior of each option per task.
-    confusions_ : numpy.ndarray, shape (n_workers, C, C)
-        Per-worker confusion matrices (rows: true class, columns: reported label);
-        None when larger than :data:`~dmi_lib.extras.dmi_em.MAX_CONFUSION_CELLS` (then use
-        ``result_.confusion(workers)``).
-    workers_ : pandas.Index
-        Worker of each confusion matrix.
-    prior_ : pandas.Series
-        Class frequencies ``π``.
-    n_iter_ : int
-    converged_ : bool
-    result_ : dmi_lib.extras.dmi_em.DMIEMResult
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2, 3, 3, 3],
-    ...                    "worker": list("abc") * 3,
-    ...                    "label": ["x", "x", "y", "y", "y", "x", "x", "x", "y"]})
-    >>> est = DMIEM(random_state=0).fit(df)
-    >>> est.labels_.tolist(), est.confusions_.shape
-    (['x', 'y', 'x'], (3, 2, 2))
-    """
-
-    _method = "dmi-em"
-    _keywords = {k: k for k in EM_KEYWORDS if k != "weights"}  # weights: per fit
-
-    def __init__(
-        self,
-        *,
-        pseudocount: float = 1.0,
-        tol: float = 1e-10,
-        max_iter: int = 1000,
-        random_state=None,
-        dmi_method: str = "auto",
-        rank_tol=None,
-        default_confidence: float = NAMING_CONFIDENCE,
-        max_dmi_options: int = 16,
-        options=None,
-        duplicates: str = "error",
-    ):
-        self._store(locals())
-
-    def fit(self, answers, gold=None, weights=None):
-        """Fit on a long table; ``gold`` (Series task → label) names the clusters and
-        is clamped; ``weights`` as in :func:`dmi_lib.extras.dmi_em.dmi_em`."""
-        am, res = self._fit(answers, gold, weights=weights)
-        C = res.posteriors.shape[1]
-        self.result_ = res
-        self.probas_ = res.posteriors
-        self.workers_ = res.workers
-        self.confusions_ = (
-            res.confusion() if len(res.workers) * C * C <= MAX_CONFUSION_CELLS else None
-        )
-        self.prior_ = res.class_prior
-        self.n_iter_ = res.n_iter
-        self.converged_ = res.converged
-        return self
-
-    def fit_predict(self, answers, gold=None, weights=None) -> pd.Series:
-        """Fit and return :attr:`labels_`."""
-        return self.fit(answers, gold, weights).labels_
-
-    def fit_predict_proba(self, answers, gold=None, weights=None) -> pd.DataFrame:
-        """Fit and return :attr:`probas_`."""
-        return self.fit(answers, gold, weights).probas_

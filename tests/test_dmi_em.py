@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import ConvergenceWarning, log_dmi_score, same_partition
-from dmi_lib.extras.dmi_em import _em, _name, dmi_em, hard_em_objective
+from dmi_lib.extras.dmi_em import DMIEM, _em, _name, dmi_em, hard_em_objective
 from dmi_lib.extras.practical import name_clusters_bayes
-from dmi_lib.tabular import DMIEM, aggregate
+from dmi_lib.tabular import aggregate
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,8 +6,9 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
 
 * :func:`dmi_em` — the long table → :class:`DMIEMResult` (labels, posteriors,
   per-worker confusion matrices, the start, the objective's trace);
-* :class:`dmi_lib.tabular.DMIEM` — the estimator (``fit`` / ``fit_predict``), beside
-  the other aggregators and on their base;
+* :class:`DMIEM` — the estimator (``fit`` / ``fit_predict``), on the base of the
+  other aggregators (:class:`dmi_lib.answers.Aggregator`); :data:`DMI_EM` is the
+  method's entry of :data:`dmi_lib.tabular.METHODS`;
 * :func:`hard_em_objective` — the mutual-information form of the hard-EM objective
   (Notes of :func:`dmi_em`).
 
@@ -29,13 +30,24 @@ from scipy.special import logsumexp
 
 from .._validation import check_random_state
 from ..aggregation import name_clusters
-from ..answers import AnswerMatrix, read_table, factorize, gold_codes, python_scalar
+from ..answers import (
+    Aggregator,
+    AnswerMatrix,
+    Call,
+    Method,
+    read_table,
+    factorize,
+    gold_codes,
+    python_scalar,
+)
 from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
 from .practical import log_gold_evidence
 
 __all__ = [
+    "DMIEM",
     "DMIEMResult",
+    "DMI_EM",
     "KEYWORDS",
     "MAX_CONFUSION_CELLS",
     "NAMING_CONFIDENCE",
@@ -644,3 +656,110 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
         "information": float(mi - h_z - h_l),
         "mutual_information": float(mi),
     }
+
+
+# --------------------------------------------------------------------------- #
+# The method of aggregate and the estimator
+# --------------------------------------------------------------------------- #
+def _decide_em(method: Method, call: Call):
+    """The decide function of ``aggregate(method="dmi-em")``: :func:`dmi_em` reads the
+    table itself (it needs each worker's answers)."""
+    res = dmi_em(
+        call.answers,
+        gold=call.gold,
+        options=call.options,
+        random_state=call.random_state,
+        duplicates=call.duplicates,
+        **call.kw,
+    )
+    return res.answer_matrix, res.codes, res
+
+
+#: ``aggregate(method="dmi-em")``: its entry of :data:`dmi_lib.tabular.METHODS` (a
+#: :class:`~dmi_lib.answers.Method`; it does not run on Dask).
+DMI_EM = Method("dmi-em", _decide_em, frozenset(KEYWORDS))
+
+
+class DMIEM(Aggregator):
+    """DMI-EM estimator (``fit`` / ``fit_predict``), beyond the paper: see
+    :func:`dmi_em` (``aggregate(method="dmi-em")``).
+
+    Parameters
+    ----------
+    pseudocount, tol, max_iter, random_state, dmi_method, rank_tol, default_confidence, \
+max_dmi_options
+        See :func:`dmi_em`.
+    options, duplicates
+        See :func:`dmi_lib.tabular.aggregate`.
+
+    Attributes
+    ----------
+    labels_ : pandas.Series
+        Aggregated label per task (name ``"agg_label"``).
+    probas_ : pandas.DataFrame
+        Posterior of each option per task.
+    confusions_ : numpy.ndarray, shape (n_workers, C, C)
+        Per-worker confusion matrices (rows: true class, columns: reported label);
+        None when larger than :data:`MAX_CONFUSION_CELLS` (then use
+        ``result_.confusion(workers)``).
+    workers_ : pandas.Index
+        Worker of each confusion matrix.
+    prior_ : pandas.Series
+        Class frequencies ``π``.
+    n_iter_ : int
+    converged_ : bool
+    result_ : DMIEMResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...                    "worker": list("abc") * 3,
+    ...                    "label": ["x", "x", "y", "y", "y", "x", "x", "x", "y"]})
+    >>> est = DMIEM(random_state=0).fit(df)
+    >>> est.labels_.tolist(), est.confusions_.shape
+    (['x', 'y', 'x'], (3, 2, 2))
+    """
+
+    _method = DMI_EM
+    _keywords = {k: k for k in KEYWORDS if k != "weights"}  # weights: per fit
+
+    def __init__(
+        self,
+        *,
+        pseudocount: float = 1.0,
+        tol: float = 1e-10,
+        max_iter: int = 1000,
+        random_state=None,
+        dmi_method: str = "auto",
+        rank_tol=None,
+        default_confidence: float = NAMING_CONFIDENCE,
+        max_dmi_options: int = 16,
+        options=None,
+        duplicates: str = "error",
+    ):
+        self._store(locals())
+
+    def fit(self, answers, gold=None, weights=None):
+        """Fit on a long table; ``gold`` (Series task → label) names the clusters and
+        is clamped; ``weights`` as in :func:`dmi_em`."""
+        am, res = self._fit(answers, gold, weights=weights)
+        C = res.posteriors.shape[1]
+        self.result_ = res
+        self.probas_ = res.posteriors
+        self.workers_ = res.workers
+        self.confusions_ = (
+            res.confusion() if len(res.workers) * C * C <= MAX_CONFUSION_CELLS else None
+        )
+        self.prior_ = res.class_prior
+        self.n_iter_ = res.n_iter
+        self.converged_ = res.converged
+        return self
+
+    def fit_predict(self, answers, gold=None, weights=None) -> pd.Series:
+        """Fit and return :attr:`labels_`."""
+        return self.fit(answers, gold, weights).labels_
+
+    def fit_predict_proba(self, answers, gold=None, weights=None) -> pd.DataFrame:
+        """Fit and return :attr:`probas_`."""
+        return self.fit(answers, gold, weights).probas_
