@@ -13,6 +13,7 @@ where the names not listed here are imported from.  What goes beyond the paper i
 from .core import DMIClustering, dmi_cluster
 from .problem import (
     DEFAULT_RANK_TOL,
+    ConvergenceWarning,
     DMIResult,
     assign,
     augment,
@@ -25,7 +26,6 @@ from .problem import (
     log_dmi_score,
     prepare,
 )
-from .exceptions import ConvergenceWarning
 from .labels import (
     agreement,
     align_labels,
@@ -33,14 +33,8 @@ from .labels import (
     same_partition,
 )
 from .exact import brute_force, cone_partition, mean_split
-from .kcofactors import (
-    KCofactorsStep,
-    cone_labels_2d,
-    k_cofactors,
-    k_cofactors_2d,
-    k_cofactors_history,
-    partition_rays_2d,
-)
+from .kcofactors import KCofactorsStep, k_cofactors, k_cofactors_history
+from .planar_geometry import cone_labels_2d, k_cofactors_2d, partition_rays_2d
 from .aggregation import (
     DMIAggregation,
     SpectralTruthSerumResult,
@@ -61,8 +55,7 @@ from .tabular import (
     SurprisinglyPopular,
     aggregate,
 )
-from .reports import Reports
-from .mechanisms import DMIMechanismResult, dmi, dmi_mechanism
+from .mechanisms import DMIMechanismResult, Reports, dmi, dmi_mechanism
 from .kdmi import KDMIResult, kdmi_mechanism
 from .simulation import (
     always,

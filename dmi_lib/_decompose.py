@@ -1,8 +1,9 @@
-"""The blocked numerics behind :func:`dmi_lib.problem.prepare`.
+"""The blocked numerics behind :func:`dmi_lib.problem.prepare` and :class:`~dmi_lib.problem.Problem`.
 
 Power-of-two scaling (exact), the rows' moments and the triangular factor of the
-centred data (tall-skinny QR), each by blocks of rows with O(block · d) memory, and
-the choice of ``k`` independent columns of ``[A 1]``.  Every step works on scaled,
+centred data (tall-skinny QR), each by blocks of rows with O(block · d) memory, the
+rank at the data's precision, the choice of ``k`` independent columns of ``[A 1]``
+and the matrix ``Ã = [A 1][:, L]`` they make.  Every step works on scaled,
 centred data, so that magnitudes from 1e-300 to 1e300 and large offsets work alike.
 """
 
@@ -11,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-#: Rows per block of the passes over the data: O(block · d) extra memory instead of
-#: a copy of ``A``.
+#: Rows per block of the passes over the data (blocked QR, centring, the solvers' passes
+#: over ``Ã``): O(block · d) extra memory instead of a copy of ``A``.
 BLOCK = 1 << 16
 
 
@@ -91,3 +92,40 @@ def choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
     # Unreachable in exact arithmetic (P has rank k); pivoted QR is the safe fallback.
     _, _, piv = scipy.linalg.qr(P, mode="economic", pivoting=True)
     return tuple(sorted(int(p) for p in piv[:k]))
+
+
+def offset_from(A: np.ndarray, s: float, origin: np.ndarray, wn) -> np.ndarray:
+    """``Σᵢ wnᵢ (A[i] / s - origin)``, block by block: the weighted sum of the rows
+    relative to ``origin`` (a row of the data), which keeps the digits a rounded
+    mean would lose when the rows sit far from zero."""
+    acc = np.zeros(A.shape[1])
+    for s0 in range(0, A.shape[0], BLOCK):
+        block = A[s0 : s0 + BLOCK] / s
+        block -= origin
+        acc += wn[s0 : s0 + BLOCK] @ block
+    return acc
+
+
+def count_rank(sv, tol, shape, floor: float = 0.0) -> int:
+    """Singular values above ``tol·σ_max``, numpy's rounding threshold, and ``floor``
+    (:func:`~dmi_lib.problem.prepare` passes ``IDENTICAL_RTOL`` times the norm of the
+    uncentred data)."""
+    if sv.size == 0 or sv[0] == 0.0:
+        return 0
+    eps_floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
+    return int(np.sum(sv > max(tol * sv[0], eps_floor, floor)))
+
+
+def tilde(A: np.ndarray, columns: tuple) -> np.ndarray:
+    """``Ã = [A 1][:, L]``: a read-only view of ``A`` when ``L`` is evenly spaced
+    columns of ``A``, else a new array (``k`` column copies, no ``[A 1]``)."""
+    n, d = A.shape
+    step = columns[1] - columns[0] if len(columns) > 1 else 1
+    if columns[-1] < d and step > 0 and columns == tuple(range(columns[0], columns[-1] + 1, step)):
+        view = A[:, columns[0] : columns[-1] + 1 : step]
+        view.flags.writeable = False
+        return view
+    out = np.empty((n, len(columns)))
+    for j, col in enumerate(columns):
+        out[:, j] = A[:, col] if col < d else 1.0
+    return out

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .problem import DMIResult, prepare
-from .core import _solve, dmi_cluster
-from .mechanisms import _map
-from .reports import Reports
+from .core import solve, dmi_cluster
+from .mechanisms import map_tasks
+from .mechanisms import Reports
 
 __all__ = [
     "N_GROUPS",
@@ -124,7 +124,7 @@ class Agents:
     seeds : ndarray of int, shape (E,)
         Seed of each slot's restarts.
     r_idx : ndarray of int
-        Their reports (indices into :class:`~dmi_lib.reports.Reports`), grouped by slot.
+        Their reports (indices into :class:`~dmi_lib.mechanisms.Reports`), grouped by slot.
     r_slot : ndarray of int
         Slot of each of those reports.
     r_row : ndarray of int
@@ -464,7 +464,7 @@ def _scratch_partitions(A, agents: Agents, es: list, s: Settings, exact: bool) -
         keep[agents.r_row[agents.bounds[e] : agents.bounds[e + 1]]] = False
         subs.append(A[keep])
     C = A.shape[1]
-    return _map(
+    return map_tasks(
         s.executor,
         _scratch_partition,
         subs,
@@ -490,7 +490,7 @@ def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, i
         return None
     if prob_g.k != C:
         return None
-    return _solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
+    return solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
 
 
 def _warm_jobs(aug, res_g, in_g, agents: Agents, tol: float):
@@ -541,7 +541,7 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
         b, j = _warm_jobs(aug, res_g, in_g, agents, s.tol)
         blocks += b
         jobs += j
-    out = _map(s.executor, _warm_block, *zip(*jobs)) if jobs else []
+    out = map_tasks(s.executor, _warm_block, *zip(*jobs)) if jobs else []
     for blk, (D_blk, moves, singular) in zip(blocks, out):
         D[blk] = D_blk
         n_moves[blk] = moves

@@ -1,12 +1,14 @@
-"""Input checks shared by every public function.
+"""Input checks shared by every public function, and the settings of the estimators.
 
 Each check raises a ``ValueError`` or ``TypeError`` whose message names the
 offending argument and value, so that bad input never turns into a silent wrong
-answer or a raw ``LinAlgError`` further down.
+answer or a raw ``LinAlgError`` further down.  :class:`Settings` is the estimators'
+common base (their parameters, as scikit-learn's ``get_params`` / ``set_params``).
 """
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -232,3 +234,47 @@ def check_weight_ratio(weights, solver: str) -> None:
             "and CᵀWÃ becomes numerically singular; use weights closer together (for "
             "instance drop the rows whose weight is negligible)"
         )
+
+
+def check_rank_tol(rank_tol) -> float:
+    """``rank_tol`` as a float in ``[0, 1)`` (relative to the largest singular value),
+    or a TypeError / ValueError naming it."""
+    if isinstance(rank_tol, (bool, np.bool_)) or not isinstance(rank_tol, numbers.Real):
+        raise TypeError(f"rank_tol must be a real number in [0, 1), got {rank_tol!r}")
+    if not np.isfinite(rank_tol) or not 0 <= rank_tol < 1:
+        raise ValueError(
+            f"rank_tol must be in [0, 1) (relative to the largest singular value), got {rank_tol!r}"
+        )
+    return float(rank_tol)
+
+
+class Settings:
+    """What every estimator of the library shares (scikit-learn's convention): its
+    settings are the parameters of ``__init__``, stored under the same names, read by
+    :meth:`get_params`, changed by :meth:`set_params` and shown by ``repr``."""
+
+    @classmethod
+    def _names(cls) -> list:
+        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+    def _store(self, values: dict) -> None:
+        """Store the parameters of ``__init__`` (its ``locals()``) under their names."""
+        for name in self._names():
+            setattr(self, name, values[name])
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The estimator's settings, by name."""
+        return {p: getattr(self, p) for p in self._names()}
+
+    def set_params(self, **params):
+        """Change settings by name (an unknown name is a ValueError); returns self."""
+        valid = self.get_params()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"

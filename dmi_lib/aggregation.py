@@ -35,7 +35,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
 from .problem import DMIResult, cluster_sums
-from .core import _cluster_distinct
+from .core import cluster_distinct
 
 __all__ = [
     "DMIAggregation",
@@ -48,6 +48,7 @@ __all__ = [
     "spectral_truth_serum",
     "surprisingly_popular",
     "surprisingly_popular_single",
+    "check_gold",
 ]
 
 #: Relative tolerance for "equal" eigenvalues / eigenvector entries in Algorithm 6.
@@ -203,7 +204,7 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # Cluster naming and DMI aggregation
 # --------------------------------------------------------------------------- #
-def _check_gold(gold, n: int, C: int) -> np.ndarray:
+def check_gold(gold, n: int, C: int) -> np.ndarray:
     """Gold as an int array of length ``n``: option of each task, ``-1`` = unknown."""
     if isinstance(gold, dict):
         out = np.full(n, -1, dtype=np.intp)
@@ -325,7 +326,7 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     finite, zero = _rotated_sp_scores(labels, A, k, w)
     agree = np.zeros((k, C))
     if gold is not None:
-        g = _check_gold(gold, n, C)
+        g = check_gold(gold, n, C)
         known = g >= 0
         agree = (
             np.bincount(
@@ -428,10 +429,10 @@ def dmi_aggregate(
     """
     A = _check_answer_matrix(A)
     if gold is not None:
-        _check_gold(gold, *A.shape)  # fail before the (costly) clustering
+        check_gold(gold, *A.shape)  # fail before the (costly) clustering
     # The distinct rows, weighted by their counts: exact (identical rows can stay
     # together at an optimum, see dmi_cluster), and few when each task has few answers.
-    res = _cluster_distinct(
+    res = cluster_distinct(
         A, sample_weight=sample_weight, method=method, random_state=random_state, rank_tol=rank_tol
     )
     names = name_clusters(res.labels, A, gold=gold, sample_weight=sample_weight)

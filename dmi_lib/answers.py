@@ -10,10 +10,10 @@ answers, ``prediction``).  This module reads such a table and nothing more:
   when the values cannot be sorted — the one rule of the package).
 * gold labels as option codes, each prediction as a probability vector over the
   options (the single-task methods, Algorithms 5 and 6);
-* :func:`task_groups` and :func:`decide_groups` — tasks with the same answer counts
-  are interchangeable for plurality, surprisingly popular and DMI-clustering, so
-  those are decided once per group; the pandas path (:func:`dmi_lib.tabular.aggregate`)
-  and the Dask path (:mod:`dmi_lib.extras.scale_out`) share them.
+* :func:`task_groups` — tasks with the same answer counts are interchangeable for
+  plurality, surprisingly popular and DMI-clustering, so those are decided once per
+  group (by the methods of :data:`dmi_lib.tabular.METHODS`, on the pandas path and on
+  the Dask path of :mod:`dmi_lib.extras.scale_out` alike).
 
 Examples
 --------
@@ -27,27 +27,54 @@ Examples
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import dataclasses
+import numbers
+from dataclasses import dataclass
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
 from . import aggregation as _agg
-from ._validation import check_random_state
-from .problem import distinct_rows
+from ._validation import Settings, check_random_state
+from .labels import distinct_rows
 
 __all__ = [
+    "Aggregator",
     "AnswerMatrix",
+    "Call",
     "MAX_DENSE_CELLS",
+    "Method",
     "answer_matrix",
-    "decide_groups",
     "task_groups",
+    "PREDICTION_TYPES",
+    "check_answers",
+    "check_choice",
+    "check_dense",
+    "check_options",
+    "dmi_groups",
+    "factorize",
+    "gold_codes",
+    "gold_labels",
+    "groups_by_mask",
+    "pick",
+    "plurality_mask",
+    "prediction_matrix",
+    "prior_array",
+    "python_scalar",
+    "read_table",
+    "single_task_codes",
+    "sp_mask",
+    "check_call",
+    "label_series",
 ]
 
 _REQUIRED = ("task", "worker", "label")
 _DUPLICATES = ("error", "keep", "first")
-_PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
+#: Ways to read the ``prediction`` column (``prediction_type`` of :func:`dmi_lib.tabular.aggregate`).
+PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
+_TIES = ("first", "random")
 
 
 class AnswerMatrix(NamedTuple):
@@ -74,12 +101,15 @@ class AnswerMatrix(NamedTuple):
 # --------------------------------------------------------------------------- #
 # Validation
 # --------------------------------------------------------------------------- #
-def _py(value):
+def python_scalar(value):
     """A numpy scalar as the Python scalar it holds (for readable messages)."""
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
+def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
+    """``answers`` itself when it is a non-empty long table with the ``required``
+    columns, each once, holding hashable values and no missing ones; else a
+    TypeError / ValueError naming the column and the value."""
     if not isinstance(answers, pd.DataFrame):
         raise TypeError(
             f"answers must be a pandas DataFrame with columns "
@@ -114,18 +144,20 @@ def _check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
         if na.any():
             raise ValueError(
                 f"answers has {int(na.sum())} missing value(s) in column {col!r} "
-                f"(first at row index {_py(answers.index[int(np.argmax(na))])!r})"
+                f"(first at row index {python_scalar(answers.index[int(np.argmax(na))])!r})"
             )
     return answers
 
 
-def _check_choice(value, name, allowed):
+def check_choice(value, name, allowed):
+    """``value`` when it is one of the strings ``allowed``, else a ValueError naming
+    the argument ``name`` and the value."""
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
     return value
 
 
-def _codes(values, *, sort: bool = True):
+def factorize(values, *, sort: bool = True):
     """``pd.factorize`` that sorts when the values are comparable (mixed types are
     numbered in order of first appearance instead)."""
     try:
@@ -139,7 +171,9 @@ def _codes(values, *, sort: bool = True):
 MAX_DENSE_CELLS = 2**26
 
 
-def _check_dense(n_tasks: int, n_options: int, max_cells: int) -> None:
+def check_dense(n_tasks: int, n_options: int, max_cells: int) -> None:
+    """Refuse an answer matrix of more than ``max_cells`` cells (a free-text or id
+    column read as ``label``), before it is built."""
     cells = n_tasks * n_options
     if cells > max_cells:
         raise ValueError(
@@ -163,10 +197,10 @@ def _int_codes(values):
     return codes, len(uniques)
 
 
-def _check_options(options, labels) -> tuple:
+def check_options(options, labels) -> tuple:
     """Return ``(codes, options Index)``; ``codes[i]`` is row ``i``'s column."""
     if options is None:
-        codes, uniques = _codes(labels)
+        codes, uniques = factorize(labels)
         return codes, pd.Index(uniques, name="label")
     opts = pd.Index(options if not np.isscalar(options) else [options], name="label")
     if opts.size == 0:
@@ -244,7 +278,7 @@ def answer_matrix(
     >>> answer_matrix(df, options=[0, 1, 2]).counts.tolist()
     [[0, 1, 2], [0, 1, 1]]
     """
-    return _build(answers, options, duplicates, max_cells)[0]
+    return read_table(answers, options, duplicates, max_cells)[0]
 
 
 def _repeated_pairs(answers: pd.DataFrame, task_codes: np.ndarray) -> np.ndarray:
@@ -262,11 +296,11 @@ def _repeated_pairs(answers: pd.DataFrame, task_codes: np.ndarray) -> np.ndarray
     return np.zeros(key.size, dtype=bool)
 
 
-def _build(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
+def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     """:func:`answer_matrix` and the rows of ``answers`` it counted."""
-    answers = _check_answers(answers)
-    _check_choice(duplicates, "duplicates", _DUPLICATES)
-    task_codes, tasks = _codes(answers["task"].to_numpy())
+    answers = check_answers(answers)
+    check_choice(duplicates, "duplicates", _DUPLICATES)
+    task_codes, tasks = factorize(answers["task"].to_numpy())
     dup = _repeated_pairs(answers, task_codes) if duplicates != "keep" else None
     if dup is not None and dup.any():
         if duplicates == "error":
@@ -274,7 +308,7 @@ def _build(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
             t, w = answers["task"].iloc[i], answers["worker"].iloc[i]
             raise ValueError(
                 f"answers has {int(dup.sum())} duplicate (task, worker) pair(s), e.g. "
-                f"task={_py(t)!r}, worker={_py(w)!r}; pass duplicates='keep' to count "
+                f"task={python_scalar(t)!r}, worker={python_scalar(w)!r}; pass duplicates='keep' to count "
                 "every row as a vote, or duplicates='first' to keep each pair's first "
                 "answer"
             )
@@ -282,29 +316,16 @@ def _build(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
         task_codes = task_codes[~dup]
     n = len(tasks)
     if options is None:  # before factorising a label column that may be free text
-        _check_dense(n, int(answers["label"].nunique()), max_cells)
-    label_codes, opts = _check_options(options, answers["label"].to_numpy())
+        check_dense(n, int(answers["label"].nunique()), max_cells)
+    label_codes, opts = check_options(options, answers["label"].to_numpy())
     C = len(opts)
-    _check_dense(n, C, max_cells)
+    check_dense(n, C, max_cells)
     counts = np.bincount(task_codes.astype(np.int64) * C + label_codes, minlength=n * C).reshape(
         n, C
     )
     A = counts / counts.sum(axis=1, keepdims=True)
     am = AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"), options=opts)
     return am, answers, task_codes, label_codes
-
-
-# --------------------------------------------------------------------------- #
-# Ties
-# --------------------------------------------------------------------------- #
-def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
-    """One column per row among the ``True`` entries of ``mask``: the first, or a
-    uniformly random one (seeded)."""
-    if ties == "first":
-        return np.argmax(mask, axis=1).astype(np.intp)
-    keys = rng.random(mask.shape)
-    keys[~mask] = -1.0
-    return np.argmax(keys, axis=1).astype(np.intp)
 
 
 # --------------------------------------------------------------------------- #
@@ -345,7 +366,7 @@ def _fraction_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
     if bad.any():
         raise ValueError(
             f"prediction must be a fraction in [0, 1] (the predicted share of "
-            f"option {_py(opts[hi])!r}), found {_py(p[bad][0])!r}; if the "
+            f"option {python_scalar(opts[hi])!r}), found {python_scalar(p[bad][0])!r}; if the "
             "predictions are labels pass prediction_type='label'"
         )
     return np.column_stack([1.0 - p, p] if hi == 1 else [p, 1.0 - p])
@@ -381,12 +402,12 @@ def _distribution_predictions(pred: pd.Series, opts: pd.Index, index: pd.Index) 
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(
-            f"prediction of row {_py(index[i])!r} is not a probability vector: {P[i].tolist()}"
+            f"prediction of row {python_scalar(index[i])!r} is not a probability vector: {P[i].tolist()}"
         )
     return P
 
 
-def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.ndarray:
+def prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.ndarray:
     """Each row's prediction as a probability vector over ``opts`` (N × C)."""
     pred = answers["prediction"]
     na = pred.isna().to_numpy()
@@ -394,8 +415,8 @@ def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.n
         i = int(np.argmax(na))
         raise ValueError(
             f"column 'prediction' has {int(na.sum())} missing value(s), e.g. "
-            f"task={_py(answers['task'].iloc[i])!r}, "
-            f"worker={_py(answers['worker'].iloc[i])!r}: the single-task methods need "
+            f"task={python_scalar(answers['task'].iloc[i])!r}, "
+            f"worker={python_scalar(answers['worker'].iloc[i])!r}: the single-task methods need "
             "every respondent's prediction; drop those rows (hosseini2021_spvoting: keep the treatments that elicit a prediction)"
         )
     kind = _prediction_kind(pred, kind)
@@ -405,13 +426,13 @@ def _prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.n
         return _label_predictions(pred, opts)
     if kind == "distribution":
         return _distribution_predictions(pred, opts, answers.index)
-    raise ValueError(f"prediction_type must be one of {list(_PREDICTION_TYPES)}, got {kind!r}")
+    raise ValueError(f"prediction_type must be one of {list(PREDICTION_TYPES)}, got {kind!r}")
 
 
 # --------------------------------------------------------------------------- #
 # Gold labels
 # --------------------------------------------------------------------------- #
-def _gold_labels(gold, options: pd.Index):
+def gold_labels(gold, options: pd.Index):
     """Checked gold: ``(Series task → label without missing labels, option codes)``."""
     if isinstance(gold, dict):
         gold = pd.Series(gold)
@@ -422,7 +443,7 @@ def _gold_labels(gold, options: pd.Index):
         )
     if not gold.index.is_unique:
         dup = gold.index[gold.index.duplicated()][0]
-        raise ValueError(f"gold lists task {_py(dup)!r} more than once")
+        raise ValueError(f"gold lists task {python_scalar(dup)!r} more than once")
     g = gold.dropna()
     idx = options.get_indexer(g.to_numpy())
     if (idx < 0).any():
@@ -431,18 +452,18 @@ def _gold_labels(gold, options: pd.Index):
     return g, idx
 
 
-def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
+def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
     """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
     unknown.  Tasks are matched by value; a gold task with no answers (often a type
     mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
-    g, idx = _gold_labels(gold, am.options)
+    g, idx = gold_labels(gold, am.options)
     out = np.full(len(am.tasks), -1, dtype=np.intp)
     pos = am.tasks.get_indexer(g.index)
     unknown = pos < 0
     if unknown.any():
-        bad = [_py(t) for t in g.index[unknown][:5]]
-        gold_types = sorted({type(_py(t)).__name__ for t in g.index})
-        task_types = sorted({type(_py(t)).__name__ for t in am.tasks[:1000]})
+        bad = [python_scalar(t) for t in g.index[unknown][:5]]
+        gold_types = sorted({type(python_scalar(t)).__name__ for t in g.index})
+        task_types = sorted({type(python_scalar(t)).__name__ for t in am.tasks[:1000]})
         hint = (
             f"; gold's task ids are {'/'.join(gold_types)} but the answers' task "
             f"ids are {'/'.join(task_types)}: convert one to the other"
@@ -459,11 +480,7 @@ def _gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # Groups of interchangeable tasks (plurality, surprisingly popular, DMI)
 # --------------------------------------------------------------------------- #
-#: Methods decided once per group of interchangeable tasks (:func:`task_groups`).
-_BY_GROUP = ("plurality", "surprisingly-popular", "dmi")
-
-
-def _prior_array(prior, options: pd.Index):
+def prior_array(prior, options: pd.Index):
     """``prior=`` for surprisingly popular: None, an array over ``options``, or a
     Series indexed by option."""
     if isinstance(prior, pd.Series):
@@ -509,91 +526,273 @@ def task_groups(counts, gold_codes=None):
     return distinct_rows(key)
 
 
-def decide_groups(
-    rows, weights, options: pd.Index, method: str, *, row_gold=None, random_state=None, kw=None
-):
-    """The option code of each group of interchangeable tasks (``method`` in
-    ``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``; ties to the first option).
+# --------------------------------------------------------------------------- #
+# The methods of dmi_lib.tabular.aggregate: their description and their decisions
+# --------------------------------------------------------------------------- #
+@dataclass(frozen=True)
+class Call:
+    """One call of :func:`dmi_lib.tabular.aggregate` (or an estimator's ``fit``): the table and every
+    setting, as a method's ``decide`` reads them."""
 
-    Parameters
+    answers: object
+    gold: object = None
+    options: object = None
+    ties: str = "first"
+    random_state: object = None
+    duplicates: str = "error"
+    prediction_type: str = "auto"
+    smoothing: float = 0.0
+    kw: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A method of :func:`dmi_lib.tabular.aggregate`: how it decides and what it accepts.
+
+    Attributes
     ----------
-    rows : ndarray of int, shape (u, C)
-        Answer counts of each group (:func:`task_groups`).
-    weights : ndarray of int, shape (u,)
-        Tasks per group.
-    options : pandas.Index
-    method : str
-    row_gold : ndarray of int, shape (u,), optional
-        Gold option of each group (``-1``: none); DMI names its clusters with it.
-    random_state : None, int or numpy Generator
-        Seeds k-cofactors (DMI with 4 or more options).
-    kw : dict, optional
-        ``prior`` (surprisingly popular), ``dmi_method`` and ``rank_tol`` (DMI).
-
-    Returns
-    -------
-    codes : ndarray of int, shape (u,)
-    details : DMIAggregation or None
+    name : str
+        The ``method`` argument that selects it.
+    decide : callable
+        ``decide(method, call) -> (answer_matrix, codes, details)``: the option code
+        of every task of ``call.answers`` (a :class:`Call`), and the method's details
+        (a result object, or None).
+    keywords : frozenset of str
+        The method's own keywords (``**kw`` of :func:`dmi_lib.tabular.aggregate`); any other is refused.
+    groups : callable or None
+        For methods that give every task with the same answer counts the same
+        label: ``groups(rows, weights, options, row_gold, rng, kw) -> (codes,
+        details)`` decides once per group of interchangeable tasks
+        (:func:`~dmi_lib.answers.task_groups`); the pandas path and the Dask path
+        (:mod:`dmi_lib.extras.scale_out`) both call it.  None: per task only.
+    dask : bool
+        Whether it runs on a Dask table.
+    predictions : bool
+        Whether it needs the ``prediction`` column (the single-task methods).
+    shared_space : bool
+        Whether it compares tasks with each other (all tasks must then share one
+        label space).
     """
-    kw = kw or {}
-    rows = np.asarray(rows)
-    if method == "plurality":
-        return _pick(_agg.plurality(rows, ties="all"), "first", None), None
+
+    name: str
+    decide: Callable
+    keywords: frozenset = frozenset()
+    groups: Callable | None = None
+    dask: bool = False
+    predictions: bool = False
+    shared_space: bool = True
+
+
+def pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
+    """One column per row among the ``True`` entries of ``mask``: the first, or a
+    uniformly random one (seeded)."""
+    if ties == "first":
+        return np.argmax(mask, axis=1).astype(np.intp)
+    keys = rng.random(mask.shape)
+    keys[~mask] = -1.0
+    return np.argmax(keys, axis=1).astype(np.intp)
+
+
+# --------------------------------------------------------------------------- #
+# Decisions per group of interchangeable tasks (plurality, SP, DMI), and per task
+# --------------------------------------------------------------------------- #
+def plurality_mask(rows, weights, options, kw) -> np.ndarray:
+    """Plurality's maximal options of each row of answer counts (``weights``,
+    ``options`` and ``kw`` are not needed: the signature of :func:`sp_mask`)."""
+    return _agg.plurality(rows, ties="all")
+
+
+def sp_mask(rows, weights, options, kw) -> np.ndarray:
+    """Surprisingly popular's maximal options (the Definition); the prior is
+    ``prior=`` or the column means of ``A`` over all tasks (``weights``: tasks per
+    row; None: one each, :func:`~dmi_lib.aggregation.surprisingly_popular`'s own)."""
+    if len(options) == 1:  # one option seen: nothing can be surprising
+        return np.ones((len(rows), 1), dtype=bool)
     shares = rows / rows.sum(axis=1, keepdims=True)
-    if method == "surprisingly-popular":
-        if len(options) == 1:  # one option seen: nothing can be surprising
-            return np.zeros(len(rows), dtype=np.intp), None
-        prior = _prior_array(kw.get("prior"), options)
-        if prior is None:  # the column means of A over all tasks
-            prior = weights @ shares / weights.sum()
-        return _pick(
-            _agg.surprisingly_popular(shares, prior=prior, ties="all"), "first", None
-        ), None
-    if method != "dmi":
-        raise ValueError(
-            f"method {method!r} is not decided per group; use one of {list(_BY_GROUP)}"
-        )
+    prior = prior_array(kw.get("prior"), options)
+    if prior is None and weights is not None:
+        prior = weights @ shares / weights.sum()
+    return _agg.surprisingly_popular(shares, prior=prior, ties="all")
+
+
+def groups_by_mask(mask):
+    """Groups decided by ``mask`` (ties to the first option)."""
+
+    def groups(rows, weights, options, row_gold, rng, kw):
+        return pick(mask(np.asarray(rows), weights, options, kw), "first", None), None
+
+    return groups
+
+
+def dmi_groups(rows, weights, options, row_gold, rng, kw):
+    """DMI aggregation (:func:`~dmi_lib.aggregation.dmi_aggregate`) of the groups,
+    each weighted by its number of tasks; ``row_gold`` names the clusters."""
+    rows = np.asarray(rows)
     gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
     details = _agg.dmi_aggregate(
-        shares,
+        rows / rows.sum(axis=1, keepdims=True),
         gold=gold,
         sample_weight=weights,
         method=kw.get("dmi_method", "auto"),
-        random_state=check_random_state(random_state),
+        random_state=check_random_state(rng),
         rank_tol=kw.get("rank_tol"),
         return_details=True,
     )
     return details.options, details
 
 
-def _check_keywords(method: str, kw: dict) -> None:
-    """Refuse keywords the method does not take (naming them)."""
-    allowed = {
-        "dmi": {"dmi_method", "rank_tol"},
-        "dmi-practical": {"dmi_method", "rank_tol", "gold_error", "default_confidence", "refine"},
-        "dmi-validated": {
-            "dmi_method",
-            "rank_tol",
-            "gold_error",
-            "default_confidence",
-            "refine",
-            "folds",
-        },
-        "surprisingly-popular": {"prior"},
-        "dmi-em": {
-            "weights",
-            "pseudocount",
-            "tol",
-            "max_iter",
-            "dmi_method",
-            "rank_tol",
-            "default_confidence",
-            "max_dmi_options",
-        },
-    }.get(method, set())
-    unknown = sorted(set(kw) - allowed)
+def single_task_codes(
+    answers, am, task_codes, codes_all, method, ties, rng, prediction_type, smoothing
+):
+    """Algorithm 5 (``method="sp-single"``) or 6 (``"spectral"``) on each task of a
+    table read by :func:`read_table`; returns the column index chosen per task."""
+    P_all = prediction_matrix(answers, am.options, prediction_type)
+    order = np.argsort(task_codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
+    out = np.empty(len(am.tasks), dtype=np.intp)
+    workers = answers["worker"].to_numpy()
+    # One call of the algorithm per task: the algorithms take one question each.
+    for t in range(len(am.tasks)):
+        rows = order[bounds[t] : bounds[t + 1]]
+        present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
+        if ties == "random":
+            present = rng.permutation(present)
+        if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
+            out[t] = present[0]
+            continue
+        pos = np.full(len(am.options), -1, dtype=np.intp)
+        pos[present] = np.arange(present.size)  # option -> column of this task's P
+        ans = pos[codes_all[rows]]
+        P = P_all[np.ix_(rows, present)]
+        if smoothing:
+            P = (1.0 - smoothing) * P + smoothing / present.size
+        mass = P.sum(axis=1)
+        if (mass <= 0).any():
+            i = rows[int(np.argmax(mass <= 0))]
+            raise ValueError(
+                f"task {python_scalar(am.tasks[t])!r}: worker {python_scalar(workers[i])!r} predicted only "
+                f"options nobody chose in this task ({am.options[present].tolist()} were "
+                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
+            )
+        P = P / mass[:, None]
+        try:
+            if method == "sp-single":
+                out[t] = present[_agg.surprisingly_popular_single(ans, P).answer]
+                continue
+            r = _agg.spectral_truth_serum(ans, P)
+        except ValueError as exc:
+            hint = (
+                (
+                    "; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
+                    "uniform distribution"
+                )
+                if not smoothing and "= 0" in str(exc)
+                else ""
+            )
+            raise ValueError(
+                f"task {python_scalar(am.tasks[t])!r} ({method}): {exc}{hint}"
+            ) from exc
+        # Algorithm 6 outputs only a sign along e*; name the option the answers moved
+        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
+        score = r.e if r.sign >= 0 else -r.e
+        mask = score >= score.max() - 1e-12
+        if r.sign == 0:
+            mask |= -r.e >= (-r.e).max() - 1e-12
+        out[t] = present[pick(mask[None, :], ties, rng)[0]]
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# A call's checks, its answer, and the estimators' base
+# --------------------------------------------------------------------------- #
+def check_call(call: Call, spec: Method, dask_methods=()) -> Method:
+    """``spec`` (the method of ``call``), after refusing a bad ``ties``,
+    ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
+    read (a Dask table: a method that does not run on Dask; ``dask_methods``
+    names those that do), before any work."""
+    method = spec.name
+    check_choice(call.ties, "ties", _TIES)
+    check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
+    unknown = sorted(set(call.kw) - spec.keywords)
     if unknown:
         raise TypeError(
             f"aggregate(method={method!r}) got unexpected keyword "
-            f"argument(s) {unknown}; it accepts {sorted(allowed) or 'none'}"
+            f"argument(s) {unknown}; it accepts {sorted(spec.keywords) or 'none'}"
         )
+    smoothing = call.smoothing
+    if (
+        isinstance(smoothing, (bool, np.bool_))
+        or not isinstance(smoothing, numbers.Real)
+        or not 0.0 <= smoothing <= 1.0
+    ):
+        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
+    answers = call.answers
+    if type(answers).__module__.startswith("dask"):
+        if not spec.dask:
+            raise ValueError(
+                f"method {method!r} is not available for a dask table; use one of "
+                f"{list(dask_methods)} (the other methods work task by task: run them with pandas)"
+            )
+        if call.ties == "random" and method != "dmi":
+            raise ValueError(
+                "ties='random' is not available for a dask table: random "
+                "tie-breaking draws in the global task order; use ties='first'"
+            )
+    if not isinstance(answers, pd.DataFrame):
+        return spec  # answer_matrix (or the Dask path) says what it needs
+    if spec.predictions and "prediction" not in answers.columns:
+        raise ValueError(
+            f"method {method!r} needs a 'prediction' column (each "
+            "respondent's prediction of the others' answers)"
+        )
+    if spec.shared_space and answers.attrs.get("label_space") == "per-task":
+        raise ValueError(
+            f"method {method!r} treats every task's answers as points in one shared "
+            "option space, but these answers mark their labels as per-task (e.g. "
+            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
+            "or a single-task method ('sp-single', 'spectral')"
+        )
+    return spec
+
+
+def label_series(am: AnswerMatrix, codes) -> pd.Series:
+    """The option of each task (``codes``: column indexes of ``am``) as
+    :func:`dmi_lib.tabular.aggregate` returns it: a Series indexed by task, named
+    ``"agg_label"``."""
+    return pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label")
+
+
+class Aggregator(Settings):
+    """What the aggregators share (:class:`~dmi_lib.tabular.MajorityVote`,
+    :class:`~dmi_lib.tabular.SurprisinglyPopular`, :class:`~dmi_lib.tabular.DMIAggregator`,
+    :class:`~dmi_lib.extras.dmi_em.DMIEM`): their settings (the parameters of
+    ``__init__``, with ``get_params`` / ``set_params``) and ``fit`` through their
+    method, an entry of :data:`dmi_lib.tabular.METHODS`.
+
+    A subclass names its method (``_method``, a :class:`Method`) and maps the
+    method's keywords to its settings (``_keywords``: keyword → attribute).
+    """
+
+    _method: Method
+    _keywords: dict = {}
+
+    def _fit(self, answers, gold, **kw):
+        """Run the method on ``answers`` with this estimator's settings; ``kw`` are
+        keywords of this fit only (DMI-EM's ``weights``)."""
+        call = Call(
+            answers,
+            gold=gold,
+            options=self.options,
+            ties=getattr(self, "ties", "first"),
+            random_state=self.random_state,
+            duplicates=self.duplicates,
+            kw={**{k: getattr(self, a) for k, a in self._keywords.items()}, **kw},
+        )
+        spec = check_call(call, self._method)
+        am, codes, details = spec.decide(spec, call)
+        self.labels_ = label_series(am, codes)
+        return am, details
+
+    def fit_predict(self, answers, gold=None) -> pd.Series:
+        """Fit and return :attr:`labels_` (a Series indexed by task)."""
+        return self.fit(answers, gold).labels_

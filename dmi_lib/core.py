@@ -14,25 +14,39 @@ linearly partitioned).
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 
-from . import exact as _exact
-from . import kcofactors as _kc
-from ._validation import check_labels, check_matrix, check_sample_weight
+from . import kcofactors
+from ._validation import check_int, check_labels, check_matrix, check_random_state
+from ._validation import Settings, check_sample_weight
+from .labels import distinct_rows
+from .exact import (
+    EXACT_BRUTE_FORCE_LIMIT,
+    brute_force_solver,
+    cones_solver,
+    labelings_within,
+    mean_split_solver,
+)
 from .problem import (
     AUTO_BRUTE_FORCE_LIMIT,
     DMIResult,
     Problem,
-    _result,
-    _without_zero_weights,
+    Solution,
     assign,
-    distinct_rows,
+    build_result,
+    has_zero_weights,
+    positive_rows,
     prepare,
+    with_zero_weight_rows,
 )
 
-__all__ = ["DMIClustering", "dmi_cluster"]
+__all__ = [
+    "DMIClustering",
+    "dmi_cluster",
+    "cluster_distinct",
+    "solve",
+]
 
 
 _METHODS = ("auto", "exact", "k-cofactors", "brute-force")
@@ -132,7 +146,7 @@ def dmi_cluster(
     [0, 0, 1]
     """
     _check_method(method)
-    return _solve(
+    return solve(
         prepare(A, rank_tol, sample_weight=sample_weight),
         method=method,
         n_init=n_init,
@@ -142,7 +156,7 @@ def dmi_cluster(
     )
 
 
-def _solve(
+def solve(
     problem: Problem,
     *,
     method: str = "auto",
@@ -152,91 +166,87 @@ def _solve(
     max_iter: int = 300,
 ) -> DMIResult:
     """:func:`dmi_cluster` on a prepared problem (callers that already prepared
-    ``A`` -- the K-DMI mechanism -- skip a second rank decomposition)."""
-    _check_method(method)
-    if problem.weights is not None and not np.all(problem.weights > 0):
-        if not isinstance(init, str):
-            init = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
-        return _without_zero_weights(
-            problem,
-            lambda sub: _solve(
-                sub,
-                method=method,
-                n_init=n_init,
-                random_state=random_state,
-                init=init,
-                max_iter=max_iter,
-            ),
-        )
+    ``A`` -- the K-DMI mechanism -- skip a second rank decomposition).
 
+    Rows of weight 0 are set aside, the chosen solver runs (``solution =
+    solver(problem)``, :class:`~dmi_lib.problem.Solution`), and the
+    :class:`~dmi_lib.problem.DMIResult` is built from its solution here, for every
+    solver alike.
+    """
+    _check_method(method)
+    if has_zero_weights(problem):
+        sub, keep = positive_rows(problem)
+        if not isinstance(init, str):
+            init = check_labels(init, problem.n, problem.k, "init")[keep]
+        kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
+        return with_zero_weight_rows(problem, keep, solve(sub, method=method, **kw))
     # k-cofactors' options are checked whichever solver runs: a call that an
     # exact solver answers on k <= 3 data must not fail later on k >= 4 data.
-    _kc.check_int(n_init, "n_init", 1)
-    _kc.check_int(max_iter, "max_iter", 1)
-    _kc.check_random_state(random_state)
-    _kc.check_init(init, problem.n, problem.k)
-    k, n = problem.k, problem.n
-    if method in ("auto", "exact"):
-        res = _exact_solve(problem)
-        if res is not None:
-            return res
-        if method == "exact":
-            if _exact.labelings_within(n, k, _exact.EXACT_BRUTE_FORCE_LIMIT):
-                reason = (
-                    f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
-                    f"{_exact.EXACT_BRUTE_FORCE_LIMIT} labelings (method='exact')"
-                )
-                labels = _exact._brute_force_labels(problem, _exact.EXACT_BRUTE_FORCE_LIMIT)
-                return _result(problem, labels, "brute-force", True, info={"auto_reason": reason})
-            raise ValueError(
-                f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
-                "exact solvers cover k = 2 (points on a line), k = 3 (points in a plane) "
-                f"and brute force for k**(n-1) <= {_exact.EXACT_BRUTE_FORCE_LIMIT} labelings "
-                "(method='exact'); use method='k-cofactors' (a guaranteed local maximum)"
-            )
-    if method == "brute-force":
-        return _result(problem, _exact._brute_force_labels(problem), "brute-force", True)
+    check_int(n_init, "n_init", 1)
+    check_int(max_iter, "max_iter", 1)
+    check_random_state(random_state)
+    kcofactors.check_init(init, problem.n, problem.k)
+    solver, reason = _choose_solver(problem, method)
+    if solver is None:
+        solver = _k_cofactors_solver(n_init, random_state, init, max_iter)
+    solution = solver(problem)
+    if reason is not None:
+        solution = solution._replace(info={**(solution.info or {}), "auto_reason": reason})
+    return build_result(problem, *solution)
 
-    res = _kc._k_cofactors_result(
-        problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
-    )
+
+def _choose_solver(problem: Problem, method: str):
+    """``(solver, reason)``: the exact solver ``method`` runs on ``problem`` and why
+    (``info["auto_reason"]``), or ``(None, reason)`` for k-cofactors."""
+    k, n = problem.k, problem.n
+    if method == "brute-force":
+        return brute_force_solver, None
+    if method in ("auto", "exact"):
+        if k == 2:
+            return mean_split_solver, "k = 2: split at the mean, O(n)"
+        if k == 3:
+            return cones_solver, "k = 3: three cones at the mean, O(n log n)"
+        if labelings_within(n, k, AUTO_BRUTE_FORCE_LIMIT):
+            reason = (
+                f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= {AUTO_BRUTE_FORCE_LIMIT} labelings"
+            )
+            return brute_force_solver, reason
+    if method == "exact":
+        if labelings_within(n, k, EXACT_BRUTE_FORCE_LIMIT):
+            reason = (
+                f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
+                f"{EXACT_BRUTE_FORCE_LIMIT} labelings (method='exact')"
+            )
+            return lambda p: brute_force_solver(p, EXACT_BRUTE_FORCE_LIMIT), reason
+        raise ValueError(
+            f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
+            "exact solvers cover k = 2 (points on a line), k = 3 (points in a plane) "
+            f"and brute force for k**(n-1) <= {EXACT_BRUTE_FORCE_LIMIT} labelings "
+            "(method='exact'); use method='k-cofactors' (a guaranteed local maximum)"
+        )
     if method == "auto":
-        res.info["auto_reason"] = (
+        return None, (
             f"k = {k} > 3 and k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver "
             "applies; k-cofactors, a local maximum"
         )
-    return res
+    return None, None
 
 
-def _exact_solve(problem: Problem) -> DMIResult | None:
-    """The exact solver that applies to ``problem`` (``info["auto_reason"]`` says
-    which and why), or None when none does."""
-    k, n = problem.k, problem.n
-    if k == 2:
-        return _result(
-            problem,
-            _exact._mean_split_labels(problem),
-            "exact-1d",
-            True,
-            info={"auto_reason": "k = 2: split at the mean, O(n)"},
+def _k_cofactors_solver(n_init, random_state, init, max_iter):
+    """k-cofactors (Algorithm 2) as a solver, ``solution = solver(problem)``."""
+
+    def solver(problem: Problem) -> Solution:
+        res = kcofactors._k_cofactors_result(
+            problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
         )
-    if k == 3:
-        labels, info = _exact._cones(problem)
-        info["auto_reason"] = "k = 3: three cones at the mean, O(n log n)"
-        return _result(problem, labels, "exact-2d", True, info=info)
-    if _exact.labelings_within(n, k, AUTO_BRUTE_FORCE_LIMIT):
-        reason = f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= {AUTO_BRUTE_FORCE_LIMIT} labelings"
-        return _result(
-            problem,
-            _exact._brute_force_labels(problem),
-            "brute-force",
-            True,
-            info={"auto_reason": reason},
+        return Solution(
+            res.labels, res.method, res.exact, res.info, res.n_iter, res.converged, res.cycled
         )
-    return None
+
+    return solver
 
 
-def _cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
+def cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
     """:func:`dmi_cluster` of the distinct rows of ``A``, each weighted by its count
     (times its ``sample_weight``): exact by the argument in :func:`dmi_cluster`'s
     Notes, and crowd data with ``m`` answers per task over ``C`` options has at most
@@ -253,7 +263,7 @@ def _cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
     return dataclasses.replace(res, labels=res.labels[inverse], info=info)
 
 
-class DMIClustering:
+class DMIClustering(Settings):
     """Scikit-learn-style estimator for DMI-clustering (Algorithm 1).
 
     Parameters are those of :func:`dmi_cluster`.
@@ -291,28 +301,7 @@ class DMIClustering:
         init="paper",
         max_iter: int = 300,
     ):
-        self.method = method
-        self.n_init = n_init
-        self.random_state = random_state
-        self.rank_tol = rank_tol
-        self.init = init
-        self.max_iter = max_iter
-
-    def get_params(self, deep: bool = True) -> dict:
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {p: getattr(self, p) for p in names}
-
-    def set_params(self, **params):
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+        self._store(locals())
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster the rows of ``X`` (``sample_weight``: see :func:`dmi_cluster`)."""

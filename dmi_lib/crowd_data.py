@@ -35,7 +35,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from .answers import _codes
+from .answers import factorize
 
 __all__ = [
     "CrowdDataset",
@@ -221,7 +221,7 @@ def _per_task_gold(df: pd.DataFrame, col: str) -> pd.Series:
 
 def _options(answers: pd.DataFrame, gold: pd.Series) -> list:
     # The answer tables' own ordering rule (dmi_lib.answers), so options line up.
-    _, uniques = _codes(pd.concat([answers["label"], gold], ignore_index=True))
+    _, uniques = factorize(pd.concat([answers["label"], gold], ignore_index=True))
     return [v.item() if hasattr(v, "item") else v for v in uniques]
 
 

@@ -42,7 +42,7 @@ affine image of ``Ã``, so the optimum is the same (Theorem 2.2, affine-invarian
    vertex is the polygon's support vertex in the chord's normal direction, found
    by binary search on the sorted edge angles.
 5. *O(n log n).*  Searching every chord is O(m²).  Instead (module
-   :mod:`dmi_lib._triangle`) a branch and bound over triples of chains of
+   :mod:`dmi_lib.planar_geometry`) a branch and bound over triples of chains of
    vertices drops every triple whose triangles are bounded below the best found
    and halves the rest: on data a few thousand triples survive each of the
    O(log m) levels, so after the sort it costs far less than the sort.  Where too
@@ -70,17 +70,19 @@ import numbers
 
 import numpy as np
 
-from ._triangle import max_area_triangle, pseudo_angle
+from .planar_geometry import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
 from ._validation import check_weight_ratio
 from .problem import (
     Problem,
-    _result,
-    _score_and_D,
-    _without_zero_weights,
+    Solution,
     argmax_rows,
+    build_result,
+    has_zero_weights,
     prepare,
+    score_and_D,
+    without_zero_weights,
 )
 
 __all__ = [
@@ -90,6 +92,10 @@ __all__ = [
     "DEFAULT_MAX_LABELINGS",
     "labelings_within",
     "EXACT_BRUTE_FORCE_LIMIT",
+    "brute_force_solver",
+    "cones_solver",
+    "mean_split_solver",
+    "stacked_det",
 ]
 
 #: Default cap on ``k ** (n - 1)`` for :func:`brute_force`: ~0.1-0.3 s for k <= 4
@@ -116,8 +122,10 @@ _AT_MEAN_RTOL = 1e-12
 # --------------------------------------------------------------------------- #
 # k = 2: split at the mean (Corollary 2.3, 1d points)
 # --------------------------------------------------------------------------- #
-def _mean_split_labels(problem: Problem) -> np.ndarray:
-    """Labels for ``k = 2``: 1 above the mean, 0 at or below it (Corollary 2.3, 1d points).
+def mean_split_solver(problem: Problem) -> Solution:
+    """The solver for ``k = 2`` (``solution = solver(problem)``, see
+    :class:`~dmi_lib.problem.Solution`): 1 above the mean, 0 at or below it
+    (Corollary 2.3, 1d points); globally optimal.
 
     ``Y[:, 0]`` is the signed position along the data's line, increasing along the
     principal axis ``v``, whose sign is the SVD's choice; it is oriented to increase
@@ -135,7 +143,7 @@ def _mean_split_labels(problem: Problem) -> np.ndarray:
     labels = (y > 0).astype(np.intp)
     if labels.min() == labels.max():  # impossible when k = 2 (Σy = 0, y ≠ 0); guard
         raise RuntimeError("mean split produced a single cluster")
-    return labels
+    return Solution(labels, "exact-1d", True)
 
 
 def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
@@ -191,27 +199,20 @@ def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
             f"rank_tol={problem.rank_tol:g}; use cone_partition for k = 3 or "
             "dmi_lib.dmi_cluster in general"
         )
-    return _exact_result(problem, lambda p: _result(p, _mean_split_labels(p), "exact-1d", True))
+    return _exact_result(problem, mean_split_solver)
 
 
 def _exact_result(problem: Problem, solver):
-    """``solver(problem)``, with rows of weight 0 set aside (see ``dmi_cluster``)."""
-    if problem.weights is not None and not np.all(problem.weights > 0):
-        return _without_zero_weights(problem, solver)
-    return solver(problem)
+    """The :class:`DMIResult` of ``solver(problem)``, with rows of weight 0 set aside
+    (see ``dmi_cluster``)."""
+    if has_zero_weights(problem):
+        return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
+    return build_result(problem, *solver(problem))
 
 
 # --------------------------------------------------------------------------- #
 # k = 3: three cones at the mean = maximum-area triangle of a convex polygon
 # --------------------------------------------------------------------------- #
-def _cones_labels(problem: Problem) -> np.ndarray:
-    """Globally optimal labels for ``k = 3`` (see the module docstring for the proof).
-
-    Returns labels in ``0..2`` numbered by first appearance, every cluster non-empty.
-    """
-    return _cones(problem)[0]
-
-
 def _ray_polygon(problem: Problem):
     """The convex polygon of the angle-sorted rays from the mean (step 4 of the
     module docstring): its vertices ``(X, Y)``, the sorted distinct pseudo-angles
@@ -253,8 +254,11 @@ def _ray_polygon(problem: Problem):
     return X, Y, theta, angle, away
 
 
-def _cones(problem: Problem):
-    """:func:`_cones_labels` plus the number of rays (polygon vertices)."""
+def cones_solver(problem: Problem) -> Solution:
+    """The solver for ``k = 3`` (``solution = solver(problem)``, see
+    :class:`~dmi_lib.problem.Solution`): globally optimal labels (see the module
+    docstring for the proof) in ``0..2`` numbered by first appearance, every cluster
+    non-empty; ``info["n_rays"]`` is the number of rays (polygon vertices)."""
     if problem.k != 3:
         raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
     check_weight_ratio(problem.weights, "exact-2d")
@@ -274,9 +278,9 @@ def _cones(problem: Problem):
     if not away.all():
         # Points at the mean: any cluster gives the same score; take idxmax([Y 1]D).
         labels[~away] = 0
-        _, _, D = _score_and_D(problem, labels)
+        _, _, D = score_and_D(problem, labels)
         labels[~away] = argmax_rows(problem.A_tilde[~away] @ D)
-    return canonical_labels(labels), {"n_rays": int(m)}
+    return Solution(canonical_labels(labels), "exact-2d", True, {"n_rays": int(m)})
 
 
 def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
@@ -341,12 +345,7 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
             f"rank_tol={problem.rank_tol:g}; use mean_split for k = 2 or "
             "dmi_lib.dmi_cluster in general"
         )
-
-    def solve(p):
-        labels, info = _cones(p)
-        return _result(p, labels, "exact-2d", True, info=info)
-
-    return _exact_result(problem, solve)
+    return _exact_result(problem, cones_solver)
 
 
 # --------------------------------------------------------------------------- #
@@ -362,7 +361,7 @@ def _check_max_labelings(max_labelings) -> int:
     return int(max_labelings)
 
 
-def _det(M: np.ndarray) -> np.ndarray:
+def stacked_det(M: np.ndarray) -> np.ndarray:
     """``det`` of a stack of ``k × k`` matrices: closed forms for ``k ≤ 4`` (much faster
     than LAPACK's per-matrix call on tiny matrices), ``np.linalg.det`` beyond."""
     k = M.shape[-1]
@@ -403,13 +402,15 @@ def _sum_table(E: np.ndarray, rows) -> np.ndarray:
     return T
 
 
-def _brute_force_labels(
+def brute_force_solver(
     problem: Problem,
     max_labelings: int = DEFAULT_MAX_LABELINGS,
     chunk: int = _BRUTE_CHUNK,
-) -> np.ndarray:
-    """Enumerate all ``k**(n-1)`` labelings (row 0 fixed in cluster 0) and keep the
-    first, in base-k counting order, with the largest ``|det(CᵀÃ)|``.
+) -> Solution:
+    """The brute-force solver (``solution = solver(problem)``, see
+    :class:`~dmi_lib.problem.Solution`): enumerate all ``k**(n-1)`` labelings (row 0
+    fixed in cluster 0) and keep the first, in base-k counting order, with the largest
+    ``|det(CᵀÃ)|``; ``info["n_labelings"]`` is ``k**(n-1)``.
 
     Meet in the middle: ``CᵀÃ`` is a sum of one term per row, so the sums over the
     last ``r`` rows (all ``k**r`` labelings) and over the first rows are tabulated
@@ -451,7 +452,7 @@ def _brute_force_labels(
     per_chunk = max(1, chunk // low.shape[0])
     best_val, best_code = -np.inf, None
     for h0 in range(0, high.shape[0], per_chunk):
-        dets = np.abs(_det(high[h0 : h0 + per_chunk, None] + low[None]))
+        dets = np.abs(stacked_det(high[h0 : h0 + per_chunk, None] + low[None]))
         j = int(np.argmax(dets))
         if dets.flat[j] > best_val:
             best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
@@ -460,7 +461,7 @@ def _brute_force_labels(
     powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
     labels = np.zeros(n, dtype=np.intp)
     labels[1:] = (best_code // powers) % k
-    return canonical_labels(labels)
+    return Solution(canonical_labels(labels), "brute-force", True, {"n_labelings": k ** (n - 1)})
 
 
 def labelings_within(n: int, k: int, cap) -> bool:
@@ -529,13 +530,4 @@ def brute_force(
     """
     max_labelings = _check_max_labelings(max_labelings)
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
-    return _exact_result(
-        problem,
-        lambda p: _result(
-            p,
-            _brute_force_labels(p, max_labelings),
-            "brute-force",
-            True,
-            info={"n_labelings": p.k ** (p.n - 1)},
-        ),
-    )
+    return _exact_result(problem, lambda p: brute_force_solver(p, max_labelings))

@@ -8,8 +8,9 @@ k-cofactors is Lloyd's algorithm for DMI-clustering: it alternates the
 ``C ∈ idxmax(ÃD)`` -- Theorem 2.2's linearly-partitioned condition.  Algorithm 3
 (Corollary 2.4) is the same iteration drawn in the plane: the partition lines are the
 rays from the global mean ``ā`` that extend the segments ``[ā_c, ā]``
-(:func:`partition_rays_2d`, :func:`cone_labels_2d`, :func:`k_cofactors_2d`, from
-:mod:`dmi_lib._triangle`).
+(:func:`~dmi_lib.planar_geometry.partition_rays_2d`,
+:func:`~dmi_lib.planar_geometry.cone_labels_2d`,
+:func:`~dmi_lib.planar_geometry.k_cofactors_2d`).
 
 The paper's batch iteration is not monotone.  It can decrease ``|det(CᵀÃ)|``, fall
 into a cycle, or empty a cluster (then ``CᵀÃ`` is singular and ``D`` does not
@@ -48,28 +49,24 @@ from . import _compiled
 from ._blas import single_thread_blas
 from ._kc_common import KCOptions, default_options, tie_tol
 from ._kc_engine import Engine
-from ._triangle import cone_labels_2d, k_cofactors_2d, partition_rays_2d
 from ._kc_start import check_init, paper_init, replay_init, sp_init
 from ._validation import check_int, check_random_state, check_weight_ratio
-from .exceptions import ConvergenceWarning
 from .problem import (
+    ConvergenceWarning,
     DMIResult,
     Problem,
-    _result,
-    _without_zero_weights,
     argmax_rows,
+    build_result as _result,
     cluster_sums,
     prepare,
+    without_zero_weights as _without_zero_weights,
 )
 
 __all__ = [
     "KCofactorsStep",
     "compile_passes",
-    "cone_labels_2d",
     "k_cofactors",
-    "k_cofactors_2d",
     "k_cofactors_history",
-    "partition_rays_2d",
 ]
 
 

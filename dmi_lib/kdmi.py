@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_random_state
-from .core import _solve
+from .core import solve
 from .problem import cluster_sums, prepare
 from ._kdmi_partitions import (
     N_GROUPS,
@@ -44,8 +44,8 @@ from ._kdmi_partitions import (
     Settings,
     virtual_peer_scores,
 )
-from .mechanisms import _check_executor, _check_reports, _count_det, _split_halves, dmi_mechanism
-from .reports import Reports
+from .mechanisms import check_executor, check_reports, count_det, split_halves, dmi_mechanism
+from .mechanisms import Reports
 
 __all__ = ["KDMIResult", "kdmi_mechanism"]
 
@@ -200,7 +200,7 @@ def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> S
     ):
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
     tol = _check_positive_tol(tol, "tol")
-    executor = _check_executor(executor)
+    executor = check_executor(executor)
     return Settings(method, payment, init, int(n_init), rank_tol, tol, executor)
 
 
@@ -240,7 +240,7 @@ def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
             "tasks, or all tasks alike)"
         )
     start = _start_labels(s.init, rep, counts, answered, A.shape[0], rng)
-    full = _solve(problem, method="auto", random_state=rng, init=start, n_init=s.n_init)
+    full = solve(problem, method="auto", random_state=rng, init=start, n_init=s.n_init)
     sign_v, log_v = np.linalg.slogdet(cluster_sums(A, full.labels, C))
     return Knowledge(
         counts, n_t, answered, rows_of, A, full, float(log_v) if sign_v != 0 else -np.inf
@@ -305,11 +305,11 @@ def _payments(rep: Reports, payment: str, used, peer, split_keys, part: Partitio
     u_idx, u_slot = used
     C, E = rep.n_options, part.ok.size
     if payment == "split":
-        half = _split_halves(u_slot, None, keys=split_keys[u_idx])
+        half = split_halves(u_slot, None, keys=split_keys[u_idx])
         M = np.bincount(
             ((u_slot * 2 + half) * C + peer) * C + rep.label[u_idx], minlength=E * 2 * C * C
         ).reshape(E, 2, C, C)
-        det = _count_det(M)
+        det = count_det(M)
         return det[:, 0] * det[:, 1], half
     half = np.zeros(u_slot.size, dtype=np.intp)
     M = np.bincount((u_slot * C + peer) * C + rep.label[u_idx], minlength=E * C * C).reshape(
@@ -320,7 +320,7 @@ def _payments(rep: Reports, payment: str, used, peer, split_keys, part: Partitio
     sign = np.sign(np.linalg.det(np.moveaxis(Bm, 1, 0))) * np.sign(
         np.linalg.det(np.where(part.ok[:, None, None], part.D, np.eye(C)))
     )
-    return sign * _count_det(M), half
+    return sign * count_det(M), half
 
 
 def _scatter(size: int, idx, values, fill, dtype=None) -> np.ndarray:
@@ -436,7 +436,7 @@ def kdmi_mechanism(
     Raises
     ------
     TypeError
-        ``reports`` is not a :class:`~dmi_lib.reports.Reports`; ``agents`` not
+        ``reports`` is not a :class:`~dmi_lib.mechanisms.Reports`; ``agents`` not
         integer ids; ``executor`` without ``.map``.
     ValueError
         ``k = rank([A 1]) != C``: the payment matrices ``C*ᵀRᵢ`` are ``k × C`` and
@@ -472,7 +472,7 @@ def kdmi_mechanism(
     >>> bool(res.payments.mean() > 0)
     True
     """
-    rep = _check_reports(reports)
+    rep = check_reports(reports)
     s = _check_settings(method, payment, init, n_init, rank_tol, tol, executor)
     rng = check_random_state(random_state)
     m = rep.n_workers

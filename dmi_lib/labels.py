@@ -5,6 +5,8 @@ DMI-clustering finds which tasks belong together, not which option each group *i
 Comparing two labelings therefore means comparing partitions, or first renaming one
 labeling's clusters to agree as much as possible with the other.  Everything in
 :mod:`dmi_lib`, the book and the tests that does so uses these functions.
+:func:`distinct_rows` gives the labeling of the rows of a matrix by equality (identical
+rows, one group), which the solvers and the aggregators use to work on distinct rows.
 
 Examples
 --------
@@ -24,7 +26,16 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-__all__ = ["agreement", "align_labels", "canonical_labels", "contingency", "same_partition"]
+from ._validation import check_matrix
+
+__all__ = [
+    "agreement",
+    "align_labels",
+    "canonical_labels",
+    "contingency",
+    "distinct_rows",
+    "same_partition",
+]
 
 
 def _labeling(x, name: str) -> np.ndarray:
@@ -179,3 +190,41 @@ def canonical_labels(labels) -> np.ndarray:
     """
     # pandas numbers values in order of first appearance, in O(n) (a hash table).
     return pd.factorize(np.asarray(labels).ravel())[0].astype(np.intp)
+
+
+def distinct_rows(A):
+    """The distinct rows of ``A`` and where each row went: ``(index, inverse, counts)``.
+
+    ``A[index]`` are the distinct rows (in order of first appearance), ``A[i] ==
+    A[index][inverse[i]]`` and ``counts[j]`` is how many rows equal distinct row
+    ``j``.  Exact equality of the stored values.  Hash-based, O(nd): each column is
+    factorised, then the codes are combined column by column (re-factorising the
+    combined code whenever it could overflow int64).
+
+    Examples
+    --------
+    >>> index, inverse, counts = distinct_rows([[1, 2], [3, 4], [1, 2]])
+    >>> index.tolist(), inverse.tolist(), counts.tolist()
+    ([0, 1], [0, 1, 0], [2, 1])
+    """
+    A = check_matrix(A)
+    n, d = A.shape
+    code, size = pd.factorize(A[:, 0])[0].astype(np.int64), None
+    size = int(code.max()) + 1 if n else 0
+    for j in range(1, d):
+        c, u = pd.factorize(A[:, j])
+        if size * len(u) >= 2**62:  # keep the combined code in int64
+            code, uniq = pd.factorize(code)
+            size = len(uniq)
+        code = code * len(u) + c
+        size *= len(u)
+    inverse, uniq = pd.factorize(code)  # order of first appearance
+    inverse = inverse.astype(np.intp)
+    m = len(uniq)
+    # Groups are numbered in order of first appearance, so row i opens a group exactly
+    # when its number exceeds every number before it.
+    opens = np.ones(n, dtype=bool)
+    opens[1:] = inverse[1:] > np.maximum.accumulate(inverse)[:-1]
+    index = np.flatnonzero(opens).astype(np.intp)
+    counts = np.bincount(inverse, minlength=m)
+    return index, inverse, counts

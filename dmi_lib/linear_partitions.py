@@ -43,7 +43,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .labels import canonical_labels
-from .problem import _result, cluster_sums, distinct_rows, prepare
+from .labels import distinct_rows
+from .problem import build_result as _result, cluster_sums, prepare
 
 __all__ = [
     "linear_partitions",

@@ -19,22 +19,33 @@ import functools
 import math
 import numbers
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from ._blas import single_thread_blas
-from ._decompose import choose_columns, moments, pow2_scale, tall_r
+from ._decompose import (
+    BLOCK,
+    choose_columns,
+    count_rank,
+    moments,
+    offset_from,
+    pow2_scale,
+    tall_r,
+    tilde,
+)
 from ._validation import (
     MAX_WEIGHT_RATIO,
     check_labels,
     check_matrix,
+    check_rank_tol,
     check_sample_weight,
     check_tol,
 )
 
 __all__ = [
     "AUTO_BRUTE_FORCE_LIMIT",
+    "ConvergenceWarning",
     "IDENTICAL_RTOL",
     "DEFAULT_RANK_TOL",
     "MAX_WEIGHT_RATIO",
@@ -45,7 +56,6 @@ __all__ = [
     "cluster_sums",
     "dmi_rank",
     "dmi_score",
-    "distinct_rows",
     "idxmax",
     "in_idxmax",
     "is_linearly_partitioned",
@@ -54,6 +64,13 @@ __all__ = [
     "move_factors",
     "prepare",
     "argmax_rows",
+    "Solution",
+    "build_result",
+    "has_zero_weights",
+    "positive_rows",
+    "score_and_D",
+    "with_zero_weight_rows",
+    "without_zero_weights",
 ]
 
 #: Default relative rank tolerance: a direction of the centred data whose singular
@@ -124,32 +141,6 @@ def dmi_rank(A, rank_tol: float | None = None):
     return problem.k, problem.singular_values, problem.rank_tol
 
 
-def _rank_tol(rank_tol):
-    if rank_tol is None:
-        return DEFAULT_RANK_TOL
-    if isinstance(rank_tol, (bool, np.bool_)) or not isinstance(rank_tol, numbers.Real):
-        raise TypeError(f"rank_tol must be a real number in [0, 1), got {rank_tol!r}")
-    if not np.isfinite(rank_tol) or not 0 <= rank_tol < 1:
-        raise ValueError(
-            f"rank_tol must be in [0, 1) (relative to the largest singular value), got {rank_tol!r}"
-        )
-    return float(rank_tol)
-
-
-def _count_rank(sv, tol, shape, magnitude: float = 0.0) -> int:
-    """Singular values above ``tol·σ_max``, numpy's rounding threshold, and
-    ``IDENTICAL_RTOL·magnitude`` (``magnitude``: the norm of the uncentred data)."""
-    if sv.size == 0 or sv[0] == 0.0:
-        return 0
-    floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
-    return int(np.sum(sv > max(tol * sv[0], floor, IDENTICAL_RTOL * magnitude)))
-
-
-#: Rows per block when ``prepare`` and :meth:`Problem.coordinates` pass over the data
-#: (blocked QR, centring): O(block · d) extra memory instead of a copy of ``A``.
-_BLOCK = 1 << 16
-
-
 @dataclass(frozen=True)
 class Problem:
     """A prepared DMI-clustering instance (Algorithm 1, lines 1-4).
@@ -203,20 +194,20 @@ class Problem:
 
     @functools.cached_property
     def A_tilde(self) -> np.ndarray:
-        return _tilde(self.A, self.columns)
+        return tilde(self.A, self.columns)
 
     def tilde_rows(self, rows) -> np.ndarray:
         """``Ã[rows]`` (a slice or row indices) without forming ``Ã`` (a view when
         ``Ã`` is one and ``rows`` a slice)."""
-        return _tilde(self.A[rows], self.columns)
+        return tilde(self.A[rows], self.columns)
 
     def blocks(self):
         """The blocks of rows (slices) the passes over ``Ã`` use."""
-        return (slice(s, min(s + _BLOCK, self.n)) for s in range(0, self.n, _BLOCK))
+        return (slice(s, min(s + BLOCK, self.n)) for s in range(0, self.n, BLOCK))
 
     def _tilde_whole(self) -> bool:
         """Use ``Ã`` whole: it is formed (or a view), or it is one block."""
-        return "A_tilde" in self.__dict__ or self.n <= _BLOCK
+        return "A_tilde" in self.__dict__ or self.n <= BLOCK
 
     def tilde_mean(self, weighted: bool = True) -> np.ndarray:
         """The mean of the rows of ``Ã`` (weighted by ``weights`` if ``weighted``)."""
@@ -278,33 +269,18 @@ class Problem:
         # contiguous row of it at a time: 6-8x faster than strided rows of out.
         by_columns = out.T.flags.c_contiguous and not out.flags.c_contiguous
         with single_thread_blas(n):
-            for s0 in range(0, n, _BLOCK):
-                block = self.A[s0 : s0 + _BLOCK] / self.scale
+            for s0 in range(0, n, BLOCK):
+                block = self.A[s0 : s0 + BLOCK] / self.scale
                 if self.origin is None:
                     block -= self.mean
                 else:
                     block -= self.origin
                     block -= self.offset
                 if by_columns:
-                    out.T[:, s0 : s0 + _BLOCK] = V.T @ block.T
+                    out.T[:, s0 : s0 + BLOCK] = V.T @ block.T
                 else:
-                    out[s0 : s0 + _BLOCK] = block @ V
+                    out[s0 : s0 + BLOCK] = block @ V
         return out
-
-
-def _tilde(A: np.ndarray, columns: tuple) -> np.ndarray:
-    """``Ã = [A 1][:, L]``: a read-only view of ``A`` when ``L`` is evenly spaced
-    columns of ``A``, else a new array (``k`` column copies, no ``[A 1]``)."""
-    n, d = A.shape
-    step = columns[1] - columns[0] if len(columns) > 1 else 1
-    if columns[-1] < d and step > 0 and columns == tuple(range(columns[0], columns[-1] + 1, step)):
-        view = A[:, columns[0] : columns[-1] + 1 : step]
-        view.flags.writeable = False
-        return view
-    out = np.empty((n, len(columns)))
-    for j, col in enumerate(columns):
-        out[:, j] = A[:, col] if col < d else 1.0
-    return out
 
 
 def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=None) -> Problem:
@@ -331,7 +307,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
     """
     A = check_matrix(A, min_rows=1, min_cols=1)
     n, d = A.shape
-    tol = _rank_tol(rank_tol)
+    tol = DEFAULT_RANK_TOL if rank_tol is None else check_rank_tol(rank_tol)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     s = pow2_scale(A)
     wn = None if w is None else w / w.max()  # the weights' own scale drops out of k and Y
@@ -341,7 +317,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         # vectors of the centred data, at a fraction of the cost of a thin SVD of n rows.
         R = tall_r(A, s, mean, None if w is None else np.sqrt(wn))
     _, sv, Vt = np.linalg.svd(R, full_matrices=False)
-    r = _count_rank(sv, tol, (n, d), magnitude)
+    r = count_rank(sv, tol, (n, d), IDENTICAL_RTOL * magnitude)
     k = r + 1
     if k < min_k:
         rows = n if w is None else int(np.count_nonzero(w))
@@ -354,12 +330,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
     origin = offset = None
     if w is not None:  # the mean relative to the heaviest row (see Problem)
         origin = A[int(np.argmax(w))] / s
-        acc = np.zeros(d)
-        for s0 in range(0, n, _BLOCK):
-            block = A[s0 : s0 + _BLOCK] / s
-            block -= origin
-            acc += wn[s0 : s0 + _BLOCK] @ block
-        offset = acc / total
+        offset = offset_from(A, s, origin, wn) / total
     columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
     if w is not None:
         sv = sv * np.sqrt(w.max())
@@ -411,7 +382,7 @@ def _slogdet(M):
     return float(sign), float(logabs)
 
 
-def _score_and_D(problem: Problem, labels: np.ndarray):
+def score_and_D(problem: Problem, labels: np.ndarray):
     """Return ``(sign, log|det CᵀÃ|, D)``; ``D`` is None when ``CᵀÃ`` is singular.
     Weights are divided by the largest, ``w_max``, first (no overflow): the
     log-score gains ``k·log w_max``, ``D`` is divided by ``w_max``."""
@@ -435,7 +406,7 @@ def log_dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=Non
     """
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
     labels = check_labels(labels, problem.n, problem.k)
-    return _score_and_D(problem, labels)[1]
+    return score_and_D(problem, labels)[1]
 
 
 def dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
@@ -543,7 +514,7 @@ def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:
 
 
 def _G(problem: Problem, labels: np.ndarray):
-    sign, logabs, D = _score_and_D(problem, labels)
+    sign, logabs, D = score_and_D(problem, labels)
     if D is None:
         raise ValueError(
             "CᵀÃ is singular for these labels (an empty cluster, or cluster means that "
@@ -628,8 +599,14 @@ def assign(A, D, columns) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- #
-# Result and dispatcher
+# Result
 # --------------------------------------------------------------------------- #
+class ConvergenceWarning(UserWarning):
+    """An iterative solver stopped at its iteration cap (``max_iter``) before its own
+    stopping rule held; the result says so (``converged=False``, see
+    :class:`DMIResult`)."""
+
+
 @dataclass
 class DMIResult:
     """Outcome of DMI-clustering.
@@ -700,8 +677,48 @@ class DMIResult:
         return np.bincount(self.labels, minlength=self.k)
 
 
-def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool, **extra) -> DMIResult:
-    sign, logabs, D = _score_and_D(problem, labels)
+class Solution(NamedTuple):
+    """What a solver of Algorithm 1 finds on a prepared problem: ``solver(problem)``.
+
+    The solvers (:mod:`dmi_lib.exact`, :mod:`dmi_lib.kcofactors`) return the labels
+    and what they know about them; :func:`build_result` turns that into the
+    :class:`DMIResult` (score, ``D``), in one place for every solver.
+
+    Attributes
+    ----------
+    labels : ndarray of int, shape (n,)
+    method : str
+        The solver's name (:attr:`DMIResult.method`).
+    exact : bool
+        Whether the labels are a global maximum.
+    info : dict or None
+        Solver-specific extras (:attr:`DMIResult.info`).
+    n_iter, converged, cycled
+        As in :class:`DMIResult` (iterative solvers).
+    """
+
+    labels: np.ndarray
+    method: str
+    exact: bool
+    info: dict | None = None
+    n_iter: int = 0
+    converged: bool = True
+    cycled: bool = False
+
+
+def build_result(
+    problem: Problem,
+    labels: np.ndarray,
+    method: str,
+    exact: bool,
+    info: dict | None = None,
+    n_iter: int = 0,
+    converged: bool = True,
+    cycled: bool = False,
+) -> DMIResult:
+    """The :class:`DMIResult` of ``labels`` on ``problem``: its score and ``D`` (the
+    fields of a :class:`Solution`, ``build_result(problem, *solution)``)."""
+    sign, logabs, D = score_and_D(problem, labels)
     if D is None:  # solvers never return a singular clustering; guard anyway
         raise RuntimeError(f"solver {method!r} returned a clustering with singular CᵀÃ")
     return DMIResult(
@@ -712,16 +729,27 @@ def _result(problem: Problem, labels: np.ndarray, method: str, exact: bool, **ex
         columns=problem.columns,
         method=method,
         exact=exact,
+        n_iter=n_iter,
+        converged=converged,
+        cycled=cycled,
         rank_tol=problem.rank_tol,
         singular_values=problem.singular_values,
         sign=sign,
-        **extra,
+        info={} if info is None else info,
     )
 
 
-def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
-    """The rows ``keep`` of a prepared problem (same ``k``, columns, mean and axes)."""
-    return Problem(
+def has_zero_weights(problem: Problem) -> bool:
+    """Whether some row of ``problem`` has weight 0 (it does not count, and the
+    solvers run on the other rows: :func:`positive_rows`)."""
+    return problem.weights is not None and not np.all(problem.weights > 0)
+
+
+def positive_rows(problem: Problem) -> tuple[Problem, np.ndarray]:
+    """The rows of positive weight as a problem of their own (same ``k``, columns,
+    mean and axes), and the mask of those rows."""
+    keep = problem.weights > 0
+    sub = Problem(
         A=problem.A[keep],
         k=problem.k,
         columns=problem.columns,
@@ -729,67 +757,36 @@ def _subproblem(problem: Problem, keep: np.ndarray) -> Problem:
         axes=problem.axes,
         singular_values=problem.singular_values,
         rank_tol=problem.rank_tol,
-        weights=None if problem.weights is None else problem.weights[keep],
+        weights=problem.weights[keep],
         scale=problem.scale,
         origin=problem.origin,
         offset=problem.offset,
     )
+    return sub, keep
 
 
-def _without_zero_weights(problem: Problem, solver) -> DMIResult:
-    """``solver`` on the rows of positive weight; the rows of weight 0 (which do not
-    count) are then labelled by the partition found, ``idxmax(ÃD)``."""
-    keep = problem.weights > 0
-    res = solver(_subproblem(problem, keep))
+def with_zero_weight_rows(problem: Problem, keep: np.ndarray, res: DMIResult) -> DMIResult:
+    """``res``, found on the rows ``keep`` of positive weight, extended to every row of
+    ``problem``: the rows of weight 0 (which do not count) are labelled by the
+    partition found, ``idxmax(ÃD)``."""
     labels = np.empty(problem.n, dtype=np.intp)
     labels[keep] = res.labels
     labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
-    out = _result(
+    info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
+    return build_result(
         problem,
         labels,
         res.method,
         res.exact,
+        info=info,
         n_iter=res.n_iter,
         converged=res.converged,
         cycled=res.cycled,
     )
-    out.info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
-    return out
 
 
-def distinct_rows(A):
-    """The distinct rows of ``A`` and where each row went: ``(index, inverse, counts)``.
-
-    ``A[index]`` are the distinct rows (in order of first appearance), ``A[i] ==
-    A[index][inverse[i]]`` and ``counts[j]`` is how many rows equal distinct row
-    ``j``.  Exact equality of the stored values.  Hash-based, O(nd): each column is
-    factorised, then the codes are combined column by column (re-factorising the
-    combined code whenever it could overflow int64).
-
-    Examples
-    --------
-    >>> index, inverse, counts = distinct_rows([[1, 2], [3, 4], [1, 2]])
-    >>> index.tolist(), inverse.tolist(), counts.tolist()
-    ([0, 1], [0, 1, 0], [2, 1])
-    """
-    A = check_matrix(A)
-    n, d = A.shape
-    code, size = pd.factorize(A[:, 0])[0].astype(np.int64), None
-    size = int(code.max()) + 1 if n else 0
-    for j in range(1, d):
-        c, u = pd.factorize(A[:, j])
-        if size * len(u) >= 2**62:  # keep the combined code in int64
-            code, uniq = pd.factorize(code)
-            size = len(uniq)
-        code = code * len(u) + c
-        size *= len(u)
-    inverse, uniq = pd.factorize(code)  # order of first appearance
-    inverse = inverse.astype(np.intp)
-    m = len(uniq)
-    # Groups are numbered in order of first appearance, so row i opens a group exactly
-    # when its number exceeds every number before it.
-    opens = np.ones(n, dtype=bool)
-    opens[1:] = inverse[1:] > np.maximum.accumulate(inverse)[:-1]
-    index = np.flatnonzero(opens).astype(np.intp)
-    counts = np.bincount(inverse, minlength=m)
-    return index, inverse, counts
+def without_zero_weights(problem: Problem, solver) -> DMIResult:
+    """``solver(problem)`` (a :class:`DMIResult`) on the rows of positive weight,
+    extended to the rows of weight 0 by :func:`with_zero_weight_rows`."""
+    sub, keep = positive_rows(problem)
+    return with_zero_weight_rows(problem, keep, solver(sub))

@@ -14,7 +14,7 @@ task states (:func:`random_states`), strategies (:func:`truthful`, :func:`always
 predictions (:func:`simulate_single_task`, Section "Single-task & Method of
 Moments").  The answers are held in :class:`Reports`, the long-form
 ``(task, worker, label)`` table that :mod:`dmi_lib.mechanisms` consumes
-(:mod:`dmi_lib.reports`).
+(:class:`dmi_lib.mechanisms.Reports`).
 
 See the book chapter ``book/10_kdmi_mechanism.ipynb``, which simulates such crowds
 (Theorem 3.2).
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_distribution, check_random_state
-from .reports import Reports, _count
+from ._validation import check_distribution, check_int, check_random_state
+from .mechanisms import Reports
 
 __all__ = [
     "always",
@@ -45,7 +45,7 @@ __all__ = [
 # Strategies
 # --------------------------------------------------------------------------- #
 def _n_options(C) -> int:
-    C = _count(C, "C")
+    C = check_int(C, "C", 0)
     if C < 1:
         raise ValueError(f"C (number of options) must be >= 1, got {C}")
     return C
@@ -76,7 +76,7 @@ def always(C, option) -> np.ndarray:
            [0., 0., 1.]])
     """
     C = _n_options(C)
-    option = _count(option, "option")
+    option = check_int(option, "option", 0)
     if option >= C:
         raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
     S = np.zeros((C, C))
@@ -215,7 +215,7 @@ def random_states(
     >>> bool(np.allclose(a, np.where(w[:, None] == [0, 1], 0.8, 0.2)))
     True
     """
-    n_tasks = _count(n_tasks, "n_tasks")
+    n_tasks = check_int(n_tasks, "n_tasks", 0)
     C = _n_options(C)
     rng = check_random_state(random_state)
     if kind == "dirichlet":
@@ -490,8 +490,8 @@ def simulate_single_task(
     prior = check_distribution(world_prior, "world_prior", ndim=1)
     if prior.size != W:
         raise ValueError(f"world_prior must have one entry per world ({W}), got {prior.size}")
-    n_respondents = _count(n_respondents, "n_respondents")
-    true_world = _count(true_world, "true_world")
+    n_respondents = check_int(n_respondents, "n_respondents", 0)
+    true_world = check_int(true_world, "true_world", 0)
     if true_world >= W:
         raise ValueError(f"true_world must lie in 0..{W - 1}, got {true_world}")
     if not (np.isscalar(prediction_noise) and 0.0 <= prediction_noise <= 1.0):

@@ -18,8 +18,15 @@ re-implements, and hands a Dask table to :mod:`dmi_lib.extras.scale_out`:
   practical_dmi_aggregate`), ``"dmi-validated"`` (beyond the paper:
   :func:`dmi_lib.extras.practical.validated_dmi_aggregate`), and, per task
   with predictions, ``"sp-single"`` (Algorithm 5) and ``"spectral"`` (Algorithm 6).
+* :data:`METHODS` — the methods of :func:`aggregate`, each a
+  :class:`~dmi_lib.answers.Method`: its decide function, its keywords, whether it
+  decides once per group of interchangeable tasks and whether it runs on Dask.  The
+  front door, the estimators and the Dask path all read this one table.
 * :class:`MajorityVote`, :class:`SurprisinglyPopular`, :class:`DMIAggregator` — thin
-  ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute.
+  ``fit`` / ``fit_predict`` wrappers with a ``labels_`` attribute, on one base
+  (:class:`dmi_lib.answers.Aggregator`, which beyond the paper
+  :class:`dmi_lib.extras.dmi_em.DMIEM` shares) that runs their method from
+  :data:`METHODS`.
 
 Examples
 --------
@@ -34,7 +41,6 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -42,21 +48,23 @@ import pandas as pd
 from . import aggregation as _agg
 from ._validation import check_random_state
 from .answers import (
-    _PREDICTION_TYPES,
-    _BY_GROUP,
-    AnswerMatrix,
-    _build,
-    _check_choice,
-    _check_keywords,
-    _gold_codes,
-    _pick,
-    _prediction_matrix,
-    _prior_array,
-    _py,
-    decide_groups,
+    Aggregator,
+    Call,
+    Method,
+    check_call,
+    check_choice,
+    dmi_groups,
+    gold_codes,
+    groups_by_mask,
+    pick,
+    plurality_mask,
+    read_table,
+    single_task_codes,
+    sp_mask,
+    label_series,
     task_groups,
 )
-from .extras.dmi_em import dmi_em
+from .extras.dmi_em import DMI_EM
 from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
 
 __all__ = [
@@ -67,126 +75,19 @@ __all__ = [
     "aggregate",
 ]
 
-#: Methods accepted by :func:`aggregate`.
-METHODS = (
-    "plurality",
-    "surprisingly-popular",
-    "dmi",
-    "dmi-practical",
-    "dmi-validated",
-    "dmi-em",
-    "sp-single",
-    "spectral",
-)
-_SINGLE_TASK = ("sp-single", "spectral")
-#: Methods that compare tasks with each other (so all tasks must share one label space).
-_SHARED_LABEL_SPACE = ("surprisingly-popular", "dmi", "dmi-practical", "dmi-validated", "dmi-em")
-_TIES = ("first", "random")
 
-
-def _single_task(answers, am, task_codes, codes_all, method, ties, rng, prediction_type, smoothing):
-    """Algorithm 5 or 6 on each task; returns the column index chosen per task."""
-    P_all = _prediction_matrix(answers, am.options, prediction_type)
-    order = np.argsort(task_codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
-    out = np.empty(len(am.tasks), dtype=np.intp)
-    workers = answers["worker"].to_numpy()
-    # One call of the algorithm per task: the algorithms take one question each.
-    for t in range(len(am.tasks)):
-        rows = order[bounds[t] : bounds[t + 1]]
-        present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
-        if ties == "random":
-            present = rng.permutation(present)
-        if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
-            out[t] = present[0]
-            continue
-        pos = np.full(len(am.options), -1, dtype=np.intp)
-        pos[present] = np.arange(present.size)  # option -> column of this task's P
-        ans = pos[codes_all[rows]]
-        P = P_all[np.ix_(rows, present)]
-        if smoothing:
-            P = (1.0 - smoothing) * P + smoothing / present.size
-        mass = P.sum(axis=1)
-        if (mass <= 0).any():
-            i = rows[int(np.argmax(mass <= 0))]
-            raise ValueError(
-                f"task {_py(am.tasks[t])!r}: worker {_py(workers[i])!r} predicted only "
-                f"options nobody chose in this task ({am.options[present].tolist()} were "
-                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
-            )
-        P = P / mass[:, None]
-        try:
-            if method == "sp-single":
-                out[t] = present[_agg.surprisingly_popular_single(ans, P).answer]
-                continue
-            r = _agg.spectral_truth_serum(ans, P)
-        except ValueError as exc:
-            hint = (
-                (
-                    "; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
-                    "uniform distribution"
-                )
-                if not smoothing and "= 0" in str(exc)
-                else ""
-            )
-            raise ValueError(f"task {_py(am.tasks[t])!r} ({method}): {exc}{hint}") from exc
-        # Algorithm 6 outputs only a sign along e*; name the option the answers moved
-        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
-        score = r.e if r.sign >= 0 else -r.e
-        mask = score >= score.max() - 1e-12
-        if r.sign == 0:
-            mask |= -r.e >= (-r.e).max() - 1e-12
-        out[t] = present[_pick(mask[None, :], ties, rng)[0]]
-    return out
-
-
-# --------------------------------------------------------------------------- #
-# aggregate
-# --------------------------------------------------------------------------- #
-def _check_call(answers, method, ties, prediction_type, smoothing, kw) -> None:
-    """Refuse a bad ``method``, ``ties``, ``prediction_type``, ``smoothing`` or keyword,
-    and a table the method cannot read, before any work."""
-    _check_choice(method, "method", METHODS)
-    _check_choice(ties, "ties", _TIES)
-    _check_choice(prediction_type, "prediction_type", _PREDICTION_TYPES)
-    _check_keywords(method, kw)
-    if (
-        isinstance(smoothing, (bool, np.bool_))
-        or not isinstance(smoothing, numbers.Real)
-        or not 0.0 <= smoothing <= 1.0
-    ):
-        raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
-    if not isinstance(answers, pd.DataFrame):
-        return  # answer_matrix says what it needs
-    if method in _SINGLE_TASK and "prediction" not in answers.columns:
-        raise ValueError(
-            f"method {method!r} needs a 'prediction' column (each "
-            "respondent's prediction of the others' answers)"
-        )
-    if method in _SHARED_LABEL_SPACE and answers.attrs.get("label_space") == "per-task":
-        raise ValueError(
-            f"method {method!r} treats every task's answers as points in one shared "
-            "option space, but these answers mark their labels as per-task (e.g. "
-            "hosseini2021_spvoting: option ids differ per question); use 'plurality' "
-            "or a single-task method ('sp-single', 'spectral')"
-        )
-
-
-def _decide_by_group(am: AnswerMatrix, method, gold, rng, kw):
-    """Plurality, surprisingly popular or DMI, decided once per group of
-    interchangeable tasks (:func:`~dmi_lib.answers.task_groups`): ``(codes, details)``
-    per task."""
-    g = None if gold is None or method != "dmi" else _gold_codes(gold, am)
+def _decide_by_group(method: Method, call: Call):
+    """A method with ``groups``: decided once per group of interchangeable tasks,
+    or, for ``ties="random"``, one draw per task among its maximal options."""
+    am = read_table(call.answers, call.options, call.duplicates)[0]
+    rng = check_random_state(call.random_state)
+    if call.ties == "random" and method.name != "dmi":  # DMI has no ties
+        mask = plurality_mask if method.name == "plurality" else sp_mask
+        return am, pick(mask(am.counts, None, am.options, call.kw), "random", rng), None
+    g = None if call.gold is None or method.name != "dmi" else gold_codes(call.gold, am)
     index, inverse, weights = task_groups(am.counts, g)
-    codes, details = decide_groups(
-        am.counts[index],
-        weights,
-        am.options,
-        method,
-        row_gold=None if g is None else g[index],
-        random_state=rng,
-        kw=kw,
-    )
+    row_gold = None if g is None else g[index]
+    codes, details = method.groups(am.counts[index], weights, am.options, row_gold, rng, call.kw)
     codes = codes[inverse]
     if details is not None:  # per task, as the callers read it
         details = _agg.DMIAggregation(
@@ -196,73 +97,79 @@ def _decide_by_group(am: AnswerMatrix, method, gold, rng, kw):
                 details.clustering, labels=details.clustering.labels[inverse]
             ),
         )
-    return codes, details
+    return am, codes, details
 
 
-def _decide_practical(am: AnswerMatrix, method, gold, rng, kw):
-    """``"dmi-practical"`` or ``"dmi-validated"`` (beyond the paper): the details."""
-    g = None if gold is None else _gold_codes(gold, am)
-    extra = {k: kw[k] for k in ("gold_error", "default_confidence", "refine", "folds") if k in kw}
-    fn = practical_dmi_aggregate if method == "dmi-practical" else validated_dmi_aggregate
-    return fn(
+def _decide_practical(method: Method, call: Call):
+    """``"dmi-practical"`` or ``"dmi-validated"`` (beyond the paper)."""
+    am = read_table(call.answers, call.options, call.duplicates)[0]
+    kw = dict(call.kw)
+    fn = practical_dmi_aggregate if method.name == "dmi-practical" else validated_dmi_aggregate
+    details = fn(
         am.counts,
-        gold=g,
-        method=kw.get("dmi_method", "auto"),
-        random_state=rng,
-        rank_tol=kw.get("rank_tol"),
+        gold=None if call.gold is None else gold_codes(call.gold, am),
+        method=kw.pop("dmi_method", "auto"),
+        random_state=check_random_state(call.random_state),
+        rank_tol=kw.pop("rank_tol", None),
         return_details=True,
-        **extra,
+        **kw,
     )
+    return am, details.options, details
 
 
-def _resolve(
-    answers,
-    method,
-    *,
-    gold,
-    options,
-    ties,
-    random_state,
-    duplicates,
-    prediction_type,
-    smoothing,
-    kw,
-):
-    """Shared body of :func:`aggregate` and the classes: ``(am, codes, details)``."""
-    _check_call(answers, method, ties, prediction_type, smoothing, kw)
-    if method == "dmi-em":  # beyond the paper: dmi_lib.extras.dmi_em (takes the table itself)
-        res = dmi_em(
-            answers,
-            gold=gold,
-            options=options,
-            random_state=random_state,
-            duplicates=duplicates,
-            **kw,
-        )
-        return res.answer_matrix, res.codes, res
-    am, answers, task_codes, label_codes = _build(answers, options, duplicates)
-    rng = check_random_state(random_state)
-    if method in _BY_GROUP and not (ties == "random" and method != "dmi"):
-        codes, details = _decide_by_group(am, method, gold, rng, kw)
-        return am, codes, details
-    if method == "plurality":  # ties="random": one draw per task
-        return am, _pick(_agg.plurality(am.counts, ties="all"), ties, rng), None
-    if method == "surprisingly-popular":
-        prior = _prior_array(kw.get("prior"), am.options)
-        return am, _pick(_agg.surprisingly_popular(am.A, prior=prior, ties="all"), ties, rng), None
-    if method in ("dmi-practical", "dmi-validated"):
-        details = _decide_practical(am, method, gold, rng, kw)
-        return am, details.options, details
-    codes = _single_task(
-        answers, am, task_codes, label_codes, method, ties, rng, prediction_type, smoothing
+def _decide_single(method: Method, call: Call):
+    """``"sp-single"`` or ``"spectral"``: Algorithm 5 or 6 on each task."""
+    am, answers, task_codes, label_codes = read_table(call.answers, call.options, call.duplicates)
+    rng = check_random_state(call.random_state)
+    codes = single_task_codes(
+        answers,
+        am,
+        task_codes,
+        label_codes,
+        method.name,
+        call.ties,
+        rng,
+        call.prediction_type,
+        call.smoothing,
     )
     return am, codes, None
 
 
-def _series(am: AnswerMatrix, codes) -> pd.Series:
-    return pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label")
+_DMI = frozenset({"dmi_method", "rank_tol"})
+_PRACTICAL = _DMI | {"gold_error", "default_confidence", "refine"}
+
+#: The methods of :func:`aggregate`, by name: the one table that the front door, the
+#: estimators and the Dask path (:mod:`dmi_lib.extras.scale_out`) read.
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method(
+            "plurality",
+            _decide_by_group,
+            groups=groups_by_mask(plurality_mask),
+            dask=True,
+            shared_space=False,  # each task on its own
+        ),
+        Method(
+            "surprisingly-popular",
+            _decide_by_group,
+            frozenset({"prior"}),
+            groups=groups_by_mask(sp_mask),
+            dask=True,
+        ),
+        Method("dmi", _decide_by_group, _DMI, groups=dmi_groups, dask=True),
+        Method("dmi-practical", _decide_practical, _PRACTICAL),
+        Method("dmi-validated", _decide_practical, _PRACTICAL | {"folds"}),
+        DMI_EM,
+        Method("sp-single", _decide_single, predictions=True, shared_space=False),
+        Method("spectral", _decide_single, predictions=True, shared_space=False),
+    )
+}
 
 
+# --------------------------------------------------------------------------- #
+# aggregate
+# --------------------------------------------------------------------------- #
 def aggregate(
     answers,
     method: str = "dmi",
@@ -427,25 +334,8 @@ def aggregate(
     >>> aggregate(one, "sp-single").tolist()
     [0]
     """
-    if type(answers).__module__.startswith("dask"):
-        # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
-        # module imports dask, an optional dependency, at its top; importing it here,
-        # only for a Dask table, is the lazy import of that optional dependency.
-        from .extras.scale_out import aggregate_dask
-
-        return aggregate_dask(
-            answers,
-            method,
-            gold=gold,
-            options=options,
-            ties=ties,
-            random_state=random_state,
-            duplicates=duplicates,
-            **kw,
-        )
-    am, codes, _ = _resolve(
+    call = Call(
         answers,
-        method,
         gold=gold,
         options=options,
         ties=ties,
@@ -455,44 +345,31 @@ def aggregate(
         smoothing=smoothing,
         kw=kw,
     )
-    return _series(am, codes)
+    check_choice(method, "method", METHODS)
+    spec = check_call(call, METHODS[method], [m.name for m in METHODS.values() if m.dask])
+    if type(answers).__module__.startswith("dask"):
+        # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
+        # module imports dask, an optional dependency, at its top; importing it here,
+        # only for a Dask table, is the lazy import of that optional dependency.
+        from .extras.scale_out import aggregate_dask
+
+        return aggregate_dask(
+            answers,
+            spec,
+            gold=gold,
+            options=options,
+            random_state=random_state,
+            duplicates=duplicates,
+            kw=kw,
+        )
+    am, codes, _ = spec.decide(spec, call)
+    return label_series(am, codes)
 
 
 # --------------------------------------------------------------------------- #
 # crowd-kit-style classes
 # --------------------------------------------------------------------------- #
-class _Aggregator:
-    _method: str = ""
-
-    def __repr__(self) -> str:
-        params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
-        args = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        return f"{type(self).__name__}({args})"
-
-    def _fit(self, answers, gold, *, ties=None, **kw):
-        """Run :func:`aggregate`'s body with this estimator's settings; ``kw`` are the
-        method's own keywords."""
-        am, codes, details = _resolve(
-            answers,
-            self._method,
-            gold=gold,
-            options=self.options,
-            ties=self.ties if ties is None else ties,
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            prediction_type="auto",
-            smoothing=0.0,
-            kw=kw,
-        )
-        self.labels_ = _series(am, codes)
-        return am, details
-
-    def fit_predict(self, answers, gold=None) -> pd.Series:
-        """Fit and return :attr:`labels_` (a Series indexed by task)."""
-        return self.fit(answers, gold).labels_
-
-
-class MajorityVote(_Aggregator):
+class MajorityVote(Aggregator):
     """Plurality vote on a long table (crowd-kit ``MajorityVote`` interface).
 
     Parameters
@@ -522,15 +399,12 @@ class MajorityVote(_Aggregator):
     {1: {'x': 0.33, 'y': 0.67}, 2: {'x': 1.0, 'y': 0.0}}
     """
 
-    _method = "plurality"
+    _method = METHODS["plurality"]
 
     def __init__(
         self, *, ties: str = "first", random_state=None, options=None, duplicates: str = "error"
     ):
-        self.ties = ties
-        self.random_state = random_state
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted for a uniform interface and
@@ -544,7 +418,7 @@ class MajorityVote(_Aggregator):
         return self.fit(answers, gold).probas_
 
 
-class SurprisinglyPopular(_Aggregator):
+class SurprisinglyPopular(Aggregator):
     """Multi-task surprisingly popular (the paper's Definition): ``argmax_c a_c / ā_c``.
 
     Parameters
@@ -569,7 +443,7 @@ class SurprisinglyPopular(_Aggregator):
     [0, 1]
     """
 
-    _method = "surprisingly-popular"
+    _method = METHODS["surprisingly-popular"]
 
     def __init__(
         self,
@@ -580,15 +454,13 @@ class SurprisinglyPopular(_Aggregator):
         options=None,
         duplicates: str = "error",
     ):
-        self.prior = prior
-        self.ties = ties
-        self.random_state = random_state
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
+
+    _keywords = {"prior": "prior"}
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted and not used."""
-        am, _ = self._fit(answers, None, prior=self.prior)
+        am, _ = self._fit(answers, None)
         prior = (
             am.A.mean(axis=0)
             if self.prior is None
@@ -602,7 +474,7 @@ class SurprisinglyPopular(_Aggregator):
         return self
 
 
-class DMIAggregator(_Aggregator):
+class DMIAggregator(Aggregator):
     """Aggregation by DMI-clustering the tasks (Algorithm 1; Theorem 3.2, K-DMI).
 
     Each task is the point ``a_t`` (its answer shares); the tasks are clustered by
@@ -645,7 +517,7 @@ class DMIAggregator(_Aggregator):
     np.True_
     """
 
-    _method = "dmi"
+    _method = METHODS["dmi"]
 
     def __init__(
         self,
@@ -656,17 +528,13 @@ class DMIAggregator(_Aggregator):
         options=None,
         duplicates: str = "error",
     ):
-        self.method = method
-        self.random_state = random_state
-        self.rank_tol = rank_tol
-        self.options = options
-        self.duplicates = duplicates
+        self._store(locals())
+
+    _keywords = {"dmi_method": "method", "rank_tol": "rank_tol"}
 
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` (Series task → label) names the clusters."""
-        am, details = self._fit(
-            answers, gold, ties="first", dmi_method=self.method, rank_tol=self.rank_tol
-        )
+        am, details = self._fit(answers, gold)
         self.result_ = details
         self.clusters_ = pd.Series(details.clustering.labels, index=am.tasks, name="cluster")
         self.names_ = pd.Series(

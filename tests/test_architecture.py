@@ -6,9 +6,8 @@ layers below it (:data:`LAYERS`):
 
 0. numerical core: argument checks, labelings up to renaming, the problem ``Ã``
 1. solvers: ``exact``, ``linear_partitions``, ``kcofactors`` (with its ``_kc_*`` parts
-   and compiled kernels), and the plane geometry of k = 3 (``_triangle``: triangle areas,
-   the largest triangle of the exact 2-D solver, Algorithm 3; ``planar_geometry`` offers
-   ``triangle_area``)
+   and compiled kernels), and the plane geometry of k = 3 (``planar_geometry``: triangle
+   areas, the largest triangle of the exact 2-D solver, Algorithm 3)
 2. front door: ``core`` (``dmi_cluster``, ``DMIClustering``)
 3. elicitation: aggregation of answer matrices and tables, the mechanisms, and beside
    them what goes beyond the paper (``dmi_lib.extras``: ``practical``, ``beyond`` and the
@@ -48,11 +47,9 @@ LAYERS = {
     "dmi_lib._validation": 0,
     "dmi_lib._blas": 0,
     "dmi_lib._decompose": 0,
-    "dmi_lib.exceptions": 0,
     "dmi_lib._deprecation": 0,
     "dmi_lib.labels": 0,
     "dmi_lib.problem": 0,
-    "dmi_lib._triangle": 1,
     "dmi_lib.planar_geometry": 1,
     "dmi_lib.exact": 1,
     "dmi_lib.linear_partitions": 1,
@@ -63,7 +60,6 @@ LAYERS = {
     "dmi_lib.core": 2,
     "dmi_lib.aggregation": 3,
     "dmi_lib.answers": 3,
-    "dmi_lib.reports": 3,
     "dmi_lib.mechanisms": 3,
     "dmi_lib.kdmi": 3,
     "dmi_lib._kdmi_partitions": 3,

@@ -23,7 +23,7 @@ from scipy.spatial import ConvexHull
 from dmi_lib.core import DMIClustering, dmi_cluster
 from dmi_lib.problem import (
     DEFAULT_RANK_TOL,
-    _result,
+    build_result,
     assign,
     cluster_sums,
     dmi_rank,
@@ -149,7 +149,7 @@ def test_singular_values_and_tolerance_are_reported(paper):
         p.singular_values, np.linalg.svd(A - A.mean(0), compute_uv=False), rtol=1e-12, atol=1e-15
     )
     labels = np.arange(20) % 3
-    res = _result(p, labels, "test", False)
+    res = build_result(p, labels, "test", False)
     assert res.rank_tol == 1e-7
     np.testing.assert_array_equal(res.singular_values, p.singular_values)
     assert res.k == 3 and res.columns == p.columns
@@ -448,7 +448,7 @@ def test_log_score_finite_when_score_overflows(overflow_case):
     assert ref > np.log(1e308)
     got = log_dmi_score(X, lab)
     assert np.isfinite(got) and got == pytest.approx(ref, rel=1e-10)
-    res = _result(prepare(X), lab, "test", False)
+    res = build_result(prepare(X), lab, "test", False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert res.score == np.inf
@@ -612,7 +612,7 @@ def test_local_maxima_are_exactly_the_linearly_partitioned(seed):
     # the global optimum is a local maximum, and the paper's Ã D reproduces it
     best = labs[np.argmax(dets)]
     assert is_linearly_partitioned(A, best)
-    res = _result(p, best, "brute", True)
+    res = build_result(p, best, "brute", True)
     assert res.score == pytest.approx(dets.max(), rel=1e-9)
     np.testing.assert_array_equal(assign(A, res.D, res.columns), best)
 

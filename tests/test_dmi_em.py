@@ -358,6 +358,24 @@ def test_aggregate_estimator_and_function_agree():
     assert "DMIEM(" in repr(est)
 
 
+def test_estimator_passes_every_setting_to_its_method():
+    """DMIEM runs ``aggregate(method="dmi-em")`` with its settings: each setting that
+    changes the answer changes the estimator's alike, and ``set_params`` reaches it."""
+    gold = pd.Series({1: 0})
+    chosen = {"pseudocount": 5.0, "tol": 1e-3, "max_iter": 2, "default_confidence": 0.6}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        want = dmi_em(HAND, gold=gold, random_state=3, **chosen)
+        assert not DMIEM(random_state=3).fit(HAND, gold).probas_.equals(want.posteriors)
+        est = DMIEM(random_state=3, **chosen).fit(HAND, gold)
+        assert est.n_iter_ == want.n_iter and est.probas_.equals(want.posteriors)
+        est = DMIEM(random_state=3).set_params(**chosen).fit(HAND, gold)
+        assert est.probas_.equals(want.posteriors)
+    assert est.get_params()["pseudocount"] == 5.0
+    with pytest.raises(ValueError, match="invalid parameter 'smoothness' for DMIEM"):
+        DMIEM().set_params(smoothness=1)
+
+
 # --------------------------------------------------------------------------- #
 # Bad input
 # --------------------------------------------------------------------------- #

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 import dmi_lib
 from dmi_lib import crowd_data, exact, mechanisms, problem, simulation
 from dmi_lib._kc_engine import Engine
+from dmi_lib.labels import distinct_rows
 from dmi_lib.linear_partitions import estimated_programs, linear_partition_optimum
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 
 dd = pytest.importorskip("dask.dataframe")
 scale_out = pytest.importorskip("dmi_lib.extras.scale_out")
@@ -50,7 +51,7 @@ def test_many_option_crowds_aggregate_to_a_local_maximum(n_tasks, C, seed):
     out = dmi_lib.aggregate(df, method="dmi", random_state=seed)
     assert (out.to_numpy() == truth).mean() > 0.9
     am = dmi_lib.answer_matrix(df)
-    index, inverse, counts = problem.distinct_rows(am.A)
+    index, inverse, counts = distinct_rows(am.A)
     res = dmi_lib.dmi_cluster(am.A[index], sample_weight=counts, random_state=seed, n_init=2)
     assert res.converged and res.k > 32  # the LU and (C = 100) one-at-a-time paths
     # no single move of a (weighted) distinct row raises |det(CᵀWÃ)|

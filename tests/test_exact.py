@@ -93,7 +93,7 @@ def best_local_search(A, restarts, rng):
     best = -np.inf
     for _ in range(restarts):
         labels = rng.integers(0, problem.k, problem.n)
-        if dmi_problem._score_and_D(problem, labels)[2] is None:
+        if dmi_problem.score_and_D(problem, labels)[2] is None:
             continue
         best = max(best, dmi_problem.log_dmi_score(A, hill_climb(problem, labels)))
     return best
@@ -160,7 +160,7 @@ def test_brute_force_matches_itertools(seed):
         assert res.labels[0] == 0 and res.exact and res.method == "brute-force"
         assert res.info["n_labelings"] == problem.k ** (n - 1)
         # A tiny chunk, so that chunk boundaries are crossed: the same first optimum.
-        tiny = exact._brute_force_labels(problem, chunk=7)
+        tiny = exact.brute_force_solver(problem, chunk=7).labels
         np.testing.assert_array_equal(tiny, res.labels)
 
 
@@ -434,8 +434,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
 
-from dmi_lib import _triangle  # noqa: E402
-from dmi_lib._triangle import pseudo_angle  # noqa: E402
+from dmi_lib import planar_geometry  # noqa: E402
+from dmi_lib.planar_geometry import pseudo_angle  # noqa: E402
 
 #: Chord pairs per vectorised block in the chord search (a dozen such arrays: ~25 MB).
 PAIR_BLOCK = 1 << 18
@@ -447,7 +447,7 @@ ANGLE_ATOL = 1e-12
 def chord_search(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     """Largest triangle with vertices among the convex polygon ``(X[t], Y[t])`` (CCW),
     by a search over O(m²) chords (the reference for the library's search,
-    :func:`dmi_lib._triangle.max_area_triangle`).
+    :func:`dmi_lib.planar_geometry.max_area_triangle`).
 
     Vertex ``t`` is the sum of the first ``t`` edges and ``theta`` holds the sorted
     pseudo-angles of the ``m`` edges.  Every triangle ``a < b < c`` has a side whose
@@ -493,13 +493,13 @@ def chord_search(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
 
 
 def _bnb_only(X, Y, theta, max_triples=10**9):
-    return _triangle._branch_and_bound(X, Y, max_triples)
+    return planar_geometry._branch_and_bound(X, Y, max_triples)
 
 
 #: The library's search as the solver runs it, and each of its two phases alone.
 SEARCHES = (
-    _triangle.max_area_triangle,
-    _triangle._rooted_bisection,
+    planar_geometry.max_area_triangle,
+    planar_geometry._rooted_bisection,
     _bnb_only,
 )
 
@@ -612,8 +612,8 @@ def test_branch_and_bound_gives_up_on_a_regular_polygon_and_the_bisection_answer
     m = 300
     t = 2 * np.pi * np.arange(m) / m
     X_, Y_, theta = _polygon(np.c_[np.cos(t), np.sin(t)])
-    assert _triangle._branch_and_bound(X_, Y_, max_triples=1000) is None
+    assert planar_geometry._branch_and_bound(X_, Y_, max_triples=1000) is None
     ref, _ = chord_search(X_, Y_, theta)
-    got, (a, b, c) = _triangle.max_area_triangle(X_, Y_, theta, max_triples=1000)
+    got, (a, b, c) = planar_geometry.max_area_triangle(X_, Y_, theta, max_triples=1000)
     assert got == pytest.approx(ref, rel=1e-12)
     assert (b - a, c - b) == (100, 100)

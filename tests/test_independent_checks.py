@@ -29,7 +29,7 @@ from dmi_lib.datasets import load_paper_data  # noqa: E402
 from dmi_lib.kcofactors import _k_cofactors_result, k_cofactors  # noqa: E402
 from dmi_lib.kdmi import kdmi_mechanism  # noqa: E402
 from dmi_lib.labels import same_partition  # noqa: E402
-from dmi_lib.mechanisms import _split_halves  # noqa: E402
+from dmi_lib.mechanisms import split_halves  # noqa: E402
 from dmi_book.plotting.mechanism_plots import plot_sp_vs_dmi  # noqa: E402
 from dmi_lib.simulation import random_states, simulate_crowd, truthful  # noqa: E402
 
@@ -194,7 +194,7 @@ def test_split_halves_matches_a_plain_reference(sizes, seed):
     rng = np.random.default_rng(seed)
     group = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
     keys = rng.permutation(group.size).astype(np.int64)  # distinct keys
-    assert np.array_equal(_split_halves(group, None, keys=keys), split_reference(group, keys))
+    assert np.array_equal(split_halves(group, None, keys=keys), split_reference(group, keys))
 
 
 def test_kdmi_halves_have_the_sizes_of_algorithm_4():

@@ -28,14 +28,8 @@ from dmi_lib._kc_start import paper_init
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import _k_cofactors_result
 from dmi_lib.labels import same_partition
-from dmi_lib.kcofactors import (
-    KCofactorsStep,
-    cone_labels_2d,
-    k_cofactors,
-    k_cofactors_2d,
-    k_cofactors_history,
-    partition_rays_2d,
-)
+from dmi_lib.kcofactors import KCofactorsStep, k_cofactors, k_cofactors_history
+from dmi_lib.planar_geometry import cone_labels_2d, k_cofactors_2d, partition_rays_2d
 
 #: The issue's example: from the paper's start, the batch iteration alternates
 #: between scores 18 and 12; the optimum is 36.
@@ -200,7 +194,7 @@ def test_exact_ties_matter():
     footnote keeps row 4 where it is."""
     p = dmi_problem.prepare(CYCLE_A)
     state1 = np.array([2, 0, 2, 1, 2])
-    _, _, D = dmi_problem._score_and_D(p, state1)
+    _, _, D = dmi_problem.score_and_D(p, state1)
     G = p.A_tilde @ D
     assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)  # a genuine tie
     tol = _kc_common.tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)

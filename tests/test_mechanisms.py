@@ -22,8 +22,8 @@ from dmi_lib.problem import assign, is_local_maximum, log_dmi_score
 from dmi_lib.core import dmi_cluster
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.labels import agreement
-from dmi_lib.mechanisms import _count_det, dmi, dmi_mechanism
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import count_det, dmi, dmi_mechanism
+from dmi_lib.mechanisms import Reports
 from dmi_lib.simulation import (
     always,
     permutation_strategy,
@@ -103,7 +103,7 @@ def test_dmi_errors(U, match):
     )
 )
 def test_count_det_is_exact(M):
-    assert _count_det(np.array(M)[None])[0] == _leibniz(M)
+    assert count_det(np.array(M)[None])[0] == _leibniz(M)
 
 
 # --------------------------------------------------------------------------- #
@@ -461,7 +461,7 @@ def test_kdmi_expected_payment_scales_with_det_squared():
         for ell in (0, 1):
             M = np.zeros((C, C), int)
             np.add.at(M, (peer[part == ell], labels0[part == ell]), 1)
-            out *= _count_det(M[None])[0]
+            out *= count_det(M[None])[0]
         return out
 
     assert truth.payments[0] == pay(sig[mine])
@@ -573,7 +573,7 @@ def test_kdmi_payment_does_not_depend_on_who_else_is_paid():
 
 def test_dmi_mechanism_without_eligible_pairs_is_unpaid_not_a_crash():
     from dmi_lib.mechanisms import dmi_mechanism
-    from dmi_lib.reports import Reports
+    from dmi_lib.mechanisms import Reports
 
     # three workers, each on their own tasks: no pair shares >= 2C tasks
     task = np.array([0, 1, 2, 3, 4, 5])

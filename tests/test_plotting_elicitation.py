@@ -14,7 +14,8 @@ import pytest
 from dmi_lib.core import dmi_cluster
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import brute_force
-from dmi_lib.kcofactors import k_cofactors_history, partition_rays_2d
+from dmi_lib.kcofactors import k_cofactors_history
+from dmi_lib.planar_geometry import partition_rays_2d
 from dmi_book.plotting import simplex_xy
 from dmi_book.plotting.crowd_plots import (
     draw_accuracy_bars,

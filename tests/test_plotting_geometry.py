@@ -18,7 +18,7 @@ from dmi_lib.problem import assign, dmi_score, prepare
 from dmi_lib.core import dmi_cluster
 from dmi_lib.labels import align_labels
 from dmi_lib.datasets import load_paper_data
-from dmi_lib.kcofactors import cone_labels_2d
+from dmi_lib.planar_geometry import cone_labels_2d
 from dmi_book.plotting import geometry as g
 
 

@@ -12,7 +12,8 @@ import pytest
 from dmi_lib.problem import dmi_score
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.exact import cone_partition
-from dmi_lib.kcofactors import k_cofactors_2d, k_cofactors_history
+from dmi_lib.kcofactors import k_cofactors_history
+from dmi_lib.planar_geometry import k_cofactors_2d
 from dmi_book.plotting.kcofactors_plots import (
     inconsistent_points,
     plot_kcofactors_demo,

@@ -21,7 +21,7 @@ from dmi_lib.core import dmi_cluster
 from dmi_lib.extras.practical import (
     PracticalDMIResult,
     ValidatedDMIResult,
-    _log_gold_evidence,
+    log_gold_evidence,
     latent_class_mle,
     name_clusters_bayes,
     practical_dmi_aggregate,
@@ -57,10 +57,10 @@ def _counts_from_states(states, n_answers, rng):
 @pytest.mark.parametrize("a, m, C", [(0, 0, 2), (3, 3, 2), (2, 5, 3), (7, 9, 4), (0, 6, 5)])
 def test_gold_evidence_matches_numerical_integral(a, m, C):
     val, _ = quad(lambda p: p**a * ((1 - p) / (C - 1)) ** (m - a), 1 / C, 1, epsabs=0, epsrel=1e-12)
-    assert np.isclose(_log_gold_evidence(a, m, C, None), np.log(val), rtol=1e-9)
+    assert np.isclose(log_gold_evidence(a, m, C, None), np.log(val), rtol=1e-9)
     eps = 0.3
     assert np.isclose(
-        _log_gold_evidence(a, m, C, eps), a * np.log(1 - eps) + (m - a) * np.log(eps / (C - 1))
+        log_gold_evidence(a, m, C, eps), a * np.log(1 - eps) + (m - a) * np.log(eps / (C - 1))
     )
 
 
@@ -71,7 +71,7 @@ def _posterior(names, default, labels, g, C, q, eps):
     prior = np.log(q) if tuple(names) == tuple(default) else np.log((1 - q) / (n_namings - 1))
     known = g >= 0
     agree = int(np.sum(np.asarray(names)[labels[known]] == g[known]))
-    return prior + _log_gold_evidence(agree, int(known.sum()), C, eps)
+    return prior + log_gold_evidence(agree, int(known.sum()), C, eps)
 
 
 @settings(max_examples=60, deadline=None)

@@ -18,6 +18,7 @@ from dmi_lib.extras.scale_out import (  # noqa: E402
     write_answer_log,
 )
 from dmi_lib.answers import answer_matrix  # noqa: E402
+from dmi_lib.tabular import METHODS  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -78,13 +79,13 @@ def test_gold_names_clusters_alike(client):
     df, truth = crowd(C=3, seed=4, string_ids=True)
     gold = pd.Series(truth[:10], index=[f"t{i}" for i in range(10)])
     want = aggregate(df, "dmi", gold=gold)
-    got = aggregate_dask(dd.from_pandas(df, npartitions=3), "dmi", gold=gold)
+    got = aggregate(dd.from_pandas(df, npartitions=3), "dmi", gold=gold)
     pd.testing.assert_series_equal(got, want)
 
 
 def test_lazy_result_computes_to_the_same(client):
     df, _ = crowd(C=2, seed=5)
-    lazy = aggregate_dask(dd.from_pandas(df, npartitions=4), "plurality", compute=False)
+    lazy = aggregate_dask(dd.from_pandas(df, npartitions=4), METHODS["plurality"], compute=False)
     assert dd.Series is type(lazy) or hasattr(lazy, "compute")
     pd.testing.assert_series_equal(lazy.compute().sort_index(), aggregate(df, "plurality"))
 
@@ -108,6 +109,14 @@ def test_errors_are_specific(client):
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="not available for a dask table"):
         aggregate(ddf, "sp-single")
+    # the Dask path itself refuses a method that does not run on Dask (METHODS says which)
+    with pytest.raises(ValueError, match="method 'dmi-practical' is not available for a dask"):
+        aggregate_dask(ddf, METHODS["dmi-practical"])
+    assert [m for m, spec in METHODS.items() if spec.dask] == [
+        "plurality",
+        "surprisingly-popular",
+        "dmi",
+    ]
     with pytest.raises(ValueError, match="ties='random' is not available"):
         aggregate(ddf, "plurality", ties="random")
     with pytest.raises(ValueError, match=r"missing column\(s\) \['worker'\]"):

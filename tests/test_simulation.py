@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 from dmi_lib.simulation import (
     always,
     check_strategies,

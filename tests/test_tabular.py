@@ -199,6 +199,27 @@ def test_aggregate_multi_task_real_data(name, method):
     assert _acc(out, d.gold) > 0.5  # every method beats chance on these data sets
 
 
+def test_the_method_table_is_what_aggregate_accepts():
+    """METHODS is the one description of aggregate's methods: every name and keyword it
+    lists is accepted, any other keyword is refused naming the method, and the
+    estimators run their method from it."""
+    df = _table([1, 1, 2, 2, 3, 3], [1, 2, 1, 2, 1, 2], [0, 1, 1, 1, 0, 0])
+    assert list(METHODS) == [m.name for m in METHODS.values()]
+    for name, spec in METHODS.items():
+        with pytest.raises(TypeError, match=rf"aggregate\(method='{name}'\) got unexpected"):
+            aggregate(df, name, not_a_keyword=1)
+        assert spec.groups is None or spec.dask  # what runs per group runs on Dask
+    assert METHODS["dmi"].keywords == {"dmi_method", "rank_tol"}
+    assert METHODS["surprisingly-popular"].keywords == {"prior"}
+    out = aggregate(df, "surprisingly-popular", prior=[0.9, 0.1])
+    assert out.tolist() == SurprisinglyPopular(prior=[0.9, 0.1]).fit_predict(df).tolist()
+    agg = DMIAggregator(method="brute-force").fit(df)
+    assert agg.result_.clustering.method == "brute-force"
+    assert repr(DMIAggregator(rank_tol=0.1)).startswith("DMIAggregator(method='auto'")
+    with pytest.raises(ValueError, match="invalid parameter 'prior' for MajorityVote"):
+        MajorityVote().set_params(prior=1)
+
+
 def test_aggregate_argument_errors():
     df = _table([1, 1, 2, 2], [1, 2, 1, 2], [0, 1, 1, 1])
     with pytest.raises(ValueError, match="method must be one of"):

@@ -4,14 +4,17 @@ References are independent of the weighted code paths: brute force over the
 *expanded* matrix (each row repeated ``w`` times), where no weight is involved.
 """
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import DMIClustering, dmi_cluster, dmi_score, log_dmi_score
-from dmi_lib.core import _cluster_distinct
-from dmi_lib.problem import distinct_rows, prepare
+from dmi_lib.core import cluster_distinct
+from dmi_lib.labels import distinct_rows
+from dmi_lib.problem import prepare
 from dmi_lib.exact import brute_force, cone_partition, mean_split
 from dmi_lib.kcofactors import k_cofactors
 
@@ -111,7 +114,20 @@ def test_fractional_weights_scale_free():
     assert a.log_score == pytest.approx(bf.log_score, rel=1e-9)
 
 
-@pytest.mark.parametrize("solver", [mean_split, cone_partition, brute_force, k_cofactors])
+@pytest.mark.parametrize(
+    "solver",
+    [
+        mean_split,
+        cone_partition,
+        brute_force,
+        k_cofactors,
+        # the front door sets the rows of weight 0 aside itself, for every solver
+        dmi_cluster,
+        functools.partial(dmi_cluster, method="brute-force"),
+        functools.partial(dmi_cluster, method="k-cofactors", random_state=0),
+    ],
+    ids=["mean_split", "cone_partition", "brute_force", "k_cofactors", "auto", "bf", "kc"],
+)
 def test_zero_weight_rows_do_not_count(solver):
     rng = np.random.default_rng(0)
     d = 1 if solver is mean_split else 2
@@ -186,7 +202,7 @@ def test_distinct_rows(rows):
 def test_clustering_distinct_rows_is_exact(data):
     A, w = data
     X = expanded(A, w)[np.random.default_rng(0).permutation(int(w.sum()))]
-    res = _cluster_distinct(X, method="brute-force")
+    res = cluster_distinct(X, method="brute-force")
     assert res.labels.shape == (len(X),)
     assert res.info["n_distinct_rows"] == len(A)
     assert res.log_score == pytest.approx(brute_force(X).log_score, rel=1e-9, abs=1e-9)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.lines import Line2D
 
-from dmi_lib.kcofactors import partition_rays_2d
+from dmi_lib.planar_geometry import partition_rays_2d
 from ..studies.experiments import AnswersStudy, CrowdScenario, crowd_scenario
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, new_axes, simplex_xy
 from ._simplex import (

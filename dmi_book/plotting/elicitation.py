@@ -35,7 +35,7 @@ from matplotlib.patches import Polygon, Rectangle
 
 from dmi_lib._validation import check_distribution, check_labels, check_matrix
 from dmi_lib.aggregation import plurality, surprisingly_popular
-from dmi_lib.kcofactors import partition_rays_2d
+from dmi_lib.planar_geometry import partition_rays_2d
 from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,

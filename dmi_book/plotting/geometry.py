@@ -21,9 +21,9 @@ from matplotlib.lines import Line2D
 
 from dmi_lib._validation import check_labels, check_matrix, check_random_state
 from dmi_lib.datasets import load_paper_data
-from dmi_lib.core import _solve, dmi_cluster
+from dmi_lib.core import solve, dmi_cluster
 from dmi_lib.problem import assign, cluster_sums, dmi_score, prepare
-from dmi_lib.kcofactors import cone_labels_2d, partition_rays_2d
+from dmi_lib.planar_geometry import cone_labels_2d, partition_rays_2d
 from dmi_lib.labels import align_labels
 from ._base import (
     CLUSTER_COLORS,
@@ -582,7 +582,7 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160, title: st
     if problem.k != 3:
         raise ValueError(f"the points must span the plane (k = 3), got k = {problem.k}")
     if labels is None:
-        res = _solve(problem)  # the problem is already prepared
+        res = solve(problem)  # the problem is already prepared
         labels, D = res.labels, res.D
     else:
         labels = _three_clusters(A, labels)

@@ -297,7 +297,7 @@ def plot_kcofactors_run(
     history : sequence
         States with ``labels`` (and optionally ``D``, ``log_score``, ``consistent``,
         ``repeat_of``, as returned by :func:`dmi_lib.kcofactors.k_cofactors_history`),
-        or label arrays (as returned by :func:`dmi_lib.kcofactors.k_cofactors_2d`).
+        or label arrays (as returned by :func:`dmi_lib.planar_geometry.k_cofactors_2d`).
     ncols : int
         Panels per row.
     suptitle : str, optional

@@ -27,7 +27,7 @@ from matplotlib.patches import Rectangle
 from dmi_lib._validation import check_matrix
 from dmi_lib.problem import assign
 from dmi_lib.kdmi import KDMIResult, kdmi_mechanism
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 from ..studies.experiments import sp_dmi_disagreement
 from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
 
@@ -122,7 +122,9 @@ def _mark(ax, xy, mask, s=170):
 
 def _check_result(reports, result):
     if not isinstance(reports, Reports):
-        raise TypeError(f"reports must be a dmi_lib.reports.Reports, got {type(reports).__name__}")
+        raise TypeError(
+            f"reports must be a dmi_lib.mechanisms.Reports, got {type(reports).__name__}"
+        )
     if reports.n_options != 3:
         raise ValueError(f"the simplex figures need C = 3 options, got {reports.n_options}")
     if result is None:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from dmi_lib._validation import check_random_state
-from dmi_lib.answers import _check_answers, _check_options, _codes
+from dmi_lib.answers import check_answers, check_options, factorize
 from dmi_lib.simulation import check_strategies
 
 __all__ = ["cyclic_strategy", "inject_low_effort", "inject_strategy"]
@@ -62,7 +62,7 @@ def cyclic_strategy(C, lam: float) -> np.ndarray:
 
 def _chosen_workers(answers: pd.DataFrame, share: float, rng) -> np.ndarray:
     """Boolean mask of the rows of a random ``round(share · m)`` of the ``m`` workers."""
-    codes, workers = _codes(answers["worker"].to_numpy())
+    codes, workers = factorize(answers["worker"].to_numpy())
     n_bad = int(round(share * len(workers)))
     bad = np.zeros(len(workers), dtype=bool)
     bad[rng.choice(len(workers), n_bad, replace=False)] = True
@@ -85,7 +85,7 @@ def inject_low_effort(answers, share: float, option, *, random_state=None) -> pd
     >>> inject_low_effort(df, 0.0, 1)["label"].tolist()
     [1, 0, 1, 0]
     """
-    answers = _check_answers(answers)
+    answers = check_answers(answers)
     share = _check_share(share)
     rng = check_random_state(random_state)
     out = answers.copy()
@@ -119,9 +119,9 @@ def inject_strategy(answers, S, share: float, *, options=None, random_state=None
     >>> inject_strategy(df, [[0, 1], [1, 0]], 1.0)["label"].tolist()
     ['y', 'x', 'y']
     """
-    answers = _check_answers(answers)
+    answers = check_answers(answers)
     share = _check_share(share)
-    codes, opts = _check_options(options, answers["label"].to_numpy())
+    codes, opts = check_options(options, answers["label"].to_numpy())
     S = check_strategies(np.asarray(S, dtype=float)[None], len(opts))[0]
     rng = check_random_state(random_state)
     mask = _chosen_workers(answers, share, rng)

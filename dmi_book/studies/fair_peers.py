@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from dmi_lib.answers import _build, _codes
+from dmi_lib.answers import read_table, factorize
 from dmi_lib.core import dmi_cluster
 from dmi_lib.extras.dmi_em import _em, dmi_em
 from dmi_lib.extras.practical import validated_dmi_aggregate
@@ -103,8 +103,8 @@ def own_dawid_skene(answers, options=None, *, tol: float = 1e-13, max_iter: int 
     log-likelihood is at most ``tol`` (``1e-13``: with ``1e-10`` it stops on a flat
     stretch of Prelec 1c's likelihood after 17 iterations, 8 points short of the
     optimum it reaches after 108).  Returns ``(labels, n_iter, converged)``."""
-    am, rows, task, label = _build(answers, options, "error")
-    worker, workers = _codes(rows["worker"].to_numpy())
+    am, rows, task, label = read_table(answers, options, "error")
+    worker, workers = factorize(rows["worker"].to_numpy())
     n, C = am.counts.shape
     R0 = am.A.copy()
     no_gold = np.full(n, -1, dtype=np.intp)

@@ -30,13 +30,13 @@ from scipy.stats import spearmanr
 
 from dmi_lib._validation import check_random_state
 from dmi_lib.aggregation import name_clusters, surprisingly_popular
-from dmi_lib.answers import _check_answers, _check_options, _codes, answer_matrix
+from dmi_lib.answers import check_answers, check_options, factorize, answer_matrix
 from dmi_lib.core import dmi_cluster
 from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.mechanisms import dmi_mechanism
 from dmi_lib.extras.practical import name_clusters_bayes, validated_dmi_aggregate
-from dmi_lib.reports import Reports
+from dmi_lib.mechanisms import Reports
 from dmi_lib.tabular import aggregate
 from .attacks import cyclic_strategy, inject_low_effort, inject_strategy
 
@@ -130,7 +130,7 @@ def worker_accuracy(answers, gold) -> pd.DataFrame:
     >>> worker_accuracy(df, pd.Series({1: 0, 2: 1})).to_dict("index")
     {'a': {'accuracy': 1.0, 'n_answers': 2}, 'b': {'accuracy': 0.5, 'n_answers': 2}}
     """
-    answers = _check_answers(answers)
+    answers = check_answers(answers)
     if not isinstance(gold, pd.Series):
         gold = pd.Series(gold)
     truth = answers["task"].map(gold)
@@ -144,7 +144,7 @@ def worker_accuracy(answers, gold) -> pd.DataFrame:
 
 
 def to_reports(answers, *, options=None):
-    """A long table as :class:`dmi_lib.reports.Reports` (integer ids) for the
+    """A long table as :class:`dmi_lib.mechanisms.Reports` (integer ids) for the
     mechanisms, with the task, worker and option indexes.
 
     Returns
@@ -161,11 +161,11 @@ def to_reports(answers, *, options=None):
     >>> rep.counts().tolist(), list(opts)
     ([[1, 1], [0, 1]], [1, 2])
     """
-    answers = _check_answers(answers)
+    answers = check_answers(answers)
     # the codes of answer_matrix: its task and option order, so counts() equals its counts
-    t_codes, tasks = _codes(answers["task"].to_numpy())
-    w_codes, workers = _codes(answers["worker"].to_numpy())
-    l_codes, opts = _check_options(options, answers["label"].to_numpy())
+    t_codes, tasks = factorize(answers["task"].to_numpy())
+    w_codes, workers = factorize(answers["worker"].to_numpy())
+    l_codes, opts = check_options(options, answers["label"].to_numpy())
     rep = Reports.from_arrays(
         t_codes, w_codes, l_codes, n_tasks=len(tasks), n_workers=len(workers), n_options=len(opts)
     )

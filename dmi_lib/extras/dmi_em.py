@@ -6,8 +6,9 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
 
 * :func:`dmi_em` — the long table → :class:`DMIEMResult` (labels, posteriors,
   per-worker confusion matrices, the start, the objective's trace);
-* :class:`DMIEM` — the estimator (``fit`` / ``fit_predict``, like
-  :class:`dmi_lib.tabular.DMIAggregator`);
+* :class:`DMIEM` — the estimator (``fit`` / ``fit_predict``), on the base of the
+  other aggregators (:class:`dmi_lib.answers.Aggregator`); :data:`DMI_EM` is the
+  method's entry of :data:`dmi_lib.tabular.METHODS`;
 * :func:`hard_em_objective` — the mutual-information form of the hard-EM objective
   (Notes of :func:`dmi_em`).
 
@@ -29,14 +30,24 @@ from scipy.special import logsumexp
 
 from .._validation import check_random_state
 from ..aggregation import name_clusters
-from ..answers import AnswerMatrix, _build, _codes, _gold_codes, _py
-from ..core import _cluster_distinct
-from ..exceptions import ConvergenceWarning
-from .practical import _log_gold_evidence
+from ..answers import (
+    Aggregator,
+    AnswerMatrix,
+    Call,
+    Method,
+    read_table,
+    factorize,
+    gold_codes,
+    python_scalar,
+)
+from ..core import cluster_distinct
+from ..problem import ConvergenceWarning
+from .practical import log_gold_evidence
 
 __all__ = [
     "DMIEM",
     "DMIEMResult",
+    "DMI_EM",
     "KEYWORDS",
     "MAX_CONFUSION_CELLS",
     "NAMING_CONFIDENCE",
@@ -105,8 +116,8 @@ def _answer_weights(answers: pd.DataFrame, weights) -> pd.DataFrame:
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(
-            f"weights must be finite and non-negative, got {_py(w[i])!r} at row index "
-            f"{_py(answers.index[i])!r}"
+            f"weights must be finite and non-negative, got {python_scalar(w[i])!r} at row index "
+            f"{python_scalar(answers.index[i])!r}"
         )
     return answers.assign(__weight=w)
 
@@ -137,9 +148,9 @@ def _weighted_table(answers, options, weights, duplicates):
             f"answers must be a pandas DataFrame with columns ['task', 'worker', "
             f"'label'], got {type(answers).__name__}"
         )
-    am, rows, task, label = _build(_answer_weights(answers, weights), options, duplicates)
+    am, rows, task, label = read_table(_answer_weights(answers, weights), options, duplicates)
     weight = rows["__weight"].to_numpy(dtype=float)
-    worker, workers = _codes(rows["worker"].to_numpy())
+    worker, workers = factorize(rows["worker"].to_numpy())
     n, C = am.counts.shape
     task = np.asarray(task, dtype=np.intp)
     label = np.asarray(label, dtype=np.intp)
@@ -148,7 +159,7 @@ def _weighted_table(answers, options, weights, duplicates):
     if (total <= 0).any():
         t = int(np.argmax(total <= 0))
         raise ValueError(
-            f"task {_py(am.tasks[t])!r}: all its answers have weight 0 (weights must "
+            f"task {python_scalar(am.tasks[t])!r}: all its answers have weight 0 (weights must "
             "give every task a positive total)"
         )
     return am, task, np.asarray(worker, dtype=np.intp), label, weight, workers, W / total[:, None]
@@ -172,7 +183,7 @@ def _name(labels, A, gold, confidence: float) -> np.ndarray:
     m = int(known.sum())
     a_best = int(np.sum(best[labels[known]] == gold[known]))
     a_default = int(np.sum(default[labels[known]] == gold[known]))
-    evidence = _log_gold_evidence(a_best, m, C, None) - _log_gold_evidence(a_default, m, C, None)
+    evidence = log_gold_evidence(a_best, m, C, None) - log_gold_evidence(a_default, m, C, None)
     log_n = math.lgamma(C + 1) - math.lgamma(C - k + 1)  # log of the number of namings
     log_others = log_n + math.log1p(-math.exp(-log_n))  # log(N - 1), N >= 2 here
     prior_odds = math.log(confidence) - math.log1p(-confidence) + log_others
@@ -196,7 +207,7 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
         return clusters.astype(np.intp), values.astype(np.intp), "plurality"
     if np.ptp(A, axis=0).max() > 0:
         rng = check_random_state(random_state)
-        res = _cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
+        res = cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
         clusters, how = res.labels, "dmi"
     else:
         clusters, how = np.zeros(n, dtype=np.intp), "one cluster"
@@ -355,7 +366,9 @@ class DMIEMResult:
         else:
             pos = self.workers.get_indexer(pd.Index(list(workers)))
             if (pos < 0).any():
-                bad = [_py(w) for w in np.asarray(list(workers), dtype=object)[pos < 0][:5]]
+                bad = [
+                    python_scalar(w) for w in np.asarray(list(workers), dtype=object)[pos < 0][:5]
+                ]
                 raise ValueError(f"workers {bad} are not among the fitted workers")
         if pos.size * C * C > MAX_CONFUSION_CELLS:
             raise ValueError(
@@ -460,7 +473,7 @@ def dmi_em(
         EM stops when the objective changes by at most ``tol`` times the absolute
         log-likelihood of the answers.
     max_iter : int > 0
-        EM iteration cap (a :class:`~dmi_lib.exceptions.ConvergenceWarning` when
+        EM iteration cap (a :class:`~dmi_lib.problem.ConvergenceWarning` when
         reached).
     random_state : None, int or numpy Generator
         Seeds k-cofactors (4 or more options).
@@ -545,7 +558,7 @@ def dmi_em(
         answers, options, weights, duplicates
     )
     n, C = A.shape
-    g = np.full(n, -1, dtype=np.intp) if gold is None else _gold_codes(gold, am)
+    g = np.full(n, -1, dtype=np.intp) if gold is None else gold_codes(gold, am)
     clustering, names, start_method = _start(A, random_state, dmi_method, rank_tol, max_dmi_options)
     fit = (task, worker, label, weight, n, len(workers), C)
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
@@ -612,8 +625,8 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
     >>> round(out["likelihood"], 6) == round(out["information"], 6)
     True
     """
-    am, rows, task, label = _build(answers, options, "error")
-    worker, workers = _codes(rows["worker"].to_numpy())
+    am, rows, task, label = read_table(answers, options, "error")
+    worker, workers = factorize(rows["worker"].to_numpy())
     if not isinstance(labels, pd.Series):
         raise TypeError(
             f"labels must be a pandas Series (index: task), got {type(labels).__name__}"
@@ -646,10 +659,30 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
 
 
 # --------------------------------------------------------------------------- #
-# Estimator
+# The method of aggregate and the estimator
 # --------------------------------------------------------------------------- #
-class DMIEM:
-    """DMI-EM estimator (``fit`` / ``fit_predict``): see :func:`dmi_em`.
+def _decide_em(method: Method, call: Call):
+    """The decide function of ``aggregate(method="dmi-em")``: :func:`dmi_em` reads the
+    table itself (it needs each worker's answers)."""
+    res = dmi_em(
+        call.answers,
+        gold=call.gold,
+        options=call.options,
+        random_state=call.random_state,
+        duplicates=call.duplicates,
+        **call.kw,
+    )
+    return res.answer_matrix, res.codes, res
+
+
+#: ``aggregate(method="dmi-em")``: its entry of :data:`dmi_lib.tabular.METHODS` (a
+#: :class:`~dmi_lib.answers.Method`; it does not run on Dask).
+DMI_EM = Method("dmi-em", _decide_em, frozenset(KEYWORDS))
+
+
+class DMIEM(Aggregator):
+    """DMI-EM estimator (``fit`` / ``fit_predict``), beyond the paper: see
+    :func:`dmi_em` (``aggregate(method="dmi-em")``).
 
     Parameters
     ----------
@@ -688,6 +721,9 @@ max_dmi_options
     (['x', 'y', 'x'], (3, 2, 2))
     """
 
+    _method = DMI_EM
+    _keywords = {k: k for k in KEYWORDS if k != "weights"}  # weights: per fit
+
     def __init__(
         self,
         *,
@@ -702,42 +738,14 @@ max_dmi_options
         options=None,
         duplicates: str = "error",
     ):
-        self.pseudocount = pseudocount
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.dmi_method = dmi_method
-        self.rank_tol = rank_tol
-        self.default_confidence = default_confidence
-        self.max_dmi_options = max_dmi_options
-        self.options = options
-        self.duplicates = duplicates
-
-    def __repr__(self) -> str:
-        params = {k: v for k, v in vars(self).items() if not k.endswith("_")}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+        self._store(locals())
 
     def fit(self, answers, gold=None, weights=None):
         """Fit on a long table; ``gold`` (Series task → label) names the clusters and
         is clamped; ``weights`` as in :func:`dmi_em`."""
-        res = dmi_em(
-            answers,
-            gold=gold,
-            options=self.options,
-            weights=weights,
-            pseudocount=self.pseudocount,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            duplicates=self.duplicates,
-            dmi_method=self.dmi_method,
-            rank_tol=self.rank_tol,
-            default_confidence=self.default_confidence,
-            max_dmi_options=self.max_dmi_options,
-        )
+        am, res = self._fit(answers, gold, weights=weights)
         C = res.posteriors.shape[1]
         self.result_ = res
-        self.labels_ = res.labels
         self.probas_ = res.posteriors
         self.workers_ = res.workers
         self.confusions_ = (

@@ -60,9 +60,10 @@ import numpy as np
 from scipy.special import betaincc, betaln, logsumexp
 
 from .._validation import check_matrix, check_sample_weight
-from ..aggregation import _check_gold, name_clusters
-from ..problem import DMIResult, cluster_sums, distinct_rows
-from ..core import _cluster_distinct
+from ..aggregation import check_gold, name_clusters
+from ..labels import distinct_rows
+from ..problem import DMIResult, cluster_sums
+from ..core import cluster_distinct
 
 __all__ = [
     "PracticalDMIResult",
@@ -73,6 +74,7 @@ __all__ = [
     "refine_multinomial",
     "validated_dmi_aggregate",
     "DEFAULT_CONFIDENCE",
+    "log_gold_evidence",
 ]
 
 
@@ -115,7 +117,7 @@ def _check_prob(value, name: str, lo: float, hi: float, why: str) -> float:
 # --------------------------------------------------------------------------- #
 # Naming (beyond the paper)
 # --------------------------------------------------------------------------- #
-def _log_gold_evidence(agree: int, m: int, C: int, gold_error) -> float:
+def log_gold_evidence(agree: int, m: int, C: int, gold_error) -> float:
     """``log P(gold labels | naming)`` up to a term common to all namings.
 
     ``agree`` of the ``m`` gold tasks carry their cluster's name.  With a known error
@@ -226,7 +228,7 @@ def name_clusters_bayes(
     q = _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
     if gold is None:
         return default
-    g = _check_gold(gold, n, C)
+    g = check_gold(gold, n, C)
     best = name_clusters(labels, A, gold=g, sample_weight=sample_weight)
     if np.array_equal(best, default):
         return default
@@ -236,7 +238,7 @@ def name_clusters_bayes(
     a_best = float(wk[best[labels[known]] == g[known]].sum())
     a_default = float(wk[default[labels[known]] == g[known]].sum())
     n_namings = math.perm(C, k)
-    evidence = _log_gold_evidence(a_best, m, C, gold_error) - _log_gold_evidence(
+    evidence = log_gold_evidence(a_best, m, C, gold_error) - log_gold_evidence(
         a_default, m, C, gold_error
     )
     prior_odds = np.log(q * (n_namings - 1) / (1.0 - q))
@@ -325,7 +327,7 @@ def refine_multinomial(
         or max_iter < 1
     ):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, k)
+    g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, k)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     total = float(n) if w is None else float(w.sum())
     known = g >= 0
@@ -537,10 +539,10 @@ def practical_dmi_aggregate(
     n, C = N.shape
     A = N / N.sum(axis=1, keepdims=True)
     if gold is not None:
-        gold = _check_gold(gold, n, C)  # fail before the clustering
+        gold = check_gold(gold, n, C)  # fail before the clustering
     if clustering is None:
         # Distinct rows weighted by their counts: exact (see dmi_cluster's Notes).
-        clustering = _cluster_distinct(
+        clustering = cluster_distinct(
             A,
             method=method,
             random_state=random_state,
@@ -698,9 +700,9 @@ def validated_dmi_aggregate(
     n, C = N.shape
     if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
-    g = np.full(n, -1, dtype=np.intp) if gold is None else _check_gold(gold, n, C)
+    g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, C)
     if clustering is None:
-        clustering = _cluster_distinct(
+        clustering = cluster_distinct(
             N / N.sum(axis=1, keepdims=True),
             method=kwargs.pop("method", "auto"),
             random_state=kwargs.pop("random_state", None),

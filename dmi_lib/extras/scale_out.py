@@ -14,8 +14,8 @@ steps:
 3. **map back** (distributed): every task gets the label of its count vector.
 
 :func:`read_answers` opens partitioned Parquet or CSV files by glob;
-:func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` calls it for a
-``dask.dataframe.DataFrame``).  Dask is an optional dependency (the ``dask``
+:func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` checks the call against
+its method table and calls it for a ``dask.dataframe.DataFrame``).  Dask is an optional dependency (the ``dask``
 extra): this module imports it, and the rest of the library imports this module only
 when it is handed a Dask table.
 
@@ -24,7 +24,11 @@ Examples
 >>> import dask.dataframe as dd, pandas as pd
 >>> df = pd.DataFrame({"task": [1, 1, 1, 2, 2, 2], "worker": list("abcabc"),
 ...                    "label": [0, 0, 1, 1, 1, 0]})
->>> aggregate_dask(dd.from_pandas(df, npartitions=2), "plurality").tolist()
+>>> from dmi_lib.tabular import METHODS, aggregate
+>>> aggregate(dd.from_pandas(df, npartitions=2), "plurality").tolist()
+[0, 1]
+>>> lazy = aggregate_dask(dd.from_pandas(df, npartitions=2), METHODS["plurality"], compute=False)
+>>> lazy.compute().sort_index().tolist()
 [0, 1]
 """
 
@@ -40,17 +44,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .._validation import check_random_state
-from ..answers import (
-    MAX_DENSE_CELLS,
-    _check_dense,
-    _check_keywords,
-    _check_options,
-    _gold_labels,
-    decide_groups,
-)
+from ..answers import MAX_DENSE_CELLS, Method, check_dense, check_options, gold_labels
 
 __all__ = [
-    "DASK_METHODS",
     "aggregate_dask",
     "distinct_counts",
     "read_answers",
@@ -59,11 +55,6 @@ __all__ = [
     "is_dask_frame",
 ]
 
-#: Methods :func:`aggregate_dask` runs: those that give every task with the same answer
-#: counts the same label.  ``"dmi-practical"``/``"dmi-validated"`` (a per-task
-#: refinement and gold cross-validation) and ``"sp-single"``/``"spectral"`` (each
-#: task's predictions) work task by task: run them with pandas.
-DASK_METHODS = ("plurality", "surprisingly-popular", "dmi")
 _COLUMNS = ("task", "worker", "label")
 
 
@@ -171,7 +162,7 @@ def _scan(answers, options):
     # counted (one more pass) only when the rows alone do not rule it out.
     n_labels = len(seen) if options is None else len(pd.Index(options))
     if n_rows * n_labels > MAX_DENSE_CELLS:
-        _check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
+        check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     if options is None:
         try:
             sorted(seen.tolist())
@@ -180,7 +171,7 @@ def _scan(answers, options):
                 f"labels of mixed types cannot be sorted ({exc}); a "
                 "partitioned table has no first appearance: pass options="
             ) from exc
-    opts = _check_options(options, seen)[1]
+    opts = check_options(options, seen)[1]
     return opts, (tuple(int(v) for v in task_range) if task_range else None)
 
 
@@ -321,7 +312,7 @@ def distinct_counts(counts):
 
 def _gold_tasks(counts, gold, opts: pd.Index):
     """The gold tasks' answer counts and option codes (gold is small: one machine)."""
-    gold, codes = _gold_labels(gold, opts)
+    gold, codes = gold_labels(gold, opts)
     keys = list(gold.index)
     found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute().sort_index()
     if len(found) < len(gold):
@@ -371,23 +362,6 @@ def _map_back(part: pd.DataFrame, rows, values, gold_values) -> pd.Series:
     return out
 
 
-def _check_dask_call(method: str, ties: str, kw: dict) -> None:
-    if method not in DASK_METHODS:
-        raise ValueError(
-            f"method {method!r} is not available for a dask table; use one "
-            f"of {list(DASK_METHODS)} (the other methods work task by "
-            "task: run them with pandas)"
-        )
-    if ties not in ("first", "random"):
-        raise ValueError(f"ties must be one of ['first', 'random'], got {ties!r}")
-    if ties == "random" and method != "dmi":
-        raise ValueError(
-            "ties='random' is not available for a dask table: random "
-            "tie-breaking draws in the global task order; use ties='first'"
-        )
-    _check_keywords(method, kw)
-
-
 def _group_table(counts, gold, opts: pd.Index) -> pd.DataFrame:
     """The groups of interchangeable tasks (:func:`dmi_lib.answers.task_groups`), in the
     pandas path's order: count columns, ``n`` tasks, ``first`` task and ``gold`` option
@@ -420,35 +394,39 @@ def _group_table(counts, gold, opts: pd.Index) -> pd.DataFrame:
 
 def aggregate_dask(
     answers,
-    method: str = "dmi",
+    method: Method,
     *,
     gold=None,
     options=None,
-    ties: str = "first",
     random_state=None,
     duplicates: str = "error",
     compute: bool = True,
-    **kw,
+    kw=None,
 ):
-    """:func:`dmi_lib.aggregate` for a Dask DataFrame (data larger than one machine).
+    """:func:`dmi_lib.tabular.aggregate` for a Dask DataFrame (data larger than one machine).
 
-    ``"plurality"``, ``"surprisingly-popular"`` and ``"dmi"`` give every task with the
+    ``aggregate`` takes this path for a Dask table, after checking the call against
+    its method table (:data:`dmi_lib.tabular.METHODS`): the methods that run on Dask
+    (``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``) give every task with the
     same answer counts the same label (:func:`dmi_lib.answers.task_groups`), so the
     groups are formed where the data lives, decided on one machine by the same
-    function as the pandas path (:func:`dmi_lib.answers.decide_groups`, in the same
-    order) and the labels mapped back: the answer equals the pandas path's exactly.
+    function as the pandas path (the method's ``groups``, in the same order) and the
+    labels mapped back: the answer equals the pandas path's exactly.  Ties go to
+    the first option (``ties="random"`` draws once per task in the global task order,
+    which a partitioned table does not have; ``aggregate`` refuses it).
 
     Parameters
     ----------
     answers : dask.dataframe.DataFrame
         Columns ``task``, ``worker``, ``label`` (see :func:`read_answers`).
-    method : {"dmi", "plurality", "surprisingly-popular"}
-    gold, options, random_state, **kw
+    method : dmi_lib.answers.Method
+        An entry of :data:`dmi_lib.tabular.METHODS` with ``dask=True``, e.g.
+        ``METHODS["dmi"]``.
+    gold, options, random_state
         As in :func:`dmi_lib.tabular.aggregate`; ``gold`` is a (small) pandas Series
         indexed by task.
-    ties : {"first"}
-        Ties go to the first option; ``"random"`` draws once per task in the global
-        task order, which a partitioned table does not have (DMI has no ties).
+    kw : dict, optional
+        The method's own keywords (``**kw`` of :func:`dmi_lib.tabular.aggregate`).
     duplicates : {"error", "keep"}
         See :func:`task_counts`.
     compute : bool
@@ -472,29 +450,24 @@ def aggregate_dask(
     Raises
     ------
     ValueError
-        A method other than the three above: ``"dmi-practical"`` and
+        A method that does not run on Dask: ``"dmi-practical"`` and
         ``"dmi-validated"`` refine each task by its own counts and cross-validate over
-        gold tasks, and ``"sp-single"``/``"spectral"`` need each task's predictions —
-        run those on the pandas table of the tasks concerned; ``ties="random"``
-        with plurality or surprisingly popular; everything the pandas path rejects.
+        gold tasks, ``"dmi-em"`` follows each worker, and ``"sp-single"``/``"spectral"``
+        need each task's predictions — run those on the pandas table of the tasks
+        concerned; everything the pandas path rejects.
     """
-    _check_dask_call(method, ties, kw)
+    if not method.dask:
+        raise ValueError(f"method {method.name!r} is not available for a dask table")
     rng = check_random_state(random_state)
     counts, opts = task_counts(answers, options=options, duplicates=duplicates)
     counts = counts.persist()  # read twice: the groups, then the map back
     cols = list(counts.columns)
-    table = _group_table(counts, gold if method == "dmi" else None, opts)
+    table = _group_table(counts, gold if method.name == "dmi" else None, opts)
     rows = table[cols].to_numpy(dtype=np.int64)
     row_gold = table["gold"].to_numpy()
     plain = row_gold < 0
-    codes, _ = decide_groups(
-        rows,
-        table["n"].to_numpy(),
-        opts,
-        method,
-        row_gold=None if plain.all() else row_gold,
-        random_state=rng,
-        kw=kw,
+    codes, _ = method.groups(
+        rows, table["n"].to_numpy(), opts, None if plain.all() else row_gold, rng, kw or {}
     )
     values = opts[codes].to_numpy()
     gold_values = pd.Series(values[~plain], index=table["first"][~plain].to_numpy())
