@@ -1,4 +1,4 @@
-"""Figures of the single-task setting: Figure 9 and the separation sweep.
+"""Figures of the single-task setting: the paper's Figure 9 and the separation sweep.
 
 The chapter *The single-task setting* (``book/12_single_task``) renders them and wraps
 them in a widget and a frame player.  The data are "two worlds" (a single question
@@ -110,7 +110,7 @@ def plot_single_task_partition(
     n_respondents: int = 500,
     random_state=0,
 ):
-    """One panel of Figure 9: the instances and one method's partition of the simplex.
+    """One panel of the paper's Figure 9: the instances and one method's partition of the simplex.
 
     Points are the answer shares of each survey, coloured by their true world (stars:
     the world means); the mean of all points is the reconstructed prior ``v`` (black
@@ -181,7 +181,7 @@ def plot_sp_vs_sts(
     suptitle=None,
     figsize=(7, 4.2),
 ):
-    """Figure 9: surprisingly popular vs the spectral truth serum on two-world data.
+    """The paper's Figure 9: surprisingly popular vs the spectral truth serum on two-world data.
 
     Left: surprisingly popular's partition (three rays from the prior ``v``, black
     dashed).  Right: the spectral truth serum's partition (the line through ``v``
