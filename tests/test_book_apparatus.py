@@ -308,3 +308,19 @@ def test_directive_fences_are_valid_commonmark():
         if re.match(r"^`{3,}\{", line) and "`" in line.lstrip("`")
     ]
     assert not bad
+
+
+@pytest.mark.parametrize("path", chapters(), ids=lambda p: p.name)
+def test_proof_blocks_carry_the_papers_number_as_enumerator(path):
+    """A ``{prf:...}`` block gives the paper's number in ``:enumerator:``, never at the
+    start of its title: JupyterLab prints a title "2.2 (DMI-clustering)" as
+    "Theorem (2.2 (DMI-clustering))"."""
+    bad = [
+        m.group(0)
+        for cell in cells(path)
+        if cell["cell_type"] == "markdown"
+        for m in re.finditer(
+            r"^[`:]{3,}\{prf:\w+\} *\d+(?:\.\d+)?(?: *\(| and|,| *$)[^\n]*", source(cell), re.M
+        )
+    ]
+    assert not bad
