@@ -25,8 +25,10 @@ from ._base import (
     draw_simplex,
     frame_player,
     new_axes,
+    ring_points,
     scatter_clusters,
     simplex_xy,
+    star_points,
 )
 
 __all__ = [
@@ -38,6 +40,8 @@ __all__ = [
     "draw_simplex",
     "frame_player",
     "new_axes",
+    "ring_points",
     "scatter_clusters",
     "simplex_xy",
+    "star_points",
 ]

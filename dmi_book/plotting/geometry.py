@@ -31,7 +31,9 @@ from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
     new_axes,
+    ring_points,
     scatter_clusters,
+    star_points,
 )
 
 __all__ = [
@@ -120,17 +122,8 @@ def _mark_mean(ax, mean, **kw):
 
 
 def _stars(ax, means, *, s=260, zorder=7):
-    k = means.shape[0]
-    return ax.scatter(
-        means[:, 0],
-        means[:, 1],
-        marker="*",
-        s=s,
-        c=[CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(k)],
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=zorder,
-    )
+    colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(means.shape[0])]
+    return star_points(ax, means, colors, s=s, zorder=zorder)
 
 
 def _rays_ok(A, labels) -> bool:
@@ -253,16 +246,7 @@ def plot_update_step(A, labels, ax=None, *, title: str | None = None):
     )
     scatter_clusters(ax, A, new, zorder=3)
     moved = new != labels
-    if moved.any():
-        ax.scatter(
-            A[moved, 0],
-            A[moved, 1],
-            s=150,
-            facecolors="none",
-            edgecolors="black",
-            linewidths=1.0,
-            zorder=4,
-        )
+    ring_points(ax, A[moved], s=150, color="black", linewidths=1.0, zorder=4)
     ok = _rays_ok(A, new)
     if ok:
         means = cluster_means(A, new, 3)

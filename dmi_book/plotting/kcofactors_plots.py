@@ -22,7 +22,7 @@ import numpy as np
 from dmi_lib._validation import check_labels, check_matrix
 from dmi_lib.problem import cluster_sums, prepare
 from dmi_lib.kcofactors import k_cofactors_history
-from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
+from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, ring_points, scatter_clusters
 
 __all__ = [
     "inconsistent_points",
@@ -251,16 +251,7 @@ def plot_kcofactors_step(
     bad = np.zeros(0, dtype=int)
     if dirs is not None and mark_inconsistent:
         bad = inconsistent_points(A, labels)
-        if bad.size:
-            ax.scatter(
-                A[bad, 0],
-                A[bad, 1],
-                s=260,
-                facecolors="none",
-                edgecolors=_RED,
-                linewidths=1.8,
-                zorder=4,
-            )
+        ring_points(ax, A[bad], s=260, color=_RED, linewidths=1.8, zorder=4)
     if title is None:
         if dirs is None:
             title = "D does not exist (empty cluster)"
@@ -419,16 +410,7 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     _frame(ax, A)
     scatter_clusters(ax, A, new, s=34, zorder=3)
     draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.6, zorder=1)
-    if moved.size:
-        ax.scatter(
-            A[moved, 0],
-            A[moved, 1],
-            s=260,
-            facecolors="none",
-            edgecolors=_RED,
-            linewidths=1.8,
-            zorder=4,
-        )
+    ring_points(ax, A[moved], s=260, color=_RED, linewidths=1.8, zorder=4)
     ax.set_title(
         r"assignment: $C \leftarrow \mathrm{idxmax}(\tilde{A}D)$"
         f"\n({moved.size} points change cluster)",

@@ -30,7 +30,15 @@ from dmi_lib.problem import assign
 from dmi_lib.kdmi import KDMIResult, kdmi_mechanism
 from dmi_lib.reports import Reports
 from ..studies.experiments import sp_dmi_disagreement
-from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
+from ._base import (
+    CLUSTER_COLORS,
+    cluster_colors,
+    draw_simplex,
+    ring_points,
+    scatter_clusters,
+    simplex_xy,
+    star_points,
+)
 
 __all__ = [
     "payment_matrices",
@@ -109,16 +117,7 @@ def _zoom(ax, xy, margin: float = 0.15):
 
 
 def _mark(ax, xy, mask, s=170):
-    if np.any(mask):
-        ax.scatter(
-            xy[mask, 0],
-            xy[mask, 1],
-            s=s,
-            facecolors="none",
-            edgecolors=MARK_COLOR,
-            linewidths=1.6,
-            zorder=5,
-        )
+    ring_points(ax, xy[mask], s=s, color=MARK_COLOR, linewidths=1.6, zorder=5)
 
 
 def _check_result(reports, result):
@@ -190,16 +189,7 @@ def _extracted_clusters(ax, A, labels, k, option_names):
     _draw_segments(ax, simplex_ray_segments(mean, mean - means))
     scatter_clusters(ax, xy, labels, zorder=3)
     mxy = simplex_xy(means)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=240,
-        c=CLUSTER_COLORS[:k],
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
+    star_points(ax, mxy, CLUSTER_COLORS[:k], s=240, zorder=6)
     cxy = simplex_xy(mean[None, :])[0]
     ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
     return sizes
@@ -549,16 +539,7 @@ def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
     for c in range(k):
         ax.plot([mxy[c, 0], cxy[0]], [mxy[c, 1], cxy[1]], color="0.65", ls=":", lw=1, zorder=1)
     scatter_clusters(ax, xy, dmi, zorder=3)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=240,
-        c=cluster_colors(names),
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
+    star_points(ax, mxy, cluster_colors(names), s=240, zorder=6)
     _mark(ax, xy, differ)
     ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
 
