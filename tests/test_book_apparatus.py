@@ -6,7 +6,10 @@ references, the concept index.
 * Every numbered figure (a figure cell's ``mystnb.figure.name`` or a ``glue:figure``'s
   ``:name:``) is referenced from the text with ``{numref}``.
 * The paper's figure numbers appear only as "(Figure N of the paper)" in captions: no
-  heading and no image title names a "Figure N".
+  heading, no prose, no code comment, no printed label and no image title names a
+  "Figure N" or "Fig. N"; the text cites the book's own number with ``{numref}``.  Only
+  the page on the paper's imprecisions, whose subject is the paper's own text, may say
+  "the paper's Figure N", and the figure modules' docstrings must say whose number it is.
 * The concept index has enough entries, and they point into the chapters.
 """
 
@@ -149,6 +152,77 @@ def test_captions_name_the_papers_figure_once_and_in_one_form():
     assert not bad
 
 
+#: A figure number in the paper's numbering: "Figure 5", "Figures 4–5", "Fig. 3" (the
+#: book's own numbers are "Fig. 7.2", written by {numref}, and never typed).
+PAPER_FIGURE = re.compile(
+    r"(?<![\w.])Fig(?:ure)?s?\.?\s+\d+(?:\s*(?:,|–|-|and)\s*\d+)*(?![.\d])", re.I
+)
+#: The only page allowed to name the paper's figures outside captions: its subject is the
+#: paper's text.
+ABOUT_THE_PAPER = "15_appendix_imprecise.ipynb"
+QUALIFIED = re.compile(r"paper's\s+$")
+
+
+def _outside_captions(text: str) -> str:
+    """``text`` without its ``glue:figure`` blocks (captions, checked above)."""
+    return re.sub(r"```\{glue:figure\}.*?\n```", "", text, flags=re.S)
+
+
+def paper_figure_mentions(name: str, text: str) -> list[str]:
+    """The paper-numbered figure mentions of ``text`` that are not allowed in ``name``."""
+    bad = []
+    text = _outside_captions(text)
+    for m in PAPER_FIGURE.finditer(text):
+        qualified = QUALIFIED.search(text[max(0, m.start() - 20) : m.start()]) or text[
+            m.end() :
+        ].startswith(" of the paper")
+        if name == ABOUT_THE_PAPER and qualified:
+            continue
+        bad.append(f"{name}: ...{text[max(0, m.start() - 40) : m.end() + 20]!r}")
+    return bad
+
+
+def test_paper_figure_mentions_are_found():
+    """The scanner itself: it finds the forms it is meant to forbid, and passes the rest."""
+    assert paper_figure_mentions("x.ipynb", "covers Algorithm 2 and Figures 4–5.")
+    assert paper_figure_mentions("x.ipynb", "# the local maximum of Figure 5 (231.559)")
+    assert paper_figure_mentions("x.ipynb", '"appendix 7x2 (Fig. 3)"')
+    assert paper_figure_mentions("x.ipynb", "Figure 4 of the paper shows the steps")
+    assert not paper_figure_mentions("x.ipynb", "as Fig. 7.2 shows; see {numref}`fig-a`")
+    assert not paper_figure_mentions(ABOUT_THE_PAPER, "the caption of the paper's Figure 5")
+    assert paper_figure_mentions(ABOUT_THE_PAPER, "the caption of Figure 5")
+
+
+@pytest.mark.parametrize("path", chapters(), ids=lambda p: p.name)
+def test_no_text_names_a_figure_of_the_paper(path):
+    """Prose, code comments and printed labels cite the book's figure numbers, not the
+    paper's ({numref} to the figure's label); captions say "(Figure N of the paper)"
+    once (checked above)."""
+    bad = [m for cell in cells(path) for m in paper_figure_mentions(path.name, source(cell))]
+    assert not bad
+
+
+def test_no_page_names_a_figure_of_the_paper():
+    pages = sorted(BOOK.glob("*.md"))
+    assert pages
+    assert not [m for p in pages for m in paper_figure_mentions(p.name, p.read_text())]
+
+
+def test_figure_docstrings_say_whose_number_they_cite():
+    """The API page shows the figure modules' docstrings: a "Figure N" there is the
+    paper's, and says so ("the paper's Figure N" or "Figure N of the paper")."""
+    files = plotting_sources() + sorted((ROOT / "dmi_book").rglob("studies/*.py"))
+    bad = []
+    for path in files:
+        text = path.read_text()
+        for m in PAPER_FIGURE.finditer(text):
+            before = text[max(0, m.start() - 20) : m.start()]
+            if not (QUALIFIED.search(before) or text[m.end() :].startswith(" of the paper")):
+                line = text.count("\n", 0, m.start()) + 1
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {m.group(0)}")
+    assert not bad
+
+
 def plotting_sources():
     """The plotting modules, wherever the package keeps them."""
     skip = {".venv", "_build", ".git"}
@@ -232,5 +306,21 @@ def test_directive_fences_are_valid_commonmark():
         for name, text in markdown_texts()
         for line in text.splitlines()
         if re.match(r"^`{3,}\{", line) and "`" in line.lstrip("`")
+    ]
+    assert not bad
+
+
+@pytest.mark.parametrize("path", chapters(), ids=lambda p: p.name)
+def test_proof_blocks_carry_the_papers_number_as_enumerator(path):
+    """A ``{prf:...}`` block gives the paper's number in ``:enumerator:``, never at the
+    start of its title: JupyterLab prints a title "2.2 (DMI-clustering)" as
+    "Theorem (2.2 (DMI-clustering))"."""
+    bad = [
+        m.group(0)
+        for cell in cells(path)
+        if cell["cell_type"] == "markdown"
+        for m in re.finditer(
+            r"^[`:]{3,}\{prf:\w+\} *\d+(?:\.\d+)?(?: *\(| and|,| *$)[^\n]*", source(cell), re.M
+        )
     ]
     assert not bad

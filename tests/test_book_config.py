@@ -24,7 +24,9 @@ def _load(name: str, path: Path):
     return module
 
 
-book_ext = _load("book_ext", ROOT / "tools" / "book_ext.py")
+sys.path.insert(0, str(ROOT / "tools"))
+
+from book_ext import api, local_mathjax, proofs  # noqa: E402
 
 
 # --- offline ---------------------------------------------------------------------------
@@ -33,9 +35,13 @@ book_ext = _load("book_ext", ROOT / "tools" / "book_ext.py")
 def test_mathjax_is_served_with_the_book():
     path = SPHINX["mathjax_path"]
     assert "//" not in path and not path.startswith("/")
-    assert (book_ext.mathjax_source() / Path(path).relative_to(book_ext.MATHJAX_DIR)).is_file()
+    assert (
+        local_mathjax.mathjax_source() / Path(path).relative_to(local_mathjax.MATHJAX_DIR)
+    ).is_file()
     assert "book_ext" in CONFIG["sphinx"]["local_extensions"]
-    assert (ROOT / CONFIG["sphinx"]["local_extensions"]["book_ext"] / "book_ext.py").is_file()
+    assert (
+        ROOT / CONFIG["sphinx"]["local_extensions"]["book_ext"] / "book_ext" / "__init__.py"
+    ).is_file()
 
 
 def test_no_page_loads_the_widget_javascript():
@@ -50,7 +56,7 @@ def test_config_check_rejects_a_cdn_mathjax():
     from sphinx.errors import ExtensionError
 
     with pytest.raises(ExtensionError, match="mathjax_path"):
-        book_ext._check_mathjax_path(None, Cfg())
+        local_mathjax._check_mathjax_path(None, Cfg())
 
 
 # --- bibliography ----------------------------------------------------------------------
@@ -124,9 +130,9 @@ def test_api_page_lists_every_public_name_of_every_public_module(package):
     __all__: every name of a module documented there under the module's name, a package
     face's names linked to their homes, and nothing else."""
     assert f".. dmi-api:: {package}" in (ROOT / "book" / "api.md").read_text()
-    rst = "\n".join(book_ext.api_rst(package))
-    modules = book_ext.public_modules(package)
-    homes = book_ext.homes(package)
+    rst = "\n".join(api.api_rst(package))
+    modules = api.public_modules(package)
+    homes = api.homes(package)
     expected = {f"{homes[n]}.{n}" for m in modules for n in m.__all__}
     assert _documented(rst) == expected
     assert _linked(rst) == expected
@@ -138,8 +144,8 @@ def test_api_page_lists_every_public_name_of_every_public_module(package):
 def test_every_public_module_lists_its_public_names_and_each_name_has_one_home(package):
     import inspect
 
-    homes = book_ext.homes(package)  # raises on a name listed by two modules
-    for m in book_ext.public_modules(package):
+    homes = api.homes(package)  # raises on a name listed by two modules
+    for m in api.public_modules(package):
         mine = {
             n
             for n, obj in vars(m).items()
@@ -183,7 +189,7 @@ def test_a_module_without_all_stops_the_api_page(monkeypatch):
 
     monkeypatch.delattr(dmi_lib.labels, "__all__")
     with pytest.raises(Exception, match="dmi_lib.labels has no __all__"):
-        book_ext.api_rst("dmi_lib")
+        api.api_rst("dmi_lib")
 
 
 # --- proof index -----------------------------------------------------------------------
@@ -199,7 +205,7 @@ def test_proof_titles_drop_latex():
         nodes.math("", r"\mathrm{DMI}(\mathbf{A})"),
         nodes.Text(")"),
     )
-    assert book_ext._plain_title(title) == "1 (DMI-clustering DMI(A))"
+    assert proofs._plain_title(title) == "1 (DMI-clustering DMI(A))"
     from sphinx import addnodes
 
     cited = nodes.title(
@@ -209,7 +215,7 @@ def test_proof_titles_drop_latex():
         addnodes.pending_xref("", nodes.Text("prelec2017solution"), refdomain="cite"),
         nodes.Text(")"),
     )
-    assert book_ext._plain_title(cited) == "3.3 (Surprisingly popular)"
+    assert proofs._plain_title(cited) == "3.3 (Surprisingly popular)"
     lemma = nodes.title(
         "",
         "",
@@ -217,13 +223,13 @@ def test_proof_titles_drop_latex():
         addnodes.pending_xref("", nodes.Text("blum2016foundations"), refdomain="cite"),
         nodes.Text(")"),
     )
-    assert book_ext._plain_title(lemma) == "4.1"
+    assert proofs._plain_title(lemma) == "4.1"
 
 
 def test_latex_to_text_keeps_the_whole_formula():
     tex = r"\max_{\mathbf{C}\in\mathcal{C}}\det[\mathbf{C}^\top\tilde{\mathbf{A}}]"
-    assert book_ext.latex_to_text(tex) == "max_C \u2208 \U0001d49e det[C\u1d40A\u0303]"
-    assert book_ext.latex_to_text(r"\mathrm{DMI\text{-}C}(\mathbf{A})") == "DMI-C(A)"
+    assert proofs.latex_to_text(tex) == "max_C \u2208 \U0001d49e det[C\u1d40A\u0303]"
+    assert proofs.latex_to_text(r"\mathrm{DMI\text{-}C}(\mathbf{A})") == "DMI-C(A)"
 
 
 def test_enumerator_option_numbers_a_block_like_jupyterlab_myst(tmp_path):
@@ -231,7 +237,7 @@ def test_enumerator_option_numbers_a_block_like_jupyterlab_myst(tmp_path):
     "Theorem 2.2 (DMI-clustering)", unnumbered by sphinx-proof."""
     from sphinx_proof.directive import ElementDirective
 
-    book_ext._accept_enumerators()
+    proofs._accept_enumerators()
     assert "enumerator" in ElementDirective.option_spec
     seen = {}
 
@@ -241,14 +247,14 @@ def test_enumerator_option_numbers_a_block_like_jupyterlab_myst(tmp_path):
 
     directive = ElementDirective.__new__(ElementDirective)
     directive.arguments, directive.options = ["DMI-clustering"], {"enumerator": "2.2"}
-    original = book_ext._ORIGINAL_PROOF_RUN
+    original = proofs._ORIGINAL_PROOF_RUN
     try:
-        book_ext._ORIGINAL_PROOF_RUN = fake_run
+        proofs._ORIGINAL_PROOF_RUN = fake_run
         ElementDirective.run(directive)
     finally:
-        book_ext._ORIGINAL_PROOF_RUN = original
+        proofs._ORIGINAL_PROOF_RUN = original
     assert seen == {"arguments": ["2.2 (DMI-clustering)"], "nonumber": True}
-    assert book_ext.numbered_title("1.1", "") == "1.1"
+    assert proofs.numbered_title("1.1", "") == "1.1"
 
 
 def test_proof_index_lists_titles_by_type():
@@ -265,7 +271,7 @@ def test_proof_index_lists_titles_by_type():
         },
         titles={"a": nodes.title("", "Chapter A"), "b": nodes.title("", "Chapter B")},
     )
-    index = book_ext.titled_proof_index(ProofIndex).__new__(book_ext.titled_proof_index(ProofIndex))
+    index = proofs.titled_proof_index(ProofIndex).__new__(proofs.titled_proof_index(ProofIndex))
     index.domain = SimpleNamespace(env=env)
     content, _ = index.generate()
     assert [kind for kind, _ in content] == ["Algorithm", "Theorem"]
@@ -289,7 +295,7 @@ def test_proof_index_marks_restatements():
         },
         titles={k: nodes.title("", f"Chapter {k}") for k in "abc"},
     )
-    cls = book_ext.titled_proof_index(ProofIndex)
+    cls = proofs.titled_proof_index(ProofIndex)
     index = cls.__new__(cls)
     index.domain = SimpleNamespace(env=env)
     ((kind, entries),) = index.generate()[0]

@@ -1,4 +1,4 @@
-"""tools/book_ext.py's phone layout helpers: a figure's readable width, figure links."""
+"""tools/book_ext/phone.py's phone layout helpers: a figure's readable width, figure links."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-import book_ext  # noqa: E402
+from book_ext import phone  # noqa: E402
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def svg(tmp_path):
 
 
 def test_text_sizes_of_a_matplotlib_svg(svg):
-    width, sizes = book_ext.svg_text_sizes(svg.read_text())
+    width, sizes = phone.svg_text_sizes(svg.read_text())
     assert width == pytest.approx(4 * 72)
     assert min(sizes) == pytest.approx(8) and max(sizes) == pytest.approx(12)
     assert sizes.count(10) >= 4  # the tick labels
@@ -35,8 +35,8 @@ def test_text_sizes_of_a_matplotlib_svg(svg):
 
 def test_min_width_puts_the_smallest_label_at_9_px(svg):
     # 8 pt in a 288 pt wide figure: 9 px when the figure is 9 * 288 / 8 = 324 px wide
-    assert book_ext.figure_min_width(svg.read_text()) == pytest.approx(324)
-    assert book_ext.figure_min_width('<svg viewBox="0 0 10 10"></svg>') is None
+    assert phone.figure_min_width(svg.read_text()) == pytest.approx(324)
+    assert phone.figure_min_width('<svg viewBox="0 0 10 10"></svg>') is None
 
 
 def test_figure_links(svg):
@@ -47,7 +47,7 @@ def test_figure_links(svg):
         '<img id="_anim_imgabc" style="display: block; width: 384px; max-width: 100%; '
         'height: auto;" alt="f" data-dmi-width="384" data-dmi-min-font-pt="8">'
     )
-    out = book_ext._figure_links(body, lambda src: svg if src.endswith("fig.svg") else None)
+    out = phone._figure_links(body, lambda src: svg if src.endswith("fig.svg") else None)
     assert (
         '<a class="dmi-figure" href="../_images/fig.svg" title="Open the full-size figure">'
         '<img alt="a" src="../_images/fig.svg" style="min-width: 324px"></a>'
@@ -58,4 +58,4 @@ def test_figure_links(svg):
     assert '<div class="dmi-frame-scroll"><img id="_anim_imgabc"' in out
     assert "min-width: 324px" in out.split("_anim_imgabc")[1]
     # a second pass changes nothing (pages written again are not wrapped twice)
-    assert book_ext._figure_links(out, lambda src: svg) == out
+    assert phone._figure_links(out, lambda src: svg) == out

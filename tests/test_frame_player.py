@@ -91,7 +91,7 @@ def test_bad_alt(alt, msg):
 
 def test_smallest_text_is_recorded(html):
     # the frames' smallest text (tick labels at the rcParams size) in points, for the
-    # page's narrow-screen layout (tools/book_ext.py)
+    # page's narrow-screen layout (tools/book_ext/phone.py)
     import matplotlib
 
     pt = float(re.search(r'data-dmi-min-font-pt="([0-9.]+)"', html).group(1))

@@ -132,6 +132,38 @@ def scatter_clusters(ax, xy, labels=None, *, s=28, marker="o", alpha=0.9, **kw):
     )
 
 
+def ring_points(ax, xy, *, s, color, linewidths, zorder):
+    """Circle the points ``xy`` (one row each) with hollow rings, to mark them (points
+    that change cluster, that a method gets wrong); no rows, nothing drawn."""
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    if len(xy):
+        ax.scatter(
+            xy[:, 0],
+            xy[:, 1],
+            s=s,
+            facecolors="none",
+            edgecolors=color,
+            linewidths=linewidths,
+            zorder=zorder,
+        )
+
+
+def star_points(ax, xy, colors, *, s, zorder, linewidths=0.9):
+    """Black-edged stars at the points ``xy`` (one row each: cluster means, true
+    states), filled with ``colors`` (one per row)."""
+    xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+    return ax.scatter(
+        xy[:, 0],
+        xy[:, 1],
+        marker="*",
+        s=s,
+        c=colors,
+        edgecolors="black",
+        linewidths=linewidths,
+        zorder=zorder,
+    )
+
+
 def draw_partition_rays(ax, center, directions, *, length=10.0, **kw):
     """Draw rays from ``center`` along each direction (the partition lines of a
     linear partition in 2-D: Corollary 2.4).  Axis limits are kept."""

@@ -12,7 +12,7 @@ optional axes and return the matplotlib ``Figure``.
   the surprisingly popular partition (lines through the prior).
 * :func:`plot_strategy_effect` — a strategy ``S`` as a matrix and as the affine map
   ``a ↦ aS`` of the answer simplex (Example 1.2).
-* :func:`plot_reduction` — Figure 1: each task's feedback is a point on the answer
+* :func:`plot_reduction` — the paper's Figure 1: each task's feedback is a point on the answer
   simplex, and clustering the points assigns every task an answer.
 * :func:`plot_mixed_strategies` — the Introduction's footnote: with many random
   respondents per task, mixed strategies act as their average ``S̄``.
@@ -290,12 +290,12 @@ def plot_strategy_effect(S, points=None, options=OPTIONS, *, axes=None, title: s
 
 
 # --------------------------------------------------------------------------- #
-# Figure 1: reduction to clustering
+# The paper's Figure 1: reduction to clustering
 # --------------------------------------------------------------------------- #
 def plot_reduction(
     A, labels, *, names=None, states=None, example: int = 0, options=OPTIONS, axes=None
 ):
-    """Figure 1 — reduction to clustering.
+    """The paper's Figure 1 — reduction to clustering.
 
     (a) One task's collected feedback, as bars.  (b) Every task is a point on the
     answer simplex (the highlighted point is the task of panel a).  (c) Clustering

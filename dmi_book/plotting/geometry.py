@@ -1,4 +1,5 @@
-"""Figures of the geometry of DMI-clustering: Figures 2 and 3 and the 1-d threshold curve.
+"""Figures of the geometry of DMI-clustering: the paper's Figures 2 and 3 and the 1-d
+threshold curve.
 
 Every function here is pure: it reads its arguments (and, where data are drawn at
 random, a ``random_state``), computes what it shows with :mod:`dmi_lib`, draws on the
@@ -6,10 +7,11 @@ given axes (or a new figure) and returns the matplotlib ``Figure``.  The chapter
 *DMI-clustering* (``book/04_dmi_clustering``), *Theorem 2.2* (``book/05_theorem_2_2``) and
 *One dimension* (``book/06_one_dimension``) render them and wrap them in widgets.
 
-Figure numbers are the compiled paper's: Figure 2 is the geometric interpretation in
-2-d (left: the triangle of cluster means times the cluster sizes; right: one update
-step of Algorithm 3), Figure 3 the three properties of Theorem 2.2 (legal,
-affine-invariant, linearly partitioned).
+Figure numbers here are the compiled paper's (the book numbers its figures by chapter):
+the paper's Figure 2 is the geometric interpretation in 2-d (left: the triangle of
+cluster means times the cluster sizes; right: one update step of Algorithm 3), the
+paper's Figure 3 the three properties of Theorem 2.2 (legal, affine-invariant, linearly
+partitioned).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from ._base import (
     CLUSTER_COLORS,
     draw_partition_rays,
     new_axes,
+    ring_points,
     scatter_clusters,
+    star_points,
 )
 
 __all__ = [
@@ -118,17 +122,8 @@ def _mark_mean(ax, mean, **kw):
 
 
 def _stars(ax, means, *, s=260, zorder=7):
-    k = means.shape[0]
-    return ax.scatter(
-        means[:, 0],
-        means[:, 1],
-        marker="*",
-        s=s,
-        c=[CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(k)],
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=zorder,
-    )
+    colors = [CLUSTER_COLORS[c % len(CLUSTER_COLORS)] for c in range(means.shape[0])]
+    return star_points(ax, means, colors, s=s, zorder=zorder)
 
 
 def _rays_ok(A, labels) -> bool:
@@ -141,10 +136,10 @@ def _rays_ok(A, labels) -> bool:
 
 
 # --------------------------------------------------------------------------- #
-# Figure 2
+# The paper's Figure 2
 # --------------------------------------------------------------------------- #
 def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None, lims=None):
-    """Figure 2 (left): the triangle of cluster means, weighted by the cluster sizes.
+    """The paper's Figure 2 (left): the triangle of cluster means, weighted by the cluster sizes.
 
     For 2-d points and ``Ã = [A 1]`` the DMI-score of a clustering is
     ``|det CᵀÃ| = n₁n₂n₃ · |det[ā_c 1]| = 2 · area(ā₁, ā₂, ā₃) · n₁n₂n₃``
@@ -213,7 +208,7 @@ def plot_dmi_goal_2d(A, labels, ax=None, *, title: str | None = None, lims=None)
 
 
 def plot_update_step(A, labels, ax=None, *, title: str | None = None):
-    """Figure 2 (right): one update step of k-cofactors in the plane (Algorithm 3).
+    """The paper's Figure 2 (right): one update step of k-cofactors in the plane (Algorithm 3).
 
     ``labels`` is the clustering whose means define the *current* partition (orange
     dashed rays from the mean ``ā`` of all points).  The step then
@@ -251,16 +246,7 @@ def plot_update_step(A, labels, ax=None, *, title: str | None = None):
     )
     scatter_clusters(ax, A, new, zorder=3)
     moved = new != labels
-    if moved.any():
-        ax.scatter(
-            A[moved, 0],
-            A[moved, 1],
-            s=150,
-            facecolors="none",
-            edgecolors="black",
-            linewidths=1.0,
-            zorder=4,
-        )
+    ring_points(ax, A[moved], s=150, color="black", linewidths=1.0, zorder=4)
     ok = _rays_ok(A, new)
     if ok:
         means = cluster_means(A, new, 3)
@@ -367,10 +353,10 @@ def plot_move_point(A, i: int, xy, ax=None, *, lims=None, reference=None):
 
 
 # --------------------------------------------------------------------------- #
-# Figure 3
+# The paper's Figure 3
 # --------------------------------------------------------------------------- #
 def plot_legal(A, ax=None, *, title: str | None = None):
-    """Figure 3, panel 1 (legal): ``k`` distinct points, each repeated, one cluster each.
+    """The paper's Figure 3, panel 1 (legal): ``k`` distinct points, each repeated, one cluster each.
 
     Draws the distinct rows of ``A`` coloured by their DMI-cluster
     (``dmi_cluster(A)``), marker area growing with the multiplicity, labelled ``×m``.
@@ -440,7 +426,7 @@ def _affine_legend():
 def plot_affine(
     A, T, b, ax=None, *, show_original: bool = True, lims=None, title: str | None = None
 ):
-    """Figure 3, panel 2 (affine-invariant): the clusterings of ``A`` and ``AT + b``.
+    """The paper's Figure 3, panel 2 (affine-invariant): the clusterings of ``A`` and ``AT + b``.
 
     Hollow markers: the rows of ``A`` coloured by ``dmi_cluster(A)``; filled markers:
     the rows of ``AT + b`` coloured by ``dmi_cluster(AT + b)``; a grey arrow joins
@@ -557,7 +543,7 @@ def plot_affine_morph_frame(A, T, b, s: float, ax=None):
 
 
 def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160, title: str | None = None):
-    """Figure 3, panel 3 (linearly partitioned): the regions ``idxmax(ÃD*)``.
+    """The paper's Figure 3, panel 3 (linearly partitioned): the regions ``idxmax(ÃD*)``.
 
     Shades the plane by the cluster that the partition ``D* = (C*ᵀÃ)⁻¹`` assigns to
     each location (``dmi_lib.assign``), draws the partition rays (black dashed), the

@@ -4,7 +4,7 @@ solver's prefix-sum polygon, and the complexity plots.
 Every function is pure (no hidden state, no randomness: the data and the run are
 arguments), draws on the given axes or a new figure, and returns the matplotlib
 ``Figure``.  The chapters that use them: ``book/07_k_cofactors.ipynb`` (Algorithm 2,
-Figures 4 and 5), ``book/08_two_dimensions.ipynb`` (Algorithm 3, Corollary 2.4, the
+the paper's Figures 4 and 5), ``book/08_two_dimensions.ipynb`` (Algorithm 3, Corollary 2.4, the
 exact 2-D solver) and ``book/09_polynomial_time.ipynb`` (Corollary 2.5).
 
 Conventions of the paper's captions: partition lines are dashed (black for the
@@ -22,7 +22,7 @@ import numpy as np
 from dmi_lib._validation import check_labels, check_matrix
 from dmi_lib.problem import cluster_sums, prepare
 from dmi_lib.kcofactors import k_cofactors_history
-from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, scatter_clusters
+from ._base import CLUSTER_COLORS, draw_partition_rays, new_axes, ring_points, scatter_clusters
 
 __all__ = [
     "inconsistent_points",
@@ -37,7 +37,7 @@ __all__ = [
 
 #: Orange of the paper's Figures 2 and 4 ("the orange dashed lines").
 _ORANGE = "#E69F00"
-#: Red of the circles marking inconsistent points (paper, Figure 5).
+#: Red of the circles marking inconsistent points (the paper's Figure 5).
 _RED = "#D62728"
 #: Relative tolerance under which two entries of a row of ``ÃD`` count as tied (the
 #: same default as :func:`dmi_lib.problem.is_linearly_partitioned`).
@@ -85,7 +85,7 @@ def inconsistent_points(A, labels) -> np.ndarray:
     """Rows whose cluster is not among the maxima of their row of ``ÃD``.
 
     ``D = (CᵀÃ)⁻¹`` for the clustering ``labels``; the rows returned are those that
-    the next assignment step of Algorithm 2 moves (the red circles of Figure 5).
+    the next assignment step of Algorithm 2 moves (the red circles of the paper's Figure 5).
     Ties within ``1e-9`` (relative to ``max |ÃD|``) count as maxima, as in
     :func:`dmi_lib.problem.is_linearly_partitioned`.
 
@@ -188,7 +188,7 @@ def _shade_cones(ax, mean, dirs, length):
 
 
 # --------------------------------------------------------------------------- #
-# Figure 5 (one panel) and the step-through widget
+# The paper's Figure 5 (one panel) and the step-through widget
 # --------------------------------------------------------------------------- #
 def plot_kcofactors_step(
     A,
@@ -219,13 +219,14 @@ def plot_kcofactors_step(
         :func:`dmi_lib.kcofactors.k_cofactors_history`, a solver result), or labels.
     ax : matplotlib Axes, optional
     mark_inconsistent : bool
-        Circle the inconsistent points in red (paper, Figure 5).
+        Circle the inconsistent points in red (the paper's Figure 5).
     title : str, optional
         Default: the DMI-score and the number of inconsistent points.
     show_means : bool
         Draw the cluster means, the global mean and the segments ``[ā_c, ā]``.
     line_color : str
-        Colour of the partition lines (black in Figure 5, orange in Figure 4).
+        Colour of the partition lines (black in the paper's Figure 5, orange in the
+        paper's Figure 4).
     shade_cones : bool
         Tint each cluster's cone (bounded by the rays of the two other clusters) in
         the cluster's colour.
@@ -250,16 +251,7 @@ def plot_kcofactors_step(
     bad = np.zeros(0, dtype=int)
     if dirs is not None and mark_inconsistent:
         bad = inconsistent_points(A, labels)
-        if bad.size:
-            ax.scatter(
-                A[bad, 0],
-                A[bad, 1],
-                s=260,
-                facecolors="none",
-                edgecolors=_RED,
-                linewidths=1.8,
-                zorder=4,
-            )
+        ring_points(ax, A[bad], s=260, color=_RED, linewidths=1.8, zorder=4)
     if title is None:
         if dirs is None:
             title = "D does not exist (empty cluster)"
@@ -284,7 +276,7 @@ def _step_status(step, i: int, n_inconsistent: int | None) -> str:
 def plot_kcofactors_run(
     A, history, *, ncols: int = 3, suptitle: str | None = None, panel_size: float = 2.9
 ):
-    """Figure 5: one panel per state of k-cofactors' run.
+    """The paper's Figure 5: one panel per state of k-cofactors' run.
 
     Each panel shows the current clusters ``C_t``, the partition lines of
     ``D = (C_tᵀÃ)⁻¹`` (black, dashed) and red circles around the points that are
@@ -339,10 +331,10 @@ def plot_kcofactors_run(
 
 
 # --------------------------------------------------------------------------- #
-# Figure 4: partition -> assignment -> update
+# The paper's Figure 4: partition -> assignment -> update
 # --------------------------------------------------------------------------- #
 def _update_panel(ax, A, new, mean, dirs, length):
-    """Figure 4, right (update step): the old partition faded, the new clusters' means
+    """The paper's Figure 4, right (update step): the old partition faded, the new clusters' means
     and, when it exists, the new partition ``D' = (C'ᵀÃ)⁻¹``."""
     _frame(ax, A)
     scatter_clusters(ax, A, new, s=34, zorder=3)
@@ -363,7 +355,7 @@ def _update_panel(ax, A, new, mean, dirs, length):
 
 
 def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
-    """Figure 4: the repeated steps of k-cofactors on 2-D points, in three panels.
+    """The paper's Figure 4: the repeated steps of k-cofactors on 2-D points, in three panels.
 
     Left: the current clusters ``C`` give ``D = (CᵀÃ)⁻¹``, i.e. a partition of the
     plane (orange dashed rays from the global mean).  Middle (assignment step):
@@ -418,16 +410,7 @@ def plot_kcofactors_demo(A, labels, *, suptitle: str | None = None, axes=None):
     _frame(ax, A)
     scatter_clusters(ax, A, new, s=34, zorder=3)
     draw_partition_rays(ax, mean, dirs, length=length, color=_ORANGE, lw=1.6, zorder=1)
-    if moved.size:
-        ax.scatter(
-            A[moved, 0],
-            A[moved, 1],
-            s=260,
-            facecolors="none",
-            edgecolors=_RED,
-            linewidths=1.8,
-            zorder=4,
-        )
+    ring_points(ax, A[moved], s=260, color=_RED, linewidths=1.8, zorder=4)
     ax.set_title(
         r"assignment: $C \leftarrow \mathrm{idxmax}(\tilde{A}D)$"
         f"\n({moved.size} points change cluster)",

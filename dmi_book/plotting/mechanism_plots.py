@@ -1,17 +1,18 @@
-"""Figures of the multi-task mechanism: Figures 6, 7 and 8.
+"""Figures of the multi-task mechanism: the paper's Figures 6, 7 and 8.
 
 Every function here is pure: it reads its arguments, draws and returns the matplotlib
 ``Figure``.  The chapters *The K-DMI mechanism* (``book/10_kdmi_mechanism``) and
 *DMI-clustering vs surprisingly popular* (``book/11_dmi_vs_sp``) render them and wrap
 some of them in widgets.
 
-Figure numbers are the compiled paper's: Figure 6 is the knowledge extraction of the
-K-DMI mechanism (Algorithm 4, lines 1-3), Figure 7 its payment calculation, Figure 8
+Figure numbers here are the compiled paper's (the book numbers its figures by chapter):
+the paper's Figure 6 is the knowledge extraction of the K-DMI mechanism (Algorithm 4,
+lines 1-3), the paper's Figure 7 its payment calculation, the paper's Figure 8
 surprisingly popular vs DMI-clustering on the appendix's 20×3 matrix.
 
 Besides the figures, :func:`payment_matrices` reads the two count matrices of one
 agent's payment off the mechanism's output, so that a chapter can assert on the numbers
-Figure 7 shows.  Figure 8's answers come from
+the paper's Figure 7 shows.  The answers of the paper's Figure 8 come from
 :func:`~dmi_book.studies.experiments.sp_dmi_disagreement`.  Chapter 10's strategy
 figures are in :mod:`dmi_book.plotting.strategy_plots`.
 """
@@ -29,7 +30,15 @@ from dmi_lib.problem import assign
 from dmi_lib.kdmi import KDMIResult, kdmi_mechanism
 from dmi_lib.mechanisms import Reports
 from ..studies.experiments import sp_dmi_disagreement
-from ._base import CLUSTER_COLORS, cluster_colors, draw_simplex, scatter_clusters, simplex_xy
+from ._base import (
+    CLUSTER_COLORS,
+    cluster_colors,
+    draw_simplex,
+    ring_points,
+    scatter_clusters,
+    simplex_xy,
+    star_points,
+)
 
 __all__ = [
     "payment_matrices",
@@ -108,16 +117,7 @@ def _zoom(ax, xy, margin: float = 0.15):
 
 
 def _mark(ax, xy, mask, s=170):
-    if np.any(mask):
-        ax.scatter(
-            xy[mask, 0],
-            xy[mask, 1],
-            s=s,
-            facecolors="none",
-            edgecolors=MARK_COLOR,
-            linewidths=1.6,
-            zorder=5,
-        )
+    ring_points(ax, xy[mask], s=s, color=MARK_COLOR, linewidths=1.6, zorder=5)
 
 
 def _check_result(reports, result):
@@ -135,10 +135,10 @@ def _check_result(reports, result):
 
 
 # --------------------------------------------------------------------------- #
-# Figure 6: knowledge extraction
+# The paper's Figure 6: knowledge extraction
 # --------------------------------------------------------------------------- #
 def _report_panels(fig, gs, reports, shown, answered, option_names):
-    """Figure 6, left: the report matrices ``Rᵢ`` of the agents shown, then "sum"."""
+    """The paper's Figure 6, left: the report matrices ``Rᵢ`` of the agents shown, then "sum"."""
     ticks = np.arange(3)
     n = int(answered.sum())
     for j, a in enumerate(shown):
@@ -164,7 +164,7 @@ def _report_panels(fig, gs, reports, shown, answered, option_names):
 
 
 def _answer_matrix_panels(fig, gs, start, A, labels, option_names):
-    """Figure 6, middle: the answer matrix ``A`` as a heat map and the strip ``C*``."""
+    """The paper's Figure 6, middle: the answer matrix ``A`` as a heat map and the strip ``C*``."""
     axA = fig.add_subplot(gs[0, start + 1])
     im = axA.imshow(A, cmap="viridis", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
     axA.set_title("$\\mathbf{A}$", fontsize=10)
@@ -181,7 +181,7 @@ def _answer_matrix_panels(fig, gs, start, A, labels, option_names):
 
 
 def _extracted_clusters(ax, A, labels, k, option_names):
-    """Figure 6, right: the rows of ``A`` on the simplex by cluster, the partition
+    """The paper's Figure 6, right: the rows of ``A`` on the simplex by cluster, the partition
     lines of ``D*`` from the mean, the cluster means; returns the cluster sizes."""
     draw_simplex(ax, option_names)
     xy = simplex_xy(A)
@@ -191,16 +191,7 @@ def _extracted_clusters(ax, A, labels, k, option_names):
     _draw_segments(ax, simplex_ray_segments(mean, mean - means))
     scatter_clusters(ax, xy, labels, zorder=3)
     mxy = simplex_xy(means)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=240,
-        c=CLUSTER_COLORS[:k],
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
+    star_points(ax, mxy, CLUSTER_COLORS[:k], s=240, zorder=6)
     cxy = simplex_xy(mean[None, :])[0]
     ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
     return sizes
@@ -209,7 +200,7 @@ def _extracted_clusters(ax, A, labels, k, option_names):
 def plot_knowledge_extraction(
     reports, result=None, *, agents_shown=(0, 1, 2), option_names=("A", "B", "C"), figsize=(7, 5.2)
 ):
-    """Figure 6: knowledge extraction of the K-DMI mechanism (Algorithm 4, lines 1-3).
+    """The paper's Figure 6: knowledge extraction of the K-DMI mechanism (Algorithm 4, lines 1-3).
 
     Left: the report matrices ``Rᵢ`` (``n × C``, one-hot rows for the tasks agent
     ``i`` did) of a few agents.  Middle: their sum over all agents, row-normalised,
@@ -282,7 +273,7 @@ def plot_knowledge_extraction(
 
 
 # --------------------------------------------------------------------------- #
-# Figure 7: payment calculation
+# The paper's Figure 7: payment calculation
 # --------------------------------------------------------------------------- #
 def payment_matrices(reports, result, agent: int) -> dict:
     """The quantities of one agent's K-DMI payment (Algorithm 4, payment loop).
@@ -367,7 +358,7 @@ def _count_matrix(ax, M, det, title, option_names):
 
 
 def _peer_partition_panel(ax, A_rest, lab_rest, pm, k, option_names):
-    """Figure 7, left: ``D*_{-i}`` learned from the tasks she did not do, and her tasks
+    """The paper's Figure 7, left: ``D*_{-i}`` learned from the tasks she did not do, and her tasks
     at the others' answers, coloured by the virtual peer's cluster."""
     draw_simplex(ax, option_names)
     sizes = np.bincount(lab_rest, minlength=k)
@@ -400,7 +391,7 @@ def _peer_partition_panel(ax, A_rest, lab_rest, pm, k, option_names):
 
 
 def _halves_panel(axs, pm, option_names):
-    """Figure 7, bottom: her tasks in two halves, the virtual peer's cluster above her
+    """The paper's Figure 7, bottom: her tasks in two halves, the virtual peer's cluster above her
     answer."""
     order = np.lexsort((pm["tasks"], pm["part"]))
     T = order.size
@@ -446,7 +437,7 @@ def _halves_panel(axs, pm, option_names):
 def plot_payment_calculation(
     reports, result, agent: int, *, option_names=("A", "B", "C"), figsize=(7, 7.2)
 ):
-    """Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
+    """The paper's Figure 7: how the K-DMI mechanism pays one agent (Algorithm 4, payment loop).
 
     Left: the partition ``D*_{-i}`` learned by DMI-clustering the tasks agent ``i``
     did **not** do (``T₋ᵢ``, small points coloured by their cluster; black dashed
@@ -515,7 +506,7 @@ def plot_payment_calculation(
 
 
 # --------------------------------------------------------------------------- #
-# Figure 8: surprisingly popular vs DMI-clustering
+# The paper's Figure 8: surprisingly popular vs DMI-clustering
 # --------------------------------------------------------------------------- #
 
 
@@ -550,16 +541,7 @@ def _dmi_panel(ax, A, dmi, labels, differ, option_names, zoom):
     for c in range(k):
         ax.plot([mxy[c, 0], cxy[0]], [mxy[c, 1], cxy[1]], color="0.65", ls=":", lw=1, zorder=1)
     scatter_clusters(ax, xy, dmi, zorder=3)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=240,
-        c=cluster_colors(names),
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
+    star_points(ax, mxy, cluster_colors(names), s=240, zorder=6)
     _mark(ax, xy, differ)
     ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
 
@@ -574,7 +556,7 @@ def plot_sp_vs_dmi(
     figsize=(7, 4.2),
     axes=None,
 ):
-    """Figure 8: surprisingly popular vs DMI-clustering on the answer simplex.
+    """The paper's Figure 8: surprisingly popular vs DMI-clustering on the answer simplex.
 
     Both methods partition the simplex by three rays from the mean of all points
     (black plus).  Left (surprisingly popular, ``argmax_c a_c / ā_c``): the boundary

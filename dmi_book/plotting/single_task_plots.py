@@ -1,4 +1,4 @@
-"""Figures of the single-task setting: Figure 9 and the separation sweep.
+"""Figures of the single-task setting: the paper's Figure 9 and the separation sweep.
 
 The chapter *The single-task setting* (``book/12_single_task``) renders them and wraps
 them in a widget and a frame player.  The data are "two worlds" (a single question
@@ -18,7 +18,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 from ..studies.two_worlds import single_task_decisions
-from ._base import draw_simplex, new_axes, simplex_xy
+from ._base import draw_simplex, new_axes, ring_points, simplex_xy, star_points
 from .mechanism_plots import MARK_COLOR, simplex_ray_segments
 
 __all__ = ["WORLD_COLORS", "plot_separation_sweep", "plot_single_task_partition", "plot_sp_vs_sts"]
@@ -67,17 +67,7 @@ def _draw_instances(ax, xy, world, means, v):
         linewidths=0.4,
         zorder=3,
     )
-    mxy = simplex_xy(means)
-    ax.scatter(
-        mxy[:, 0],
-        mxy[:, 1],
-        marker="*",
-        s=230,
-        c=list(WORLD_COLORS),
-        edgecolors="black",
-        linewidths=0.9,
-        zorder=6,
-    )
+    star_points(ax, simplex_xy(means), list(WORLD_COLORS), s=230, zorder=6)
     cxy = simplex_xy(v[None, :])[0]
     ax.scatter([cxy[0]], [cxy[1]], marker="P", s=110, color="black", edgecolors="white", zorder=6)
 
@@ -110,7 +100,7 @@ def plot_single_task_partition(
     n_respondents: int = 500,
     random_state=0,
 ):
-    """One panel of Figure 9: the instances and one method's partition of the simplex.
+    """One panel of the paper's Figure 9: the instances and one method's partition of the simplex.
 
     Points are the answer shares of each survey, coloured by their true world (stars:
     the world means); the mean of all points is the reconstructed prior ``v`` (black
@@ -153,16 +143,7 @@ def plot_single_task_partition(
     _draw_instances(ax, xy, world, means, v)
     if method != "both":
         wrong = ~decisions[f"{method}_correct"]
-        if wrong.any():
-            ax.scatter(
-                xy[wrong, 0],
-                xy[wrong, 1],
-                s=80,
-                facecolors="none",
-                edgecolors=MARK_COLOR,
-                linewidths=1.2,
-                zorder=5,
-            )
+        ring_points(ax, xy[wrong], s=80, color=MARK_COLOR, linewidths=1.2, zorder=5)
     if title is None:
         title = _partition_title(method, decisions)
     ax.set_title(title, fontsize=10)
@@ -181,7 +162,7 @@ def plot_sp_vs_sts(
     suptitle=None,
     figsize=(7, 4.2),
 ):
-    """Figure 9: surprisingly popular vs the spectral truth serum on two-world data.
+    """The paper's Figure 9: surprisingly popular vs the spectral truth serum on two-world data.
 
     Left: surprisingly popular's partition (three rays from the prior ``v``, black
     dashed).  Right: the spectral truth serum's partition (the line through ``v``

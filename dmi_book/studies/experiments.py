@@ -13,7 +13,7 @@ aggregators and mechanisms on it, returning the numbers a figure of
   strategies: accuracy and K-DMI payments) and :func:`strategy_invariance_curve`
   (agreement with the truthful clustering as the crowd grows).
 * Chapter 11 (``book/11_dmi_vs_sp``): :func:`sp_dmi_disagreement`, where surprisingly
-  popular and DMI-clustering answer differently (Figure 8).
+  popular and DMI-clustering answer differently (the paper's Figure 8).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Algorithms 5 and 6 (:func:`~dmi_lib.aggregation.surprisingly_popular_single`,
 :func:`~dmi_lib.aggregation.spectral_truth_serum`, on respondents drawn by
 :func:`~dmi_lib.simulation.simulate_single_task`) and scores them, and
 :func:`separation_sweep` repeats both along the separation of the worlds.
-:mod:`dmi_book.plotting.single_task_plots` draws them (Figure 9).
+:mod:`dmi_book.plotting.single_task_plots` draws them (the paper's Figure 9).
 """
 
 from __future__ import annotations
