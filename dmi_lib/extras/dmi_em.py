@@ -580,7 +580,7 @@ def dmi_em(
     >>> res.labels.tolist(), bool(res.converged)
     ([0, 0, 1, 1], True)
     >>> res.confusion(["c"]).round(2).tolist()
-    [[[0.17, 0.83], [0.83, 0.17]]]
+    [[[0.22, 0.78], [0.78, 0.22]]]
     """
     pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
     max_dmi_options = _positive(max_dmi_options, "max_dmi_options", integer=True)
