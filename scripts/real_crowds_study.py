@@ -40,6 +40,7 @@ from dmi_book.studies.fair_peers import (
     FULL_DS_ITER,
     GLAD,
     MACE,
+    SLOW_PEER_CONDITIONS,
     dmi_em_study,
     early_stop_table,
     slow_peers_study,
@@ -173,15 +174,24 @@ def main(argv=None) -> int:
     if args.part in ("all", "slow-peers"):
         datasets = load_study_datasets()
         names = list(datasets)[:1] if args.quick else list(datasets)
-        slow, fits = slow_peers_study(
-            {k: datasets[k] for k in names},
-            n_crowds=1 if args.quick else DMI_EM_CROWDS,
-            n_gold=2 if args.quick else DMI_EM_GOLD,
-            random_state=0,
-        )
-        slow.to_csv(out / "slow_peers.csv", index=False, float_format="%.6g")
-        write(fits, out, "slow_peers_timing", floatfmt=".1f")
-        write(slow_peers_table(pd.read_csv(out / "dmi_em.csv"), slow, fits), out, "dmi_em_peers")
+        parts = []
+        # written after each data set and condition: a stopped run keeps what finished
+        for condition, name in [(c, k) for c in SLOW_PEER_CONDITIONS for k in names]:
+            parts.append(
+                slow_peers_study(
+                    {name: datasets[name]},
+                    [condition],
+                    n_crowds=1 if args.quick else DMI_EM_CROWDS,
+                    n_gold=2 if args.quick else DMI_EM_GOLD,
+                    random_state=0,
+                )
+            )
+            slow = pd.concat([p[0] for p in parts], ignore_index=True)
+            fits = pd.concat([p[1] for p in parts], ignore_index=True)
+            slow.to_csv(out / "slow_peers.csv", index=False, float_format="%.6g")
+            write(fits, out, "slow_peers_timing", floatfmt=".1f")
+            study = pd.read_csv(out / "dmi_em.csv")
+            write(slow_peers_table(study, slow, fits), out, "dmi_em_peers")
     if args.part in ("dmi-em", "slow-peers"):
         return 0
     n_draws = 5 if args.quick else N_DRAWS

@@ -71,7 +71,7 @@ MACE = "MACE (crowd-kit)"
 GLAD = "GLAD (crowd-kit)"
 #: CPU-time budget of one MACE or GLAD fit (seconds): a fit that needs more is
 #: stopped and recorded as not finished.
-SLOW_PEER_BUDGET = 40.0
+SLOW_PEER_BUDGET = 30.0
 #: The crowds MACE and GLAD are run on (first manipulated crowd of each).
 SLOW_PEER_CONDITIONS = (("clean", 0.0), ("cyclic", 1.0))
 DMI_EM = "DMI-EM"
