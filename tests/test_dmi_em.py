@@ -128,7 +128,9 @@ def test_one_iteration_by_hand():
     with pytest.warns(ConvergenceWarning, match="max_iter = 1"):
         res = dmi_em(HAND, max_iter=1)
     assert res.start.tolist() == [0, 0, 1, 1]
-    np.testing.assert_allclose(res.posteriors[1].to_numpy(), [39 / 880, 39 / 880, 459 / 460, 351 / 380])
+    np.testing.assert_allclose(
+        res.posteriors[1].to_numpy(), [39 / 880, 39 / 880, 459 / 460, 351 / 380]
+    )
     assert res.labels.tolist() == [0, 0, 1, 1]
 
 
