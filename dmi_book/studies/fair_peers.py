@@ -11,8 +11,11 @@ relative change of its log-likelihood is below ``1e-13``).
 * :func:`early_stop_table` — where crowd-kit's default stops, and what the fully run
   and our own EM give (clean crowds);
 * :func:`dmi_em_study` — DMI-EM (:func:`dmi_lib.extras.dmi_em.dmi_em`) against the fully run
-  DS, plurality and DMI validated on clean crowds, with low-effort and random
-  workers, and with a crowd that relabels through a common cyclic strategy.
+  DS, the same DS given the same gold tasks, plurality and DMI validated on clean
+  crowds, with low-effort and random workers, and with a crowd that relabels through
+  a common cyclic strategy;
+* :func:`slow_peers_study`, :func:`slow_peer` — crowd-kit's MACE and GLAD on the same
+  crowds and gold draws, each fit under a CPU-time budget.
 """
 
 from __future__ import annotations
