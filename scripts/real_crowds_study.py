@@ -7,7 +7,7 @@ the same tables live with the same functions (:mod:`dmi_lib.extras.practical`), 
 fewer random draws; ``tests/test_real_crowds_study.py`` regenerates the deterministic
 tables and compares them with the committed files.
 
-Needs crowd-kit for the peers (MajorityVote, DawidSkene), which ``python3 dev.py setup``
+Needs crowd-kit for the peers (MajorityVote, DawidSkene, MACE, GLAD), which ``python3 dev.py setup``
 installs (the ``study`` extra of pyproject.toml, without its dependencies)::
 
     python3 dev.py setup
