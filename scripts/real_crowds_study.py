@@ -7,7 +7,7 @@ the same tables live with the same functions (:mod:`dmi_lib.extras.practical`), 
 fewer random draws; ``tests/test_real_crowds_study.py`` regenerates the deterministic
 tables and compares them with the committed files.
 
-Needs crowd-kit for the peers (MajorityVote, DawidSkene), which ``python3 dev.py setup``
+Needs crowd-kit for the peers (MajorityVote, DawidSkene, MACE, GLAD), which ``python3 dev.py setup``
 installs (the ``study`` extra of pyproject.toml, without its dependencies)::
 
     python3 dev.py setup
@@ -35,10 +35,15 @@ import pandas as pd
 from dmi_book.studies.fair_peers import (
     DMI_EM,
     DS_FULL,
+    DS_GOLD,
     DS_OWN,
     FULL_DS_ITER,
+    GLAD,
+    MACE,
+    SLOW_PEER_CONDITIONS,
     dmi_em_study,
     early_stop_table,
+    slow_peers_study,
 )
 from dmi_book.studies.real_crowds import (
     DMI_PRACTICAL,
@@ -144,10 +149,11 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="smoke run (few draws)")
     ap.add_argument(
         "--part",
-        choices=("all", "main", "dmi-em"),
+        choices=("all", "main", "dmi-em", "slow-peers"),
         default="all",
         help="main: the tables of the chapter's first sections; dmi-em: the fair "
-        "Dawid-Skene peer and the DMI-EM study",
+        "Dawid-Skene peer and the DMI-EM study; slow-peers: MACE and GLAD (reads "
+        "the dmi-em part's dmi_em.csv)",
     )
     args = ap.parse_args(argv)
     out = args.out
@@ -165,7 +171,28 @@ def main(argv=None) -> int:
             peers=False,  # the converged own EM is the DS peer (cross-checked in `early`)
         )
         write_dmi_em(out, early, study, time.perf_counter() - t0)
-    if args.part == "dmi-em":
+    if args.part in ("all", "slow-peers"):
+        datasets = load_study_datasets()
+        names = list(datasets)[:1] if args.quick else list(datasets)
+        parts = []
+        # written after each data set and condition: a stopped run keeps what finished
+        for condition, name in [(c, k) for c in SLOW_PEER_CONDITIONS for k in names]:
+            parts.append(
+                slow_peers_study(
+                    {name: datasets[name]},
+                    [condition],
+                    n_crowds=1 if args.quick else DMI_EM_CROWDS,
+                    n_gold=2 if args.quick else DMI_EM_GOLD,
+                    random_state=0,
+                )
+            )
+            slow = pd.concat([p[0] for p in parts], ignore_index=True)
+            fits = pd.concat([p[1] for p in parts], ignore_index=True)
+            slow.to_csv(out / "slow_peers.csv", index=False, float_format="%.6g")
+            write(fits, out, "slow_peers_timing", floatfmt=".1f")
+            study = pd.read_csv(out / "dmi_em.csv")
+            write(slow_peers_table(study, slow, fits), out, "dmi_em_peers")
+    if args.part in ("dmi-em", "slow-peers"):
         return 0
     n_draws = 5 if args.quick else N_DRAWS
     n_reps = 1 if args.quick else 5
@@ -269,7 +296,9 @@ def main(argv=None) -> int:
 
 def dmi_em_summary(study: pd.DataFrame) -> pd.DataFrame:
     """Mean ± sd over the draws per data set, condition and method (points), and
-    the mean over data sets with the mean rank (1 = best, ties averaged)."""
+    the mean over data sets with the mean rank (1 = best, ties averaged).  MACE and
+    GLAD, run on some crowds only, are left out (:func:`slow_peers_table`)."""
+    study = study[~study["method"].isin([MACE, GLAD])]
     per = (
         study.groupby(["condition", "share", "dataset", "method"])["accuracy"]
         .agg(["mean", "std"])
@@ -284,18 +313,42 @@ def dmi_em_summary(study: pd.DataFrame) -> pd.DataFrame:
     return per, overall
 
 
+def slow_peers_table(study: pd.DataFrame, slow: pd.DataFrame, fits: pd.DataFrame) -> pd.DataFrame:
+    """MACE and GLAD beside DMI-EM and both Dawid–Skene runs, on the crowds they ran
+    on (the first crowd of each condition in ``SLOW_PEER_CONDITIONS``) and only on
+    the data sets where both finished within ``SLOW_PEER_BUDGET`` CPU seconds: per
+    condition and method, the mean over those sets of the mean and sd over the
+    draws, and the number of sets."""
+    done = fits.groupby(["dataset", "condition", "share"])["finished"].all()
+    done = done[done].reset_index()[["dataset", "condition", "share"]]
+    ours = study[study["method"].isin([DMI_EM, DS_OWN, DS_GOLD]) & (study["crowd"] == 0)]
+    peers = slow[slow["method"].isin([MACE, GLAD])]
+    part = pd.concat([ours, peers]).merge(done, on=["dataset", "condition", "share"])
+    per = (
+        part.groupby(["condition", "share", "dataset", "method"])["accuracy"]
+        .agg(["mean", "std"])
+        .reset_index()
+    )
+    return (
+        per.groupby(["condition", "share", "method"])
+        .agg(mean=("mean", "mean"), mean_sd=("std", "mean"), sets=("dataset", "nunique"))
+        .reset_index()
+    )
+
+
 def write_dmi_em(out: Path, early: pd.DataFrame, study: pd.DataFrame, seconds: float) -> None:
     """The fair-peer and DMI-EM tables: ``ds_early_stop``, ``dmi_em`` (per draw),
     ``dmi_em_sets`` (mean, sd, rank per data set) and ``dmi_em_summary``."""
     write(early, out, "ds_early_stop")
     study.to_csv(out / "dmi_em.csv", index=False, float_format="%.6g")
-    per, overall = dmi_em_summary(study)
+    # the summaries of the stored (rounded) table, as the tests recompute them
+    per, overall = dmi_em_summary(pd.read_csv(out / "dmi_em.csv"))
     write(per, out, "dmi_em_sets")
     write(overall, out, "dmi_em_summary")
     (out / "dmi_em_timing.md").write_text(
         f"Early-stop table (crowd-kit's DawidSkene, default and {FULL_DS_ITER} iterations, "
-        f"and our own EM) and the DMI-EM study ({DMI_EM}, {DS_OWN}, DMI validated, "
-        f"plurality): {seconds:.0f} s wall (2 cores shared with other jobs)\n"
+        f"and our own EM) and the DMI-EM study ({DMI_EM}, {DS_OWN}, {DS_GOLD}, DMI "
+        f"validated, plurality): {seconds:.0f} s wall (2 cores shared with other jobs)\n"
     )
 
 

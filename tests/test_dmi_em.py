@@ -35,10 +35,19 @@ def crowds(draw, max_tasks=8, max_workers=4, max_options=3):
     return pd.DataFrame(rows, columns=["task", "worker", "label"]), C
 
 
-def reference_em(answers, n, W, C, R0, gold, pseudocount, tol, max_iter):
+def reference_em(answers, n, W, C, R0, gold, pseudocount, tol, max_iter, pooled=False):
     """Smoothed Dawid–Skene EM with Python loops over answers, a dense W×C×C
-    confusion array, and the full log prior (constant included)."""
-    alpha = pseudocount / C
+    confusion array, and the full log prior (constant included).  The prior of row
+    ``c`` has ``pseudocount`` pseudo-answers, spread evenly or (``pooled``) like the
+    crowd's pooled confusion row ``c`` at the start plus one answer spread evenly."""
+    if pooled:
+        pool = [[0.0] * C for _ in range(C)]
+        for t, _, lab, x in answers:
+            for c in range(C):
+                pool[c][lab] += x * R0[t][c]
+        alpha = [[pseudocount * (v + 1 / C) / (sum(row) + 1) for v in row] for row in pool]
+    else:
+        alpha = [[pseudocount / C] * C for _ in range(C)]
     R = [list(map(float, row)) for row in R0]
     trace = []
     for _ in range(max_iter):
@@ -48,13 +57,17 @@ def reference_em(answers, n, W, C, R0, gold, pseudocount, tol, max_iter):
                 cnt[w][c][lab] += x * R[t][c]
         theta = [
             [
-                [(cnt[w][c][lab] + alpha) / (sum(cnt[w][c]) + alpha * C) for lab in range(C)]
+                [
+                    (cnt[w][c][lab] + alpha[c][lab]) / (sum(cnt[w][c]) + sum(alpha[c]))
+                    for lab in range(C)
+                ]
                 for c in range(C)
             ]
             for w in range(W)
         ]
         mass = [sum(R[t][c] for t in range(n)) for c in range(C)]
-        pi = [(mass[c] + alpha) / (sum(mass) + alpha * C) for c in range(C)]
+        a_pi = pseudocount / C
+        pi = [(mass[c] + a_pi) / (sum(mass) + a_pi * C) for c in range(C)]
         L = [[math.log(pi[c]) for c in range(C)] for _ in range(n)]
         for t, w, lab, x in answers:
             for c in range(C):
@@ -69,20 +82,25 @@ def reference_em(answers, n, W, C, R0, gold, pseudocount, tol, max_iter):
             else:
                 R[t] = [math.exp(v - norm) for v in L[t]]
             total += norm
-        prior = alpha * sum(math.log(v) for w in theta for row in w for v in row)
-        trace.append(total + prior + alpha * sum(math.log(p) for p in pi))
+        prior = sum(
+            alpha[c][lab] * math.log(theta[w][c][lab])
+            for w in range(W)
+            for c in range(C)
+            for lab in range(C)
+        )
+        trace.append(total + prior + a_pi * sum(math.log(p) for p in pi))
         if len(trace) > 1 and abs(trace[-1] - trace[-2]) <= tol * abs(total):
             break
     return np.array(R), np.array(trace)
 
 
-def run_em(df, C, R0, gold, weight=None, pseudocount=1.0, tol=1e-9, max_iter=200):
+def run_em(df, C, R0, gold, weight=None, pseudocount=1.0, tol=1e-9, max_iter=200, pooled=True):
     t = df["task"].to_numpy()
     w = df["worker"].to_numpy()
     lab = df["label"].to_numpy()
     x = np.ones(len(df)) if weight is None else np.asarray(weight, float)
     n, W = int(t.max()) + 1, int(w.max()) + 1
-    return _em(t, w, lab, x, n, W, C, R0, gold, pseudocount, tol, max_iter)
+    return _em(t, w, lab, x, n, W, C, R0, gold, pseudocount, tol, max_iter, pooled=pooled)
 
 
 # --------------------------------------------------------------------------- #
@@ -99,15 +117,20 @@ HAND = pd.DataFrame(
 
 def test_one_iteration_by_hand():
     """Shares (1,0), (1,0), (0,1), (.5,.5); mean (.625, .375): surprisingly popular
-    (= DMI, binary) puts task 4 with task 3, so the start is 0, 0, 1, 1.  With
-    pseudocount 1 (α = 1/2): π = (1/2, 1/2); θ_a = [[5/6, 1/6], [1/2, 1/2]],
-    θ_b = [[5/6, 1/6], [1/6, 5/6]].  Posterior of class 1: task 1 (0, 0):
-    (1/2·1/6) / (25/36 + 1/12) = 3/28; task 3 (1, 1): (1/2·5/6) / (1/36 + 15/36) =
-    15/16; task 4 (0, 1): (1/2·5/6) / (5/36 + 15/36) = 3/4."""
+    (= DMI, binary) puts task 4 with task 3, so the start is 0, 0, 1, 1.  Pooled
+    confusion of the start: class 0 saw labels (4, 0), class 1 (1, 3); plus one
+    answer spread evenly: P = [[.9, .1], [.3, .7]], the prior pseudo-counts with
+    pseudocount 1.  π = (1/2, 1/2) (α_π = 1/2); θ_a = [[29/30, 1/30], [13/30, 17/30]],
+    θ_b = [[29/30, 1/30], [1/10, 9/10]].  Posterior of class 1: task 1 (0, 0):
+    (13/300) / (841/900 + 13/300) = 39/880; task 3 (1, 1): (17/30·9/10) /
+    (1/900 + 459/900) = 459/460; task 4 (0, 1): (13/30·9/10) / (29/900 + 351/900) =
+    351/380."""
     with pytest.warns(ConvergenceWarning, match="max_iter = 1"):
         res = dmi_em(HAND, max_iter=1)
     assert res.start.tolist() == [0, 0, 1, 1]
-    np.testing.assert_allclose(res.posteriors[1].to_numpy(), [3 / 28, 3 / 28, 15 / 16, 3 / 4])
+    np.testing.assert_allclose(
+        res.posteriors[1].to_numpy(), [39 / 880, 39 / 880, 459 / 460, 351 / 380]
+    )
     assert res.labels.tolist() == [0, 0, 1, 1]
 
 
@@ -135,14 +158,22 @@ def test_em_matches_the_reference(crowd, data):
         data.draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=len(df), max_size=len(df)))
     )
     pc = data.draw(st.sampled_from([0.3, 1.0, 4.0]))
-    R, _, log_pi, trace, it, _ = run_em(df, C, R0, gold, weight, pc, 1e-9, 30)
+    pooled = data.draw(st.booleans())
+    R, theta, log_pi, trace, it, _ = run_em(df, C, R0, gold, weight, pc, 1e-9, 30, pooled)
     rows = list(zip(df["task"], df["worker"], df["label"], weight))
-    R_ref, trace_ref = reference_em(rows, n, W, C, R0, gold, pc, 1e-9, 30)
+    R_ref, trace_ref = reference_em(rows, n, W, C, R0, gold, pc, 1e-9, 30, pooled)
     np.testing.assert_allclose(R, R_ref, atol=1e-9)
     assert len(trace) == len(trace_ref)
-    # ours leaves out the constant (W·C − G)·C·α·log α of the unobserved pairs
-    G = len(set(zip(df["worker"], df["label"])))
-    const = (W * C - G) * C * (pc / C) * math.log(pc / C)
+    # ours leaves out the constant Σ α_cl log α_cl over the unobserved (w, l) pairs
+    alpha = theta[3]
+    seen = set(zip(df["worker"], df["label"]))
+    const = sum(
+        alpha[c, lab] * math.log(alpha[c, lab])
+        for w in range(W)
+        for lab in range(C)
+        if (w, lab) not in seen
+        for c in range(C)
+    )
     np.testing.assert_allclose(trace + const, trace_ref, rtol=1e-9, atol=1e-9)
     assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))  # EM: never decreases
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dmi_book.studies.fair_peers import GLAD, MACE
 from dmi_book.studies.real_crowds import (
     accuracy_study,
     gold_curve,
@@ -80,6 +81,8 @@ def test_every_table_is_committed():
         "ds_early_stop",
         "dmi_em_sets",
         "dmi_em_summary",
+        "dmi_em_peers",
+        "slow_peers_timing",
     ]:
         assert (RESULTS / f"{name}.csv").exists() and (RESULTS / f"{name}.md").exists()
     assert (RESULTS / "payments_workers.csv").exists()
@@ -238,6 +241,59 @@ def test_dmi_em_study_regenerates(script):
     # every cell averages 20 gold draws
     counts = stored.groupby(["dataset", "condition", "share", "method"]).size()
     assert (counts == script.DMI_EM_CROWDS * script.DMI_EM_GOLD).all()
+    assert set(fresh["method"]) == set(stored["method"])
+
+
+def test_slow_peers_rows_regenerate(script):
+    """GLAD on the clean crowd of the smallest set (wsd, a few CPU seconds)
+    regenerates its stored rows; the control (the converged DS scored on the same
+    crowd and draws) equals the DMI-EM study's rows, so the peers are scored on the
+    same held-out tasks; a fit over its CPU budget (GLAD on rte) is stopped and
+    reported."""
+    pytest.importorskip("crowdkit.aggregation")
+    from dmi_book.studies.fair_peers import DS_OWN, slow_peer, slow_peers_study
+
+    # GLAD on rte takes about 10 CPU seconds: stopped at its 1-second budget
+    rte = load_study_datasets(["rte"])["rte"]
+    labels, seconds = slow_peer(GLAD, rte.answers, budget=0.5)
+    assert labels is None and seconds == 1.0
+    one = load_study_datasets(["wsd"])
+    fresh, fits = slow_peers_study(
+        one,
+        conditions=[("clean", 0.0)],
+        methods=(GLAD,),
+        n_crowds=script.DMI_EM_CROWDS,
+        n_gold=script.DMI_EM_GOLD,
+        random_state=0,
+    )
+    assert fits["finished"].all() and (fresh["method"] == GLAD).sum() == 20
+    keys = ["dataset", "condition", "share", "crowd", "draw", "method"]
+    _same(fresh, _read("slow_peers"), keys)
+    control = fresh[fresh["method"] == DS_OWN]
+    _same(control, _read("dmi_em"), keys)
+    stored = _read("slow_peers")
+    assert set(stored["method"]) == {MACE, GLAD, DS_OWN}
+    fits = _read("slow_peers_timing")
+    _same(
+        script.slow_peers_table(_read("dmi_em"), stored, fits),
+        _read("dmi_em_peers"),
+        ["condition", "share", "method"],
+        ["mean", "mean_sd", "sets"],
+    )
+
+
+def test_ds_given_gold_keeps_the_gold_labels():
+    from dmi_book.studies.fair_peers import own_dawid_skene
+
+    d = load_study_datasets(["prelec2017_sp/2"])["prelec2017_sp/2"]
+    answers = d.answers[["task", "worker", "label"]]
+    free, _, _ = own_dawid_skene(answers, d.options)
+    # gold that contradicts the unconstrained fit on five tasks
+    tasks = free.index[:5]
+    flipped = pd.Series([d.options[1 - d.options.index(v)] for v in free[tasks]], index=tasks)
+    given, _, ok = own_dawid_skene(answers, d.options, gold=flipped)
+    assert ok and (given[tasks] == flipped).all()
+    assert not (free[tasks] == flipped).any()
 
 
 def test_early_stop_rows_regenerate():

@@ -11,18 +11,23 @@ relative change of its log-likelihood is below ``1e-13``).
 * :func:`early_stop_table` — where crowd-kit's default stops, and what the fully run
   and our own EM give (clean crowds);
 * :func:`dmi_em_study` — DMI-EM (:func:`dmi_lib.extras.dmi_em.dmi_em`) against the fully run
-  DS, plurality and DMI validated on clean crowds, with low-effort and random
-  workers, and with a crowd that relabels through a common cyclic strategy.
+  DS, the same DS given the same gold tasks, plurality and DMI validated on clean
+  crowds, with low-effort and random workers, and with a crowd that relabels through
+  a common cyclic strategy;
+* :func:`slow_peers_study`, :func:`slow_peer` — crowd-kit's MACE and GLAD on the same
+  crowds and gold draws, each fit under a CPU-time budget.
 """
 
 from __future__ import annotations
 
+import math
+import signal
 import warnings
 
 import numpy as np
 import pandas as pd
 
-from dmi_lib.answers import read_table, factorize
+from dmi_lib.answers import factorize, gold_codes, read_table
 from dmi_lib.core import dmi_cluster
 from dmi_lib.extras.dmi_em import _em, dmi_em
 from dmi_lib.extras.practical import validated_dmi_aggregate
@@ -42,6 +47,11 @@ __all__ = [
     "CONDITIONS",
     "DMI_EM",
     "DS_CROWDKIT",
+    "DS_GOLD",
+    "GLAD",
+    "MACE",
+    "SLOW_PEER_BUDGET",
+    "SLOW_PEER_CONDITIONS",
     "DS_FULL",
     "DS_OWN",
     "FULL_DS_ITER",
@@ -50,6 +60,8 @@ __all__ = [
     "early_stop_table",
     "full_ds",
     "own_dawid_skene",
+    "slow_peer",
+    "slow_peers_study",
 ]
 
 #: Iterations of the fully run crowd-kit DawidSkene (``tol=-inf``: no early stop).
@@ -57,6 +69,14 @@ FULL_DS_ITER = 100
 DS_FULL = f"DS (crowd-kit, {FULL_DS_ITER} iterations)"
 DS_CROWDKIT = "DS (crowd-kit default)"
 DS_OWN = "DS (own EM, converged)"
+DS_GOLD = "DS given the gold (own EM)"
+MACE = "MACE (crowd-kit)"
+GLAD = "GLAD (crowd-kit)"
+#: CPU-time budget of one MACE or GLAD fit (seconds): a fit that needs more is
+#: stopped and recorded as not finished.
+SLOW_PEER_BUDGET = 30.0
+#: The crowds MACE and GLAD are run on (first manipulated crowd of each).
+SLOW_PEER_CONDITIONS = (("clean", 0.0), ("cyclic", 1.0))
 DMI_EM = "DMI-EM"
 #: The crowds of the study: (condition, share of the workers).
 CONDITIONS = (
@@ -87,6 +107,54 @@ def _crowdkit(**params):
     return fit
 
 
+def _child(fit, answers, budget, conn):
+    import resource
+    import time
+
+    limit = max(1, math.ceil(budget))
+    resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))  # SIGXCPU ends it
+    labels = fit(answers).labels_
+    conn.send((labels, time.process_time()))
+    conn.close()
+
+
+def slow_peer(method: str, answers, budget: float = SLOW_PEER_BUDGET):
+    """crowd-kit's MACE or GLAD (default parameters) on ``answers`` in a child
+    process limited to ``budget`` CPU seconds (rounded up to whole seconds;
+    ``RLIMIT_CPU``: the limit does not depend on how busy the machine is).  Returns
+    ``(labels or None, CPU seconds)``: ``None`` when the fit did not finish within
+    the budget."""
+    import multiprocessing as mp
+
+    from crowdkit.aggregation import GLAD as GLADModel
+    from crowdkit.aggregation import MACE as MACEModel
+
+    make = {MACE: MACEModel, GLAD: GLADModel}[method]
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(_crowdkit_model(make), answers, budget, send))
+    proc.start()
+    send.close()
+    try:
+        labels, seconds = recv.recv()
+    except EOFError:  # the child was stopped at its CPU limit (or failed)
+        labels, seconds = None, float(max(1, math.ceil(budget)))
+    proc.join()
+    if labels is None and proc.exitcode != -signal.SIGXCPU:
+        raise RuntimeError(f"{method} failed in its child process (exit code {proc.exitcode})")
+    return labels, seconds
+
+
+def _crowdkit_model(make):
+    def fit(answers):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module="crowdkit")
+            warnings.filterwarnings("ignore", message=".*(inplace|copy) keyword")
+            return make().fit(answers[["task", "worker", "label"]])
+
+    return fit
+
+
 def full_ds(answers) -> pd.Series:
     """crowd-kit's DawidSkene run for :data:`FULL_DS_ITER` iterations (``tol=-inf``)."""
     return _crowdkit(n_iter=FULL_DS_ITER, tol=-np.inf)(answers).labels_
@@ -97,17 +165,22 @@ def crowdkit_ds(answers) -> pd.Series:
     return _crowdkit()(answers).labels_
 
 
-def own_dawid_skene(answers, options=None, *, tol: float = 1e-13, max_iter: int = 5000):
+def own_dawid_skene(answers, options=None, *, gold=None, tol: float = 1e-13, max_iter: int = 5000):
     """Dawid–Skene EM of our own: plurality shares as the start (as crowd-kit), no
     smoothing beyond a ``1e-12`` pseudo-count, run until the relative change of the
     log-likelihood is at most ``tol`` (``1e-13``: with ``1e-10`` it stops on a flat
     stretch of Prelec 1c's likelihood after 17 iterations, 8 points short of the
-    optimum it reaches after 108).  Returns ``(labels, n_iter, converged)``."""
+    optimum it reaches after 108).  ``gold`` (Series task → label): those tasks
+    start and stay one-hot on their gold label (Dawid–Skene given the same gold as
+    DMI-EM).  Returns ``(labels, n_iter, converged)``."""
     am, rows, task, label = read_table(answers, options, "error")
     worker, workers = factorize(rows["worker"].to_numpy())
     n, C = am.counts.shape
     R0 = am.A.copy()
-    no_gold = np.full(n, -1, dtype=np.intp)
+    no_gold = np.full(n, -1, dtype=np.intp) if gold is None else gold_codes(gold, am)
+    known = np.flatnonzero(no_gold >= 0)
+    R0[known] = 0.0
+    R0[known, no_gold[known]] = 1.0
     R, _, _, _, it, ok = _em(
         np.asarray(task, dtype=np.intp),
         np.asarray(worker, dtype=np.intp),
@@ -203,7 +276,9 @@ def dmi_em_study(
     DMI-EM and DMI validated get the gold subset; plurality (random ties, exact
     expectation), :func:`own_dawid_skene` (the converged Dawid–Skene) and, with
     ``peers=True``, crowd-kit's default and fully run DawidSkene (once per crowd;
-    about 2 s each on the larger sets) use none.  Accuracy is on the tasks outside the gold subset.
+    about 2 s each on the larger sets) use none; :func:`own_dawid_skene` given the
+    gold subset (``DS_GOLD``) gets the same gold as DMI-EM.  Accuracy
+    is on the tasks outside the gold subset.
 
     Returns
     -------
@@ -231,10 +306,13 @@ def dmi_em_study(
                     gold_task, keep, g = _split_gold(truth, scored, mask)
                     gold = pd.Series(am.options[g[gold_task]], index=am.tasks[gold_task])
                     em = dmi_em(ans, gold=gold, options=d.options, random_state=rng)
+                    ds_gold = own_dawid_skene(ans, d.options, gold=gold)[0]
+                    ds_gold = am.options.get_indexer(ds_gold.reindex(am.tasks).to_numpy())
                     val = validated_dmi_aggregate(am.counts, gold=g, clustering=clustering)
                     p = {
                         **fixed,
                         DMI_EM: (em.codes == truth).astype(float),
+                        DS_GOLD: (ds_gold == truth).astype(float),
                         DMI_VALIDATED: (val == truth).astype(float),
                     }
                     rows += [
@@ -242,4 +320,65 @@ def dmi_em_study(
                     ]
     return pd.DataFrame(
         rows, columns=["dataset", "condition", "share", "crowd", "draw", "method", "accuracy"]
+    )
+
+
+def slow_peers_study(
+    datasets: dict,
+    conditions=SLOW_PEER_CONDITIONS,
+    methods=(MACE, GLAD),
+    *,
+    n_crowds: int = 2,
+    n_gold: int = 10,
+    gold_size: int = 10,
+    random_state=0,
+    budget: float = SLOW_PEER_BUDGET,
+):
+    """MACE and GLAD on the first crowd of each condition of :func:`dmi_em_study`.
+
+    The crowd and its gold draws are those of :func:`dmi_em_study` with the same
+    arguments (the same random stream, consumed in the same order up to the gold
+    draws); each peer is fitted once (:func:`slow_peer`, at most ``budget`` CPU
+    seconds) and scored on the held-out tasks of every draw.  The converged
+    Dawid–Skene (``DS_OWN``) is scored the same way as a control: its rows equal
+    those of :func:`dmi_em_study`.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        Rows as :func:`dmi_em_study` (``crowd`` 0; a peer that did not finish gives
+        none), and one row per fit: ``dataset, condition, share, method,
+        cpu_seconds, finished``.
+    """
+    rows, fits = [], []
+    for name, d in datasets.items():
+        for condition, share in conditions:
+            rng = _study_rng(random_state, f"{name}/{condition}/{share}")
+            draws = n_crowds * n_gold if condition == "clean" else n_gold
+            ans = _crowd(d, condition, share, rng)
+            am, truth, scored = _study_matrix(d, ans)
+            dmi_cluster(am.A, random_state=rng)  # as dmi_em_study: the stream's next draw
+            masks = gold_masks(int(scored.sum()), gold_size, draws, random_state=rng)
+            own = own_dawid_skene(ans, d.options)[0].reindex(am.tasks).to_numpy()
+            correct = {DS_OWN: am.options.get_indexer(own) == truth}
+            for method in methods:
+                lab, sec = slow_peer(method, ans, budget)
+                fits.append((name, condition, share, method, sec, lab is not None))
+                if lab is not None:
+                    lab = lab.reindex(am.tasks).to_numpy()
+                    correct[method] = am.options.get_indexer(lab) == truth
+            for k, mask in enumerate(masks):
+                keep = _split_gold(truth, scored, mask)[1]
+                rows += [
+                    (name, condition, share, 0, k, m, _mean_on(v.astype(float), keep))
+                    for m, v in correct.items()
+                ]
+    return (
+        pd.DataFrame(
+            rows,
+            columns=["dataset", "condition", "share", "crowd", "draw", "method", "accuracy"],
+        ),
+        pd.DataFrame(
+            fits, columns=["dataset", "condition", "share", "method", "cpu_seconds", "finished"]
+        ),
     )
