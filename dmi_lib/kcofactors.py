@@ -110,8 +110,8 @@ class RunInfo:
 
 # long function: the paper's loop with its three extra stop tests, in one place
 def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
-    """One run of k-cofactors from ``labels``: the final :class:`~dmi_lib._kc_engine.State` and the
-    run's :class:`RunInfo`.
+    """One run of k-cofactors from ``labels``: the final
+    :class:`~dmi_lib._kc_engine.State` and the run's :class:`RunInfo`.
 
     The paper's batch iteration (Algorithm 2): the assignment ``C ← idxmax(XD)``
     (:meth:`Engine.batch_assign`, the footnote's tie rule) and the update ``D =
