@@ -14,7 +14,7 @@ medians over repeats and the ratio of the medians.
 
 Data: ``n`` points in ``d`` dimensions drawn from a mixture of ``k = d + 1``
 Gaussians (so both methods have ``k`` clusters).  k-cofactors' full passes over
-the rows run in the compiled kernels (``dmi_lib._numba_kernels``, compiled by numba
+the rows run in the compiled kernels (``dmi_lib._kc_passes``, compiled by numba
 and cached on disk; on all CPUs unless ``--kc-threads``) when numba is installed and
 the input is large enough (``KCOptions.compiled_min_rows``, ``compiled_min_work``);
 scikit-learn runs on its OpenMP threads (all CPUs).
@@ -22,8 +22,8 @@ scikit-learn runs on its OpenMP threads (all CPUs).
 Per iteration, in ms (columns ``kc full``, ``kc run``, ``np full``, ``sk``,
 ``ratio``, ``r run``, ``r np``):
 
-* k-cofactors: the paper's batch phase from the paper's start (``Engine.batch``,
-  as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
+* k-cofactors: the paper's batch phase from the paper's start (the loop of
+  ``kcofactors._k_cofactors_single``, as ``k_cofactors`` runs it), divided by its iterations; an iteration is the
   assignment ``C ← idxmax(ÃD)`` with the paper's tie rule, ``CᵀÃ`` (updated from
   the rows that moved, or summed afresh when most rows moved and every 8th
   iteration), the cycle fingerprint and the update ``D = (CᵀÃ)⁻¹``.
@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import asdict
 import platform
 import time
 
@@ -116,40 +117,55 @@ def time_sklearn(X, centres, max_iter):
 
 #: The columns of the per-iteration table: how the batch phase runs.
 def batch_options(column, threads=None):
-    from dmi_lib._kc_common import KCOptions, default_options
+    from dmi_lib.kcofactors import KCOptions, _default_options
 
     if column == "kc full":  # compiled, every row every iteration
         return KCOptions(compiled_min_rows=0, compiled_min_work=0, threads=threads)
     if column == "np full":  # numpy, every row every iteration
         return KCOptions(compiled_min_rows=float("inf"), bounds_min_rows=float("inf"))
-    return default_options()  # "kc run": as k_cofactors runs by default
+    return _default_options()  # "kc run": as k_cofactors runs by default
 
 
 def time_kcofactors_batch(problem, options):
     """Seconds per iteration of the paper's batch phase from the paper's start, run
-    with ``options`` (:class:`dmi_lib._kc_common.KCOptions`), and the phase's info."""
-    from dmi_lib import _compiled
-    from dmi_lib._blas import single_thread_blas
-    from dmi_lib._kc_engine import Engine
-    from dmi_lib._kc_start import paper_init
+    with ``options`` (:class:`dmi_lib._kc_engine.KCOptions`), and the phase's info.
+
+    The run is ``kcofactors._k_cofactors_single`` with its ascent replaced by a
+    stop watch: the time from the call to the ascent's start, less the time of the
+    one ``CᵀX`` the run sums before its loop (timed alone just before)."""
+    from dmi_lib import _blas, _kc_passes, kcofactors
+    from dmi_lib._kc_engine import Engine, paper_init
 
     eng = Engine(problem, options)
+    ended = []
+
+    def stop_watch(eng, labels, *args):
+        ended.append(time.perf_counter())
+        return None, 0, 0, True
+
     # as k_cofactors sets it up
     with (
-        single_thread_blas(problem.n, options.blas_single_thread_min_rows),
-        _compiled.threads(options.threads),
+        _blas.single_thread_blas(problem.n),
+        _kc_passes.threads(options.threads),
     ):
         st = eng.state(paper_init(problem))
         if st.D is None:  # the paper's start can leave a cluster empty in high d
             st = eng.state(eng.make_nonsingular(st.labels)[0])
-        info = {"batch_converged": False}
         t0 = time.perf_counter()
-        eng.batch(st, 300, info)
-        elapsed = time.perf_counter() - t0
-    # Every iteration is one sweep over the rows and one update of D; a phase that
-    # converged made one more sweep (which found nothing to move).
-    sweeps = info["batch_iterations"] + int(info["batch_converged"])
-    return elapsed / max(sweeps, 1), info
+        eng.state(st.labels)
+        first_sums = time.perf_counter() - t0
+        real_ascent = kcofactors._ascent
+        kcofactors._ascent = stop_watch
+        try:
+            t0 = time.perf_counter()
+            _, info = kcofactors._k_cofactors_single(eng, st.labels, 300)
+        finally:
+            kcofactors._ascent = real_ascent
+        elapsed = ended[0] - t0 - first_sums
+    # Every iteration is one pass over the rows and one update of D; a phase that
+    # converged made one more pass (which found nothing to move).
+    sweeps = info.batch_iterations + int(info.batch_converged)
+    return elapsed / max(sweeps, 1), asdict(info)
 
 
 #: Child process of ``--fresh``: times the first call of one solver on fresh data.
@@ -276,14 +292,14 @@ def main(argv=None):
 
     from sklearn.cluster import KMeans
 
-    from dmi_lib import _compiled
+    from dmi_lib import _kc_passes
     from dmi_lib.problem import log_dmi_score, prepare
     from dmi_lib.kcofactors import k_cofactors
 
-    compiled = _compiled.available()
+    compiled = _kc_passes.available()
     if compiled:  # compile (or load from the on-disk cache) outside the timings
         t0 = time.perf_counter()
-        _compiled.kernels()
+        _kc_passes.kernels()
         print(f"compiled pass: numba, ready in {time.perf_counter() - t0:.1f} s (every k)")
     else:
         print("compiled pass: off (numba missing or DMI_LIB_NO_NUMBA set)")

@@ -39,7 +39,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     from dmi_lib import problem
-    from dmi_lib._kc_common import KCOptions
+    from dmi_lib.kcofactors import KCOptions
     from dmi_lib.kcofactors import _k_cofactors_result
 
     all_rows = KCOptions(subsample_min_rows=float("inf"))

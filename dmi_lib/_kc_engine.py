@@ -1,41 +1,35 @@
-"""The k-cofactors solver on one prepared problem: batch phase, then monotone ascent.
+"""The k-cofactors solver's steps on one prepared problem (Algorithm 2).
 
-k-cofactors (Algorithm 2 of the paper) alternates the assignment ``C ← idxmax(ÃD)``
-with the update ``D = (CᵀÃ)⁻¹``.  :class:`Engine` runs that batch iteration,
-detects cycles (by a fingerprint of the labels) and singular steps, keeps the best
-state it saw, and finishes with moves of rows that each raise ``|det(CᵀÃ)|``
-(matrix determinant lemma), so that it always ends at a local maximum of the
-DMI-score, hence (Theorem 2.2) at a linearly partitioned clustering.
+:func:`dmi_lib.kcofactors._run` shows the loop -- the paper's batch iteration,
+then the ascent to a local maximum; :class:`Engine` holds the steps it calls:
+the assignment ``C ← idxmax(XD)`` (:meth:`Engine.assign`), the update
+``D = (CᵀX)⁻¹`` (:meth:`Engine.update`, :meth:`Engine.state`), the ascent's
+screen and step (:meth:`Engine.screen`, :meth:`Engine.ascent_step`), the repair
+of a singular start and the random starts.
 
 It works in whitened coordinates ``X = [√n U_r, 1]`` (the centred data's
 principal axes scaled to unit variance): ``idxmax(XD)`` is the same in any
 coordinates ``ÃQ`` (Theorem 2.2: affine-invariant), and ``CᵀX`` is then as well
-conditioned as the clustering allows.  Each pass over the rows is the numpy pass
-(:mod:`dmi_lib._kc_pass`) or, for large unweighted inputs with numba installed,
-the compiled pass (:mod:`dmi_lib._compiled`); :class:`dmi_lib._kc_common.KCOptions`
-says which and tunes the rest.
+conditioned as the clustering allows.  Each pass over the rows is a numpy pass or,
+for large unweighted inputs with numba installed, its compiled twin
+(:mod:`dmi_lib._kc_passes`); :class:`KCOptions` says which and tunes the rest.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 
-from . import _compiled, _kc_pass
-from ._kc_common import (
-    CHUNKS,
-    N_BUCKETS,
-    RCOND,
-    SAMPLE_SEED,
-    KCOptions,
-    row_hash_weights,
-    row_l1,
-    tie_tol,
-)
-from .problem import Problem
+from . import _kc_passes as passes
+from ._validation import check_labels
+from .problem import Problem, argmax_rows
 
+#: ``CᵀX`` counts as singular when its smallest singular value is below this
+#: fraction of its largest (an empty cluster, or affinely dependent cluster means).
+RCOND = 1e-11
 
 #: From this many clusters on, :meth:`Engine.state` uses one LU factorisation.
 LU_MIN_K = 32
@@ -43,6 +37,130 @@ LU_MIN_K = 32
 #: Up to this many clusters the ascent moves many rows at once by a line search
 #: over gap buckets; beyond, one at a time (see ``Engine._setup``).
 BUCKETS_MAX_K = 64
+
+#: ``CᵀX`` is updated from the moved rows and summed afresh every ``REFRESH``
+#: steps (against the drift of the updates).
+REFRESH = 8
+
+#: Seed of the sample of rows that large starts run on first (:meth:`Engine.sample`).
+SAMPLE_SEED = 0x5A_3B1E
+
+#: When ``D`` has drifted past what the bounds certify, the ascent scans the
+#: watched rows (uncertified) before paying for a pass over all rows, and only a
+#: pass that finds no move there goes over all rows (a local maximum is declared
+#: only after a certified pass).  Which moves are made, hence possibly which
+#: local maximum is reached, then depends on the watched rows; False keeps the
+#: path of the plain ascent (measured at ``n = 10⁶``, ``d = 9``: 1.06 s with,
+#: 1.19 s without, medians of 5).
+SCAN_STALE_WATCH = True
+
+#: Defaults of :attr:`KCOptions.compiled_min_rows` and
+#: :attr:`KCOptions.compiled_min_work` (measurements: ``benchmarks/README.md``).
+COMPILED_MIN_ROWS = 1 << 16
+COMPILED_MIN_WORK = 4 * 10**8
+
+
+@dataclass(frozen=True)
+class KCOptions:
+    """Tuning of the k-cofactors solver (``_k_cofactors_result(..., options=...)``).
+
+    The fields change the speed.  Only the patiences and the sample of the starts
+    (``subsample_min_rows``, ``subsample_rows``) can also change which local
+    maximum is reached (each is a local maximum of the DMI-score); the others find
+    the same clustering (up to rounding-level ties, with the compiled passes).
+    The defaults are measured (``benchmarks/bench_kcofactors.py``, tables in
+    ``benchmarks/README.md``); tests set small values to exercise the paths that
+    large inputs take.
+
+    Attributes
+    ----------
+    block : int
+        Rows per block of the numpy passes: large enough to amortise their ~20
+        numpy calls per block, small enough that the block's ``k × block``
+        products stay in the L3 cache.
+    compiled_min_rows, compiled_min_work : float
+        With numba installed, full passes use the compiled kernels when the
+        problem has at least ``compiled_min_rows`` rows and its work -- ``n·k²``
+        (a pass) times the starts that run on all rows (one from
+        ``subsample_min_rows`` rows on, else ``n_init``) -- is at least
+        ``compiled_min_work`` (``inf``: never).  The environment variable
+        ``DMI_LIB_COMPILED_MIN_ROWS`` sets the rows and drops the work condition.
+        The first call in a process pays for loading the kernels from numba's
+        on-disk cache (0.5-0.9 s), the first on a machine for compiling them
+        (13-27 s, once); with the starts on a sample a run on all rows makes few
+        full passes, so the default ``4·10⁸`` leaves every measured case slower
+        or even to the numpy passes.
+    bounds_min_rows : float
+        The batch phase skips rows certified by margin bounds (:class:`Bounds`)
+        from this many rows on (below, a full scan is cheap; the ascent always
+        uses them).  Not with the compiled passes, whose full pass costs less than
+        the numpy scan of the watched rows.
+    watch_fraction, watch_min : int
+        After a full screen the ``n / watch_fraction`` rows (at least
+        ``watch_min``) closest to a boundary are watched and re-screened alone
+        while that is provably enough.
+    sequential_moves : int
+        The ascent applies at most this many candidate moves one by one
+        (Sherman-Morrison); with more it moves the rows above the best gap
+        threshold at once (exact line search).
+    batch_patience, sampled_patience : float
+        The batch phase stops after this many iterations without a new best
+        score (``inf``: never); the ascent then climbs from the best state.  The
+        paper's iteration is not monotone and can wander without converging or
+        cycling: from random starts at ``n = 2·10⁵``, ``d = 9`` it ran 117
+        iterations (best score at iteration 77, after 60 without gain) or hit
+        ``max_iter = 300``, while the ascent from its best state reached the
+        same local maximum.  ``sampled_patience`` applies to the run on all rows
+        that follows a sample's start (``subsample_min_rows``): that start is
+        already near a local maximum, and a step that fails to raise the best
+        score is the sign that the paper's iteration overshoots.
+    threads : int or None
+        Threads of the compiled passes (None: numba's default, one per CPU, as
+        scikit-learn's Lloyd iteration uses).  Set 1 to leave the other CPUs to
+        the caller's own parallelism (dask workers, for instance).
+    subsample_min_rows, subsample_rows : float, int
+        From ``subsample_min_rows`` rows on, every start runs first on
+        ``subsample_rows`` rows drawn at random (a fixed seed), to a local maximum
+        of their score; only the best start's ``D`` then assigns all rows, from
+        where the batch phase and the ascent run on all rows (as scikit-learn's
+        ``MiniBatchKMeans`` evaluates its ``n_init`` initialisations on an
+        ``init_size`` sample and runs only the best).  The sample settles the
+        clusters' shape at a fraction of a pass's cost per iteration, so that all
+        rows start near a local maximum.  This changes the start, hence possibly
+        which local maximum is reached; the result is a local maximum of all
+        rows' score either way.
+    """
+
+    block: int = 1 << 16
+    compiled_min_rows: float = COMPILED_MIN_ROWS
+    compiled_min_work: float = COMPILED_MIN_WORK
+    bounds_min_rows: float = 1 << 16
+    watch_fraction: int = 16
+    watch_min: int = 1024
+    sequential_moves: int = 256
+    batch_patience: float = 10
+    sampled_patience: float = 1
+    threads: int | None = None
+    subsample_min_rows: float = 1 << 16
+    subsample_rows: int = 1 << 14
+
+    def __post_init__(self):
+        for name in ("block", "watch_fraction", "watch_min"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"KCOptions.{name} must be an integer >= 1, got {value!r}")
+        if self.threads is not None and (isinstance(self.threads, bool) or self.threads < 1):
+            raise ValueError(f"KCOptions.threads must be None or >= 1, got {self.threads!r}")
+        if self.sequential_moves < 0:
+            raise ValueError(
+                f"KCOptions.sequential_moves must be >= 0, got {self.sequential_moves!r}"
+            )
+        for name in ("batch_patience", "sampled_patience"):
+            if not getattr(self, name) >= 1:
+                raise ValueError(f"KCOptions.{name} must be >= 1, got {getattr(self, name)!r}")
+        for name in ("compiled_min_rows", "compiled_min_work", "bounds_min_rows"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"KCOptions.{name} must be >= 0, got {getattr(self, name)!r}")
 
 
 class State:
@@ -104,7 +222,7 @@ class Bounds:
 
     def rows(self, D, tol) -> list:
         """The rows a pass at ``D`` must scan, as segments for
-        :func:`dmi_lib._kc_pass.sweep`, when :meth:`valid`: the watched rows whose
+        :meth:`Engine.assign` / :meth:`Engine.screen`, when :meth:`valid`: the watched rows whose
         margin does not certify them, and the rows moved since the margins were
         taken (their margins are for their old cluster).  ``D=None``: every
         watched row and the rows moved since."""
@@ -169,20 +287,64 @@ def kth_smallest(a, kth: int, stride: int = 16):
     return np.partition(a, kth)[kth]
 
 
-def _blank_info() -> dict:
-    return {
-        "batch_iterations": 0,
-        "single_moves": 0,
-        "single_move_passes": 0,
-        "repaired": False,
-        "repair_moves": 0,
-        "singular_step": False,
-        "cycled": False,
-        "cycle_length": None,
-        "batch_converged": False,
-        "batch_stalled": False,
-        "compiled_passes": 0,
-    }
+# --------------------------------------------------------------------------- #
+# Starting clusterings (shared with the replays of the paper's plain iteration)
+# --------------------------------------------------------------------------- #
+INITS = ("paper", "sp", "random")
+
+
+def check_init(init, n: int, k: int):
+    """One of :data:`INITS`, or checked labels of ``n`` rows in ``0..k-1``."""
+    if isinstance(init, str):
+        if init not in INITS:
+            raise ValueError(f"init must be one of {INITS} or an array of labels, got {init!r}")
+        return init
+    return check_labels(init, n, k, "init")
+
+
+def _argmax_blocks(problem: Problem, rows=None, shift=None, divide=None) -> np.ndarray:
+    """``argmax_rows((Ã − shift) / divide)`` over all rows (block by block: O(block
+    · k) memory) or over the rows ``rows``."""
+    if rows is not None:
+        block = problem.tilde_rows(rows)
+        return argmax_rows(block - shift if divide is None else block / divide)
+    labels = np.empty(problem.n, dtype=np.intp)
+    for b in problem.blocks():
+        block = problem.tilde_rows(b)
+        labels[b] = argmax_rows(block - shift if divide is None else block / divide)
+    return labels
+
+
+def paper_init(problem: Problem, rows=None) -> np.ndarray:
+    """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5), of all rows
+    or of the rows ``rows`` (the mean is that of all rows)."""
+    return _argmax_blocks(problem, rows, shift=problem.tilde_mean())
+
+
+def sp_init(problem: Problem, rows=None) -> np.ndarray:
+    """Surprisingly-popular start ``idxmax(Ã / column means of Ã)``, of all rows or
+    of the rows ``rows``.
+
+    Defined only when ``Ã`` is non-negative with positive column means (answer
+    shares); otherwise the paper's initialisation is used.
+    """
+    means = problem.tilde_mean(weighted=False)
+    if np.any(means <= 0) or problem.tilde_min() < 0:
+        return paper_init(problem, rows)
+    return _argmax_blocks(problem, rows, divide=means)
+
+
+def replay_init(problem: Problem, init, k: int, who: str) -> np.ndarray:
+    """Starting labels of a deterministic replay (history / Algorithm 3)."""
+    init = check_init(init, problem.n, k)
+    if not isinstance(init, str):
+        return init
+    if init == "random":
+        raise ValueError(
+            f"{who} replays a deterministic run: init must be 'paper', "
+            "'sp' or an array of labels, got 'random'"
+        )
+    return paper_init(problem) if init == "paper" else sp_init(problem)
 
 
 class Engine:
@@ -236,7 +398,7 @@ class Engine:
         # n-row array is kept)
         step = options.block
         self.row_l1_max = max(
-            float(row_l1(Xt[:, s : s + step]).max()) for s in range(0, self.n, step)
+            float(passes.row_l1(Xt[:, s : s + step]).max()) for s in range(0, self.n, step)
         )
         self.compiled_passes = 0
         self.kernels = None
@@ -250,7 +412,7 @@ class Engine:
             and work >= options.compiled_min_work
             and not self.weighted
         ):
-            self.kernels = _compiled.kernels()  # None without numba
+            self.kernels = passes.kernels()  # None without numba
         # The labels inside the solver: int32 for the compiled pass (half the
         # memory traffic and size of intp); the result is intp.
         self.ldtype = np.intp if self.kernels is None else np.int32
@@ -276,7 +438,7 @@ class Engine:
         step = self.options.block
         for s in range(0, self.n, step):
             e = min(s + step, self.n)
-            M += _kc_pass.label_sums(labels[s:e], self.Xt[:, s:e], self.k, self.weighted)
+            M += passes.label_sums(labels[s:e], self.Xt[:, s:e], self.k, self.weighted)
         return M
 
     def state(self, labels, M=None) -> State:
@@ -312,7 +474,7 @@ class Engine:
         return State(labels, M, D, float(np.log(np.abs(diag)).sum()), float(sign))
 
     def tie_tol(self, D) -> float:
-        return tie_tol(self.k, self.row_l1_max, D)
+        return passes.tie_tol(self.k, self.row_l1_max, D)
 
     def label_hash(self, labels) -> int:
         """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
@@ -320,76 +482,52 @@ class Engine:
         total = 0
         step = self.options.block
         for s in range(0, self.n, step):  # by blocks: no n weights kept
-            w = row_hash_weights(np.arange(s, min(s + step, self.n)))
+            w = passes.row_hash_weights(np.arange(s, min(s + step, self.n)))
             total += int((w * labels[s : s + step].astype(np.uint64)).sum(dtype=np.uint64))
         return total % 2**64
 
-    # ---- the hot loop: rows not in idxmax(XD) ------------------------------ #
-    def sweep(
-        self,
-        D,
-        labels,
-        tol,
-        *,
-        rows=None,
-        margins=False,
-        collect=False,
-        buckets=False,
-        hashes=False,
-        out=None,
-        new_sums=False,
-    ) -> _kc_pass.Sweep:
-        """One pass over the rows (or over ``rows``) at ``D``: see
-        :func:`dmi_lib._kc_pass.sweep`.
-
-        Full passes of the batch phase (``out``, int32 labels, nothing collected)
-        and of the ascent (``collect`` and ``buckets``, int32 labels) run in the
-        compiled pass when :attr:`kernels` is set; the rest in numpy."""
-        full = rows is None and self.kernels is not None
-        if full and out is not None and out is not labels and not (collect or buckets or margins):
+    # ---- the passes over the rows: C ← idxmax(XD) -------------------------- #
+    def assign(self, D, labels, tol, out, *, rows=None, margins=False, new_sums=False):
+        """The assignment ``C ← idxmax(XD)`` with the footnote's tie rule, written
+        into ``out``: an :class:`~dmi_lib._kc_passes.Assignment`.  A full pass
+        that writes new int32 labels runs in the compiled kernel when
+        :attr:`kernels` is set, the rest in numpy
+        (:func:`~dmi_lib._kc_passes.assign_rows`)."""
+        full = rows is None and self.kernels is not None and not margins
+        if full and out is not None and out is not labels:
             if labels.dtype == out.dtype == np.int32:
-                return self._compiled_sweep(D, labels, tol, out, new_sums, hashes)
-        if full and out is None and collect and buckets and not hashes:
-            if labels.dtype == np.int32:
-                return self._compiled_screen(D, labels, tol, margins)
-        return _kc_pass.sweep(
-            self.Xt,
-            D,
-            labels,
-            tol,
-            block=self.options.block,
-            weighted=self.weighted,
-            rows=rows,
-            margins=margins,
-            collect=collect,
-            buckets=buckets,
-            hashes=hashes,
-            out=out,
-            new_sums=new_sums,
-        )
+                self.compiled_passes += 1
+                moved, V, hd = self.kernels.assign_kernel(
+                    self.Xt, np.ascontiguousarray(D), labels, float(tol), out, bool(new_sums)
+                )
+                return passes.Assignment(int(moved), V, int(hd), None, True)
+        kw = {"rows": rows, "margins": margins, "new_sums": new_sums}
+        return self._numpy(passes.assign_rows, D, labels, tol, out, **kw)
 
-    def _compiled_sweep(self, D, labels, tol, out, new_sums, hashes) -> _kc_pass.Sweep:
-        """The batch phase's full pass, fused (:func:`dmi_lib._numba_kernels.sweep`)."""
-        self.compiled_passes += 1
-        moved, V, hd = self.kernels.sweep(
-            self.Xt, np.ascontiguousarray(D), labels, float(tol), out, bool(new_sums)
-        )
-        hd = int(hd) if hashes else 0
-        return _kc_pass.Sweep(int(moved), V, None, None, None, None, None, None, hd, None, True)
+    def _numpy(self, pass_rows, *args, **kwargs):
+        """The numpy pass ``pass_rows`` over this problem's ``X``."""
+        return pass_rows(self.Xt, *args, block=self.options.block, weighted=self.weighted, **kwargs)
 
-    def _compiled_screen(self, D, labels, tol, margins) -> _kc_pass.Sweep:
-        """The ascent's full pass, fused (:func:`dmi_lib._numba_kernels.screen`):
-        each chunk writes its moved rows from its first row on; they are moved to
-        the front here in chunk order (the numpy pass's row order), in place."""
+    def screen(self, D, labels, tol, *, rows=None, margins=False) -> passes.Screen:
+        """The rows with an improving single move at ``D``: a
+        :class:`~dmi_lib._kc_passes.Screen`, with gap buckets unless there are
+        more than :data:`BUCKETS_MAX_K` clusters.  A full pass on int32 labels
+        runs in the compiled kernel when :attr:`kernels` is set (each chunk
+        writes its rows from its first row on; they are moved to the front here,
+        in chunk order -- the numpy pass's row order), the rest in numpy."""
+        full = rows is None and self.kernels is not None and self.buckets
+        if not (full and labels.dtype == np.int32):
+            kw = {"rows": rows, "margins": margins, "buckets": self.buckets}
+            return self._numpy(passes.screen_rows, D, labels, tol, **kw)
         self.compiled_passes += 1
         n = self.n
         idx, tgt = np.empty(n, np.int32), np.empty(n, np.int32)
         gap, bkt = np.empty(n), np.empty(n, np.uint8)
         margin = np.empty(n if margins else 0)
-        found, V, counts = self.kernels.screen(
+        found, V, counts = self.kernels.screen_kernel(
             self.Xt, np.ascontiguousarray(D), labels, float(tol), margin, idx, tgt, gap, bkt
         )
-        chunk = -(-n // CHUNKS)
+        chunk = -(-n // passes.CHUNKS)
         total = 0
         for c, f in enumerate(found.tolist()):
             if f and c:  # to the front; overlapping copies are safe in numpy
@@ -400,23 +538,13 @@ class Engine:
         # freed before the bounds sort the margins; many: views (no second copy).
         few = 4 * total <= n
         idx, tgt, gap, bkt = (a[:total].copy() if few else a[:total] for a in (idx, tgt, gap, bkt))
-        return _kc_pass.Sweep(
-            total,
-            V.reshape(N_BUCKETS, self.k, self.k),
-            counts,
-            idx,
-            tgt,
-            labels.take(idx),
-            gap,
-            bkt,
-            0,
-            margin if margins else None,
-            True,
-        )
+        V = V.reshape(passes.N_BUCKETS, self.k, self.k)
+        margin = margin if margins else None
+        return passes.Screen(total, idx, tgt, labels.take(idx), gap, bkt, V, counts, margin, True)
 
     def partition(self, D) -> np.ndarray:
         """``idxmax(XD)``, first maximum: the labels of the partition ``D`` makes."""
-        return _kc_pass.first_max_labels(self.Xt, D, self.options.block, self.ldtype)
+        return passes.first_max_labels(self.Xt, D, self.options.block, self.ldtype)
 
     # ---- the finishing ascent ----------------------------------------------- #
     def _line_search(self, V, counts, D, tol, M=None):
@@ -465,117 +593,54 @@ class Engine:
             moves += 1
         return moves
 
-    def _screen(self, bounds: Bounds, D, labels, tol, settling: bool):
+    def ascent_screen(self, bounds: Bounds, D, labels, tol, settling: bool) -> passes.Screen:
         """The ascent's pass: the watched rows that the bounds cannot certify
         while they hold; once ``D`` has drifted past them, all watched rows
-        (uncertified: a local maximum is only declared after a certified pass),
-        and when these offer no move, all rows (with fresh margins once ``D``
-        settles, unless margins went stale unused lately:
-        :meth:`Bounds.worth_margins`)."""
+        (uncertified: a local maximum is only declared after a certified pass,
+        see :data:`SCAN_STALE_WATCH`), and when these offer no move, all rows
+        (with fresh margins once ``D`` settles, unless margins went stale unused
+        lately: :meth:`Bounds.worth_margins`)."""
         if bounds.valid(D, tol):
             bounds.used = True
-            return self.sweep(
-                D, labels, tol, rows=bounds.rows(D, tol), collect=True, buckets=self.buckets
-            )
-        if settling and bounds.D0 is not None and self.options.scan_stale_watch:
-            sw = self.sweep(
-                D, labels, tol, rows=bounds.rows(None, tol), collect=True, buckets=self.buckets
-            )
-            if sw.moved:
+            return self.screen(D, labels, tol, rows=bounds.rows(D, tol))
+        if settling and bounds.D0 is not None and SCAN_STALE_WATCH:
+            sc = self.screen(D, labels, tol, rows=bounds.rows(None, tol))
+            if sc.moved:
                 bounds.used = True
-                return sw
+                return sc
         if bounds.worth_margins() and settling:
-            sw = self.sweep(D, labels, tol, margins=True, collect=True, buckets=self.buckets)
-            bounds.reset(D, sw.margin, self.Xt)
-            return sw
+            sc = self.screen(D, labels, tol, margins=True)
+            bounds.reset(D, sc.margin, self.Xt)
+            return sc
         # D still moves a lot: margins would not survive the next step
         bounds.invalidate()
-        return self.sweep(D, labels, tol, collect=True, buckets=self.buckets)
+        return self.screen(D, labels, tol)
 
-    def _ascent_step(self, sw, labels, M, D, tol):
-        """Apply one pass's moves: few candidates one at a time, best first; many
+    def ascent_step(self, sc: passes.Screen, labels, M, D, tol):
+        """Apply one screen's moves: few candidates one at a time, best first; many
         by the line search's damped batch step, else the single best row.
         Returns the number of moves and ``CᵀX`` after them."""
-        if sw.moved <= self.options.sequential_moves or not self.buckets:
-            order = np.argsort(-sw.gap, kind="stable")
-            return self._sequential(sw.idx[order], labels, M, D, tol), M
-        b, dM = self._line_search(sw.V, sw.counts, D, tol, M)
+        if sc.moved <= self.options.sequential_moves or not self.buckets:
+            order = np.argsort(-sc.gap, kind="stable")
+            return self._sequential(sc.idx[order], labels, M, D, tol), M
+        b, dM = self._line_search(sc.V, sc.counts, D, tol, M)
         if b is not None:
-            sel = sw.bucket <= b
-            rows = sw.idx[sel]
-            labels[rows] = sw.tgt[sel]
+            sel = sc.bucket <= b
+            rows = sc.idx[sel]
+            labels[rows] = sc.tgt[sel]
             # The line search's ratio is computed through D; with many clusters
             # its rounding can hide a step that does not raise |det| (or makes
             # CᵀX singular).  Check the step on CᵀX itself and undo it if so.
             st = self.state(labels, M + dM)
             if st.D is not None and st.logabs > self._logabs(M) + math.log1p(tol):
                 return int(rows.size), M + dM
-            labels[rows] = sw.src[sel]
-        best = int(np.argmax(sw.gap))
-        return self._sequential(sw.idx[best : best + 1], labels, M, D, tol), M
+            labels[rows] = sc.src[sel]
+        best = int(np.argmax(sc.gap))
+        return self._sequential(sc.idx[best : best + 1], labels, M, D, tol), M
 
     @staticmethod
     def _logabs(M) -> float:
         return float(np.linalg.slogdet(M)[1])
-
-    def ascent(self, st: State, max_passes: int, copy: bool = True):
-        """Raise ``|det(CᵀX)|`` by moves of rows until no single move gains a factor
-        ``1 + tol``.
-
-        Each pass sweeps the rows (after a full sweep, only the rows that
-        :class:`Bounds` cannot certify).  Few candidates: apply them one at a
-        time, best first.  Many (far from a local maximum, e.g. after the batch
-        phase cycled or met a singular step): a damped batch step -- move the rows
-        whose gap is above the threshold that raises ``|det|`` most (exact line
-        search, :meth:`_line_search`), else the single best row.  Every pass
-        raises ``|det|``.  The labels of ``st`` are moved in place unless ``copy``.
-        """
-        labels = st.labels.copy() if copy else st.labels
-        M, D = st.M.copy(), st.D.copy()
-        logabs = st.logabs
-        passes = moves = 0
-        converged = False
-        fresh = True  # M summed afresh (not updated by moves)
-        since = moved_since = 0  # passes and moves since
-        bounds = Bounds(self.n, self.options)
-        settling = True
-        while passes < max_passes:
-            tol = self.tie_tol(D)
-            sw = self._screen(bounds, D, labels, tol, settling)
-            settling = sw.moved * self.options.watch_fraction < self.n
-            if sw.moved == 0:
-                del sw  # (up to n rows' buffers: not kept through the next pass)
-                if fresh:
-                    converged = True
-                    break
-                st = self.state(labels)  # re-check with CᵀX summed afresh
-                M, D, logabs, fresh = st.M, st.D, st.logabs, True
-                since = moved_since = 0
-                continue
-            passes += 1
-            bounds.touch(sw.idx)
-            n_moved, M = self._ascent_step(sw, labels, M, D, tol)
-            del sw  # its rows (up to n) are not kept through the next pass
-            moves += n_moved
-            # CᵀX from the moves, summed afresh every few passes against drift --
-            # unless those passes moved few rows (each update adds one rounding of
-            # |M|; the final state is summed afresh in any case).
-            since += 1
-            moved_since += n_moved
-            refresh = self.options.refresh
-            fresh = (since >= refresh and 64 * moved_since >= self.n) or since >= 8 * refresh
-            if fresh:
-                since = moved_since = 0
-            st = self.state(labels, None if fresh else M)
-            if st.D is None:  # cannot happen: every accepted step has |det| > 0
-                raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
-            M, D = st.M, st.D
-            gained = st.logabs > logabs
-            logabs = st.logabs
-            if not gained:  # only rounding-level moves were left
-                converged = True
-                break
-        return self.state(labels), passes, moves, converged
 
     # ---- starts -------------------------------------------------------------- #
     def make_nonsingular(self, labels):
@@ -646,103 +711,57 @@ class Engine:
                 return self.partition(np.linalg.inv(XS))
         return rng.integers(0, k, size=n).astype(self.ldtype)  # repaired by the caller
 
-    # ---- the paper's batch iteration ---------------------------------------- #
-    def _first_guess_dense(self, st: State, bounds) -> bool:
-        """Will most rows move in the first step?  With the compiled pass: assume
-        so (its first step sums ``CᵀX`` afresh, as cheap as a probe).  With bounds,
-        probe every 64th row (the paper's start moves most rows in high
+    # ---- the steps of the paper's batch iteration -------------------------- #
+    def batch_bounds(self):
+        """Margin bounds for the batch phase (:class:`Bounds`), or None: from
+        ``options.bounds_min_rows`` rows on, and not with the compiled passes (a
+        full compiled pass costs less than the numpy scan of the watched rows)."""
+        if self.n >= self.options.bounds_min_rows and self.kernels is None:
+            return Bounds(self.n, self.options)
+        return None
+
+    def first_guess_dense(self, st: State, bounds) -> bool:
+        """Will most rows move in the first step?  With the compiled passes: assume
+        so (their first step sums ``CᵀX`` afresh, as cheap as a probe).  With
+        bounds, probe every 64th row (the paper's start moves most rows in high
         dimension)."""
         if self.kernels is not None:
             return True
         if bounds is None:
             return False
-        probe = self.sweep(st.D, st.labels, self.tie_tol(st.D), rows=np.arange(0, self.n, 64))
+        probe = self.assign(
+            st.D, st.labels, self.tie_tol(st.D), None, rows=np.arange(0, self.n, 64)
+        )
         return 2 * probe.moved * 64 > self.n
 
-    def _batch_pass(self, st: State, bounds, out, it: int, dense: bool):
-        """The assignment of one batch iteration into ``out``: over the watched
-        rows while the bounds hold, else over all rows.  Returns the pass and
-        whether its ``V`` is ``CᵀX`` summed afresh."""
+    def batch_assign(self, st: State, bounds, out, it: int, dense: bool):
+        """The assignment of batch iteration ``it`` into ``out``: over the watched
+        rows while the bounds hold, else over all rows (taking fresh margins once
+        few rows move).  Returns the :class:`~dmi_lib._kc_passes.Assignment` and
+        whether its ``V`` is ``CᵀX`` summed afresh (when most rows move, summing
+        afresh beats gathering the movers; the periodic refresh against drift is
+        done by the same pass)."""
         tol = self.tie_tol(st.D)
         if bounds is not None and bounds.valid(st.D, tol):
             np.copyto(out, st.labels)
-            sw = self.sweep(st.D, st.labels, tol, rows=bounds.rows(None, tol), hashes=True, out=out)
-            return sw, False
+            return self.assign(st.D, st.labels, tol, out, rows=bounds.rows(None, tol)), False
         if bounds is not None and bounds.settling:
-            sw = self.sweep(st.D, st.labels, tol, margins=True, hashes=True, out=out)
-            bounds.reset(st.D, sw.margin, self.Xt)
-            return sw, False
-        # When most rows move, summing CᵀX afresh beats gathering the movers; the
-        # periodic refresh (against drift) is done by the same pass too.
-        fresh = dense or (it + 1) % self.options.refresh == 0
-        sw = self.sweep(st.D, st.labels, tol, hashes=True, out=out, new_sums=fresh)
-        if bounds is not None and sw.moved:
+            a = self.assign(st.D, st.labels, tol, out, margins=True)
+            bounds.reset(st.D, a.margin, self.Xt)
+            return a, False
+        fresh = dense or (it + 1) % REFRESH == 0
+        a = self.assign(st.D, st.labels, tol, out, new_sums=fresh)
+        if bounds is not None and a.moved:
             bounds.invalidate()
-        return sw, fresh
+        return a, fresh
 
-    def _next_state(self, st: State, out, sw, fresh: bool, it: int) -> State:
+    def update(self, st: State, out, a: passes.Assignment, fresh: bool, it: int) -> State:
+        """``D = (CᵀX)⁻¹`` for the labels ``out`` of iteration ``it``: ``CᵀX``
+        summed afresh by the pass, updated from the moved rows, or (every
+        :data:`REFRESH` iterations) summed afresh here."""
         if fresh:
-            return self.state(out, sw.V)
-        return self.state(out, None if it % self.options.refresh == 0 else st.M + sw.V)
-
-    def batch(self, st: State, max_iter: int, info: dict, patience: float | None = None) -> State:
-        """The paper's batch iteration from the non-singular ``st``.
-
-        Stops when the clustering is consistent (``C ∈ idxmax(XD)``), repeats an
-        earlier clustering (a cycle), the next step would be singular, the best
-        score has not risen for ``patience`` iterations (default
-        ``options.batch_patience``), or after
-        ``max_iter`` iterations.  Returns the best state seen (``st`` included).
-        Each iteration is one :meth:`sweep` (assignment, the change of ``CᵀX`` and
-        of the fingerprint) and a ``k × k`` inverse; ``CᵀX`` is updated from the
-        moved rows, or summed afresh after a step that moved most rows and every
-        ``refresh`` iterations.  Margin bounds (:class:`Bounds`) skip the
-        certified rows once few rows move.  With the compiled pass every iteration
-        is one fused full pass on int32 labels (the pass is bound by memory
-        traffic for small ``k``): a full pass then costs less than the numpy scan
-        of the watched rows, so the bounds would not pay.
-        """
-        opts = self.options
-        patience = opts.batch_patience if patience is None else patience
-        st = st.with_labels_as(self.ldtype)
-        best = st
-        h = self.label_hash(st.labels)
-        seen = {h: 0}
-        bounds = None
-        if self.n >= opts.bounds_min_rows and self.kernels is None:
-            bounds = Bounds(self.n, opts)
-        # Three label buffers: the next labels never overwrite the current or the
-        # best clustering, so keeping the best needs no copy.
-        bufs = [np.empty_like(st.labels) for _ in range(3)]
-        dense = self._first_guess_dense(st, bounds)
-        it = stalled = 0
-        while it < max_iter:
-            out = next(b for b in bufs if b is not st.labels and b is not best.labels)
-            sw, fresh = self._batch_pass(st, bounds, out, it, dense)
-            dense = 2 * sw.moved > self.n
-            if bounds is not None:  # margins pay off once D changes little
-                bounds.settling = sw.moved * opts.watch_fraction < self.n
-            if sw.moved == 0:
-                info["batch_converged"] = True
-                break
-            it += 1
-            nxt = self._next_state(st, out, sw, fresh, it)
-            if nxt.D is None:  # the paper's step would empty a cluster: stop here
-                info["singular_step"] = info["repaired"] = True
-                break
-            h = (h + sw.hdelta) % 2**64
-            st = nxt
-            best, stalled = (st, 0) if st.logabs > best.logabs else (best, stalled + 1)
-            if h in seen:  # a clustering repeats: the batch iteration cycles
-                info["cycled"] = True
-                info["cycle_length"] = it - seen[h]
-                break
-            seen[h] = it
-            if stalled >= patience:  # wandering: the ascent takes over
-                info["batch_stalled"] = True
-                break
-        info["batch_iterations"] = it
-        return best
+            return self.state(out, a.V)
+        return self.state(out, None if it % REFRESH == 0 else st.M + a.V)
 
     def sample(self):
         """``(rows, engine)``: ``options.subsample_rows`` rows drawn at random (a
@@ -760,29 +779,3 @@ class Engine:
                 if s[-1] > RCOND * s[0]:
                     self._sample = rows, sub
         return self._sample or None
-
-    def run(self, labels, max_iter: int, patience: float | None = None) -> dict:
-        """Batch phase (the paper's iteration, with ``patience``: see
-        :meth:`batch`), then the monotone ascent.  Returns the run's info with its
-        final :class:`State` under ``"state"``."""
-        info = _blank_info()
-        self.compiled_passes = 0
-        st = self.state(labels)
-        if st.D is None:  # an init with an empty cluster or dependent means
-            labels, info["repair_moves"] = self.make_nonsingular(labels)
-            info["repaired"] = True
-            st = self.state(labels)
-        best = self.batch(st, max_iter, info, patience)
-        ended = ("batch_converged", "cycled", "singular_step", "batch_stalled")
-        batch_capped = not any(info[key] for key in ended)
-        # Resume from the best state seen, with CᵀX summed afresh (no drift); the
-        # batch phase's own labels are moved in place, the caller's are copied.
-        start = self.state(best.labels)
-        del best
-        final, passes, moves, conv = self.ascent(start, max_iter, start.labels is labels)
-        info["single_move_passes"] = passes
-        info["single_moves"] = moves
-        info["converged"] = conv and not batch_capped
-        info["compiled_passes"] = self.compiled_passes
-        info["state"] = final
-        return info

@@ -207,6 +207,21 @@ def check_int(value, name: str, minimum: int) -> int:
     return int(value)
 
 
+def check_positive(value, name: str, *, integer: bool = False):
+    """``value`` as a positive finite float (an int with ``integer``), or a ValueError
+    naming ``name`` and the value (bools are refused: they are not counts)."""
+    kind = numbers.Integral if integer else numbers.Real
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, kind)
+        or not (integer or np.isfinite(value))  # Python ints may exceed float64
+        or value <= 0
+    ):
+        what = "integer" if integer else "number"
+        raise ValueError(f"{name} must be a positive {what}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
 #: Largest ratio of the largest to the smallest positive ``sample_weight`` the
 #: solvers accept.  The weighted mean lies within about ``1/ratio`` of the spread
 #: from a heavy row, so that row's centred coordinates keep about ``16 -

@@ -66,14 +66,13 @@ partitions).
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from .planar_geometry import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
-from ._validation import check_weight_ratio
+from ._validation import check_positive, check_weight_ratio
 from .problem import (
     Problem,
     Solution,
@@ -351,16 +350,6 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
 # --------------------------------------------------------------------------- #
 # Any k, tiny n: brute force
 # --------------------------------------------------------------------------- #
-def _check_max_labelings(max_labelings) -> int:
-    if (
-        isinstance(max_labelings, bool)
-        or not isinstance(max_labelings, numbers.Integral)
-        or max_labelings < 1
-    ):
-        raise ValueError(f"max_labelings must be a positive integer, got {max_labelings!r}")
-    return int(max_labelings)
-
-
 def stacked_det(M: np.ndarray) -> np.ndarray:
     """``det`` of a stack of ``k × k`` matrices: closed forms for ``k ≤ 4`` (much faster
     than LAPACK's per-matrix call on tiny matrices), ``np.linalg.det`` beyond."""
@@ -417,7 +406,7 @@ def brute_force_solver(
     once and every labeling's matrix is one addition of two table entries,
     ``chunk`` labelings per vectorised batch.
     """
-    max_labelings = _check_max_labelings(max_labelings)
+    max_labelings = check_positive(max_labelings, "max_labelings", integer=True)
     n, k = problem.n, problem.k
     check_weight_ratio(problem.weights, "brute-force")
     if not labelings_within(n, k, max_labelings):
@@ -528,6 +517,6 @@ def brute_force(
     >>> res.labels.tolist(), round(res.score, 6)
     ([0, 0, 0, 1], 18.0)
     """
-    max_labelings = _check_max_labelings(max_labelings)
+    max_labelings = check_positive(max_labelings, "max_labelings", integer=True)
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
     return _exact_result(problem, lambda p: brute_force_solver(p, max_labelings))

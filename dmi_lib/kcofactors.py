@@ -24,32 +24,41 @@ always ends at a local maximum of the DMI-score, hence (Theorem 2.2) at a linear
 partitioned clustering.  :func:`k_cofactors_history` replays the paper's plain
 iteration, without any repair, for figures and teaching.
 
-Implementation.  The solver (:mod:`dmi_lib._kc_engine`) works in whitened
-coordinates, where ``idxmax`` is the same (Theorem 2.2: affine-invariant); scores are
-reported in the paper's ``Ã``.  Its passes over the rows run in numpy
-(:mod:`dmi_lib._kc_pass`: blocks of rows, one small BLAS product each, rows that
-margin bounds certify skipped) or, with numba installed and enough work to pay
-for loading them (``n·k² >= 4·10⁸`` per run on all rows, see
-:class:`~dmi_lib._kc_common.KCOptions`), in compiled kernels
-(:mod:`dmi_lib._numba_kernels`, compiled once per machine and cached on disk by
-:mod:`dmi_lib._compiled`).  Both find the same rows; their sums
-differ only in the order of floating-point additions.  The tuning values are the
-fields of :class:`dmi_lib._kc_common.KCOptions`, which
+Implementation.  One run is :func:`_k_cofactors_single` (the paper's loop, then
+:func:`_ascent`); its steps are the methods of :class:`dmi_lib._kc_engine.Engine`,
+which works in whitened coordinates, where ``idxmax`` is the same (Theorem 2.2:
+affine-invariant); scores are reported in the paper's ``Ã``.  Its passes over the
+rows (:mod:`dmi_lib._kc_passes`) run in numpy (blocks of rows, one small BLAS
+product each, rows that margin bounds certify skipped) or, with numba installed
+and enough work to pay for loading them (``n·k² >= 4·10⁸`` per run on all rows),
+in their compiled twins, compiled once per machine and cached on disk.  Both find
+the same rows; their sums differ only in the order of floating-point additions.
+The tuning values are the fields of :class:`dmi_lib._kc_engine.KCOptions`, which
 ``_k_cofactors_result(problem, ..., options=...)`` accepts.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
+from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from . import _compiled
-from ._blas import single_thread_blas
-from ._kc_common import KCOptions, default_options, tie_tol
-from ._kc_engine import Engine
-from ._kc_start import check_init, paper_init, replay_init, sp_init
+from . import _blas
+from . import _kc_passes as passes
+from ._kc_engine import (
+    REFRESH,
+    Bounds,
+    Engine,
+    KCOptions,
+    check_init,
+    paper_init,
+    replay_init,
+    sp_init,
+)
+from ._kc_passes import tie_tol
 from ._validation import check_int, check_random_state, check_weight_ratio
 from .problem import (
     ConvergenceWarning,
@@ -69,7 +78,168 @@ __all__ = [
     "k_cofactors_history",
 ]
 
+#: From this many clusters on, k-cofactors runs on one BLAS thread whatever ``n``.
+_ONE_THREAD_MIN_K = 32
 
+
+# --------------------------------------------------------------------------- #
+# One run of Algorithm 2
+# --------------------------------------------------------------------------- #
+@dataclass
+class _RunInfo:
+    """What one run did (the per-run entries of ``DMIResult.info``, see
+    :func:`k_cofactors`)."""
+
+    init: str = ""
+    batch_iterations: int = 0
+    single_moves: int = 0
+    single_move_passes: int = 0
+    repaired: bool = False
+    repair_moves: int = 0
+    singular_step: bool = False
+    cycled: bool = False
+    cycle_length: int | None = None
+    batch_converged: bool = False
+    batch_stalled: bool = False
+    converged: bool = False
+    compiled_passes: int = 0
+
+
+# long function: the paper's loop with its three extra stop tests, in one place
+def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
+    """One run of k-cofactors from ``labels``: the final
+    :class:`~dmi_lib._kc_engine.State` and the run's :class:`_RunInfo`.
+
+    The paper's batch iteration (Algorithm 2): the assignment ``C ← idxmax(XD)``
+    (:meth:`Engine.batch_assign`, the footnote's tie rule) and the update ``D =
+    (CᵀX)⁻¹`` (:meth:`Engine.update`), until ``C ∈ idxmax(XD)`` (no row moves).
+    It also stops when the clustering repeats an earlier one (a cycle,
+    recognised by a fingerprint of the labels), when the next step would be
+    singular (an emptied cluster), when the best score has not risen for
+    ``patience`` iterations (default ``options.batch_patience``) or after
+    ``max_iter`` iterations.  Then :func:`_ascent` climbs from the best state
+    seen to a local maximum.  ``CᵀX`` is updated from the moved rows, or summed
+    afresh after a step that moved most rows and every :data:`REFRESH`
+    iterations; margin bounds (:class:`Bounds`) skip the certified rows once few
+    rows move (not with the compiled passes, which pass over every row).
+    """
+    info = _RunInfo()
+    eng.compiled_passes = 0
+    st = eng.state(labels)
+    if st.D is None:  # an init with an empty cluster or dependent means
+        labels, info.repair_moves = eng.make_nonsingular(labels)
+        info.repaired = True
+        st = eng.state(labels)
+    patience = eng.options.batch_patience if patience is None else patience
+    st = best = st.with_labels_as(eng.ldtype)
+    h = eng.label_hash(st.labels)
+    seen = {h: 0}
+    bounds = eng.batch_bounds()
+    # Three label buffers: the next labels never overwrite the current or the
+    # best clustering, so keeping the best needs no copy.
+    bufs = [np.empty_like(st.labels) for _ in range(3)]
+    dense = eng.first_guess_dense(st, bounds)
+    it = stalled = 0
+    while it < max_iter:
+        out = next(b for b in bufs if b is not st.labels and b is not best.labels)
+        a, fresh = eng.batch_assign(st, bounds, out, it, dense)  # C ← idxmax(XD)
+        dense = 2 * a.moved > eng.n
+        if bounds is not None:  # margins pay off once D changes little
+            bounds.settling = a.moved * eng.options.watch_fraction < eng.n
+        if a.moved == 0:  # C ∈ idxmax(XD): the paper's stopping rule
+            info.batch_converged = True
+            break
+        it += 1
+        nxt = eng.update(st, out, a, fresh, it)  # D = (CᵀX)⁻¹
+        if nxt.D is None:  # the paper's step would empty a cluster: stop here
+            info.singular_step = info.repaired = True
+            break
+        h = (h + a.hdelta) % 2**64
+        st = nxt
+        best, stalled = (st, 0) if st.logabs > best.logabs else (best, stalled + 1)
+        if h in seen:  # a clustering repeats: the batch iteration cycles
+            info.cycled, info.cycle_length = True, it - seen[h]
+            break
+        seen[h] = it
+        if stalled >= patience:  # wandering: the ascent takes over
+            info.batch_stalled = True
+            break
+    info.batch_iterations = it
+    del st, bufs
+    # The ascent, from the best clustering seen; the batch phase's own labels
+    # are moved in place, the caller's are copied.
+    start = best.labels
+    del best
+    final, passes_, moves, ascended = _ascent(eng, start, max_iter, start is labels)
+    ended = info.batch_converged or info.cycled or info.singular_step or info.batch_stalled
+    info.single_move_passes, info.single_moves = passes_, moves
+    info.converged = ascended and ended
+    info.compiled_passes = eng.compiled_passes
+    return final, info
+
+
+def _ascent(eng: Engine, labels, max_passes: int, copy: bool = True):
+    """Raise ``|det(CᵀX)|`` by moves of rows from ``labels`` until no single move
+    gains a factor ``1 + tol``: ``(final state, passes, moves, converged)``.
+
+    Each pass screens the rows (:meth:`Engine.ascent_screen`; after a full
+    screen, only the rows that :class:`Bounds` cannot certify).  Few candidates:
+    apply them one at a time, best first.  Many (far from a local maximum, e.g.
+    after the batch phase cycled or met a singular step): a damped batch step --
+    move the rows whose gap is above the threshold that raises ``|det|`` most
+    (exact line search), else the single best row (:meth:`Engine.ascent_step`).
+    Every pass raises ``|det|``.  ``labels`` are moved in place unless ``copy``.
+    """
+    st = eng.state(labels)  # CᵀX summed afresh (no drift)
+    labels = st.labels.copy() if copy else st.labels
+    M, D, logabs = st.M.copy(), st.D.copy(), st.logabs
+    n_passes = moves = 0
+    converged = False
+    fresh = True  # M summed afresh (not updated by moves)
+    since = moved_since = 0  # passes and moves since
+    bounds = Bounds(eng.n, eng.options)
+    settling = True
+    while n_passes < max_passes:
+        tol = eng.tie_tol(D)
+        sc = eng.ascent_screen(bounds, D, labels, tol, settling)
+        settling = sc.moved * eng.options.watch_fraction < eng.n
+        if sc.moved == 0:  # no improving move: a local maximum, if M is exact
+            del sc  # (up to n rows' buffers: not kept through the next pass)
+            if fresh:
+                converged = True
+                break
+            st = eng.state(labels)  # re-check with CᵀX summed afresh
+            M, D, logabs, fresh = st.M, st.D, st.logabs, True
+            since = moved_since = 0
+            continue
+        n_passes += 1
+        bounds.touch(sc.idx)
+        n_moved, M = eng.ascent_step(sc, labels, M, D, tol)
+        del sc  # its rows (up to n) are not kept through the next pass
+        moves += n_moved
+        # CᵀX from the moves, summed afresh every few passes against drift --
+        # unless those passes moved few rows (each update adds one rounding of
+        # |M|; the final state is summed afresh in any case).
+        since += 1
+        moved_since += n_moved
+        fresh = (since >= REFRESH and 64 * moved_since >= eng.n) or since >= 8 * REFRESH
+        if fresh:
+            since = moved_since = 0
+        st = eng.state(labels, None if fresh else M)
+        if st.D is None:  # cannot happen: every accepted step has |det| > 0
+            raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
+        M, D = st.M, st.D
+        gained = st.logabs > logabs
+        logabs = st.logabs
+        if not gained:  # only rounding-level moves were left
+            converged = True
+            break
+    return eng.state(labels), n_passes, moves, converged
+
+
+# --------------------------------------------------------------------------- #
+# Starts and restarts
+# --------------------------------------------------------------------------- #
 def _start(eng: Engine, problem: Problem, r: int, init, rng, rows=None):
     """Name and labels of start ``r`` on the rows of ``eng`` (``rows`` of the
     problem, or all): ``init`` first, random starts after it."""
@@ -82,31 +252,9 @@ def _start(eng: Engine, problem: Problem, r: int, init, rng, rows=None):
     return "random", eng.random_init(rng)
 
 
-#: From this many clusters on, k-cofactors runs on one BLAS thread whatever ``n``.
-_ONE_THREAD_MIN_K = 32
-
-
-#: The per-run entries of ``DMIResult.info`` (see :func:`k_cofactors`).
-_RUN_KEYS = (
-    "init",
-    "batch_iterations",
-    "single_moves",
-    "single_move_passes",
-    "repaired",
-    "repair_moves",
-    "singular_step",
-    "cycled",
-    "cycle_length",
-    "batch_converged",
-    "batch_stalled",
-    "converged",
-    "compiled_passes",
-)
-
-
 def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: int):
-    """Run every start.  Returns the starts' infos, the best start, the info of
-    the run that gave the result (with its final state under ``"state"``) and the
+    """Run every start.  Returns the starts' :class:`_RunInfo` and log-scores, the
+    best start, the final state and info of the run that gave the result, and the
     number of rows the starts ran on a sample of (0: all rows).
 
     From ``options.subsample_min_rows`` rows on, every start runs on a sample of
@@ -114,26 +262,43 @@ def _restarts(eng: Engine, problem: Problem, n_init: int, init, rng, max_iter: i
     the sample's ``D`` assigns every row and the solver runs from there."""
     sample = eng.sample() if eng.n >= eng.options.subsample_min_rows else None
     rows, runner = (None, eng) if sample is None else sample
-    runs, best, win_state = [], 0, None
-    with _compiled.threads(eng.options.threads):
+    runs, logabs, best, win_state = [], [], 0, None
+    with passes.threads(eng.options.threads):
         for r in range(n_init):
             name, labels = _start(runner, problem, r, init, rng, rows)
-            info = runner.run(labels, max_iter)
-            info["init"] = name
             # Keep the labels of the best restart only (n_init label arrays of n
             # rows would dominate the memory); the first of equal scores wins.
-            st = info.pop("state")
-            info["logabs"] = st.logabs
+            st, info = _k_cofactors_single(runner, labels, max_iter)
+            info.init = name
             if win_state is None or st.logabs > win_state.logabs:
                 best, win_state = r, st
             runs.append(info)
+            logabs.append(st.logabs)
             del st, labels
         if sample is None:
-            return runs, best, {**runs[best], "state": win_state}, 0
+            return runs, logabs, best, win_state, runs[best], 0
         # the best start's partition of all rows, and on from there
-        final = eng.run(eng.partition(win_state.D), max_iter, eng.options.sampled_patience)
-    final["init"] = runs[best]["init"]
-    return runs, best, final, rows.size
+        labels = eng.partition(win_state.D)
+        final, info = _k_cofactors_single(eng, labels, max_iter, eng.options.sampled_patience)
+    info.init = runs[best].init
+    return runs, logabs, best, final, info, rows.size
+
+
+def _default_options() -> KCOptions:
+    """The defaults, with ``DMI_LIB_COMPILED_MIN_ROWS`` (a whole number of rows)
+    read from the environment."""
+    raw = os.environ.get("DMI_LIB_COMPILED_MIN_ROWS", "").strip()
+    if not raw:
+        return KCOptions()
+    try:
+        rows = int(raw)
+    except ValueError:
+        raise ValueError(
+            f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, got {raw!r}"
+        ) from None
+    if rows < 0:
+        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be >= 0, got {rows}")
+    return KCOptions(compiled_min_rows=rows, compiled_min_work=0)
 
 
 def _k_cofactors_result(
@@ -147,7 +312,7 @@ def _k_cofactors_result(
 ) -> DMIResult:
     """k-cofactors on a prepared problem; the entry point of ``dmi_cluster``.
 
-    ``options`` tunes the solver (:class:`dmi_lib._kc_common.KCOptions`; default:
+    ``options`` tunes the solver (:class:`dmi_lib._kc_engine.KCOptions`; default:
     its defaults, with ``DMI_LIB_COMPILED_MIN_ROWS`` from the environment) and
     never changes what it finds beyond rounding-level ties.
     """
@@ -156,35 +321,36 @@ def _k_cofactors_result(
     check_weight_ratio(problem.weights, "k-cofactors")
     init = check_init(init, problem.n, problem.k)
     rng = check_random_state(random_state)
-    options = default_options() if options is None else options
+    options = _default_options() if options is None else options
     # The k × k steps (inverse, SVD, determinants) of many clusters run on one
     # BLAS thread too: OpenBLAS threads a 100 × 100 inverse, and on a loaded
     # 2-core machine that took 0.2 s against 0.3 ms on one thread.
-    min_rows = 0 if problem.k >= _ONE_THREAD_MIN_K else options.blas_single_thread_min_rows
-    with single_thread_blas(problem.n, min_rows):
+    min_rows = 0 if problem.k >= _ONE_THREAD_MIN_K else _blas.SINGLE_THREAD_MIN_ROWS
+    with _blas.single_thread_blas(problem.n, min_rows):
         # With sampled starts only the best start runs on all rows (the compiled
         # pass pays for its loading on the runs over all rows).
         runs_on_all = 1 if problem.n >= options.subsample_min_rows else n_init
         eng = Engine(problem, options, runs_on_all)
-        runs, best, win, sample_rows = _restarts(eng, problem, n_init, init, rng, max_iter)
-    win_state = win.pop("state")
+        runs, logabs, best, win_state, win, sample_rows = _restarts(
+            eng, problem, n_init, init, rng, max_iter
+        )
     res = _result(
         problem,
         win_state.labels,
         "k-cofactors",
         False,
-        n_iter=win["batch_iterations"] + win["single_move_passes"],
-        converged=win["converged"],
-        cycled=win["cycled"],
+        n_iter=win.batch_iterations + win.single_move_passes,
+        converged=win.converged,
+        cycled=win.cycled,
     )
     # Log-scores of all restarts in the paper's Ã (X = ÃQ for one Q, on the sample
     # as on all rows: log|det CᵀX| - log|det CᵀÃ| is the same constant).
     offset = res.log_score - win_state.logabs
     res.info = {
-        **{key: win[key] for key in _RUN_KEYS},
+        **asdict(win),
         "best_restart": best,
-        "restart_log_scores": [float(run["logabs"] + offset) for run in runs],
-        "restarts": [{key: run[key] for key in _RUN_KEYS} for run in runs],
+        "restart_log_scores": [float(value + offset) for value in logabs],
+        "restarts": [asdict(run) for run in runs],
         "sample_rows": sample_rows,
     }
     if not res.converged:
@@ -237,7 +403,7 @@ def k_cofactors(
         Number of starts; starts after the first are ``"random"``.  The best final
         score wins.  From 2¹⁶ rows on, the starts run on a fixed random sample of
         2¹⁴ rows and only the best one continues on all rows (see
-        :class:`~dmi_lib._kc_common.KCOptions`, ``subsample_min_rows``).
+        :class:`~dmi_lib._kc_engine.KCOptions`, ``subsample_min_rows``).
     random_state : None, int or numpy Generator
         Seeds the random starts.  Same seed, same result.
     max_iter : int
@@ -280,6 +446,14 @@ def k_cofactors(
 
     Notes
     -----
+    Two environment variables choose how the passes over the rows run, never
+    what they find (up to rounding-level ties): ``DMI_LIB_NO_NUMBA=1`` keeps
+    every pass in numpy even when numba is installed, and
+    ``DMI_LIB_COMPILED_MIN_ROWS=m`` sends the full passes of every input of at
+    least ``m`` rows to the compiled kernels (by default only unweighted inputs
+    with ``n·k²`` at least ``4·10⁸`` per run on all rows use them, where they pay
+    for their loading; :func:`compile_passes` compiles them ahead of time).
+
     Each batch iteration costs one ``n × k × k`` product and a row argmax; ``CᵀÃ``
     is updated from the rows that moved only.  The finishing ascent moves, per
     pass, either the candidates one at a time (few of them) or all candidates
@@ -422,7 +596,7 @@ def compile_passes() -> bool:
     """Compile k-cofactors' optional numba passes now, into numba's on-disk cache.
 
     A large problem otherwise compiles them inside its first call on a machine
-    (13-27 s, once; see :class:`~dmi_lib._kc_common.KCOptions`).  This runs the
+    (13-27 s, once; see :func:`dmi_lib._kc_passes.kernels`).  This runs the
     compiled passes on a small problem, for the argument types every call uses,
     so that later calls in any process only load them.  ``python3 dev.py setup``
     calls it.
@@ -433,7 +607,7 @@ def compile_passes() -> bool:
         Whether the passes are available (numba installed and not switched off by
         ``DMI_LIB_NO_NUMBA``); False means every call uses the numpy passes.
     """
-    if _compiled.kernels() is None:
+    if passes.kernels() is None:
         return False
     A = np.random.default_rng(0).dirichlet(np.ones(4), size=512)
     forced = KCOptions(compiled_min_rows=0, compiled_min_work=0)

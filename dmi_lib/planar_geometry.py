@@ -43,7 +43,7 @@ from itertools import combinations_with_replacement, product
 
 import numpy as np
 
-from ._kc_start import replay_init
+from ._kc_engine import replay_init
 from ._validation import check_int, check_labels, check_matrix
 from .problem import cluster_sums, prepare
 

@@ -55,8 +55,6 @@ LAYERS = {
     "dmi_lib.linear_partitions": 1,
     "dmi_lib.kcofactors": 1,
     "dmi_lib._kc_": 1,
-    "dmi_lib._compiled": 1,
-    "dmi_lib._numba_kernels": 1,
     "dmi_lib.core": 2,
     "dmi_lib.aggregation": 3,
     "dmi_lib.answers": 3,

@@ -179,19 +179,19 @@ def test_rank_tol_zero_keeps_the_identical_rows_floor():
     "value, available", [("false", None), ("0", None), ("no", None), ("1", False), ("true", False)]
 )
 def test_no_numba_switch(monkeypatch, value, available):
-    from dmi_lib import _compiled
+    from dmi_lib import _kc_passes
 
     monkeypatch.setenv("DMI_LIB_NO_NUMBA", value)
     if available is False:
-        assert _compiled.available() is False
+        assert _kc_passes.available() is False
     else:
         monkeypatch.delenv("DMI_LIB_NO_NUMBA")
-        expected = _compiled.available()
+        expected = _kc_passes.available()
         monkeypatch.setenv("DMI_LIB_NO_NUMBA", value)
-        assert _compiled.available() == expected
+        assert _kc_passes.available() == expected
     monkeypatch.setenv("DMI_LIB_NO_NUMBA", "maybe")
     with pytest.raises(ValueError, match="DMI_LIB_NO_NUMBA must be one of"):
-        _compiled.available()
+        _kc_passes.available()
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from dmi_lib import core, problem  # noqa: E402
-from dmi_lib._kc_common import KCOptions  # noqa: E402
+from dmi_lib._kc_engine import KCOptions  # noqa: E402
 from dmi_lib.datasets import load_paper_data  # noqa: E402
 from dmi_lib.kcofactors import _k_cofactors_result, k_cofactors  # noqa: E402
 from dmi_lib.kdmi import kdmi_mechanism  # noqa: E402

@@ -1,5 +1,5 @@
 """Tests for the paths k-cofactors takes on large inputs, exercised on small ones by
-small :class:`~dmi_lib._kc_common.KCOptions`: starts run on a sample of the rows,
+small :class:`~dmi_lib._kc_engine.KCOptions`: starts run on a sample of the rows,
 the watched rows scanned by margin, the uncertified scans of stale watched rows,
 and the problem's passes by blocks (``Ã`` never formed).
 
@@ -15,10 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import problem
-from dmi_lib._kc_common import KCOptions
-from dmi_lib._kc_engine import Bounds, Engine
-from dmi_lib._kc_start import paper_init, sp_init
+from dmi_lib import _kc_engine, problem
+from dmi_lib._kc_engine import Bounds, Engine, KCOptions, paper_init, sp_init
 from dmi_lib.kcofactors import _k_cofactors_result
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -178,9 +176,8 @@ def test_uncertified_scans_of_stale_watched_rows_still_end_at_a_local_maximum(mo
         A = mixture(seed, d, 600) if seed % 2 else rng.normal(size=(600, d))
         for scan in (True, False):
             # a random start and no patience: the ascent does most of the work
-            opts = KCOptions(
-                batch_patience=1, watch_min=8, watch_fraction=64, scan_stale_watch=scan
-            )
+            opts = KCOptions(batch_patience=1, watch_min=8, watch_fraction=64)
+            monkeypatch.setattr(_kc_engine, "SCAN_STALE_WATCH", scan)
             res = _k_cofactors_result(
                 problem.prepare(A), options=opts, init="random", random_state=seed
             )

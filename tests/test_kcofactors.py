@@ -20,11 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import ConvergenceWarning, _compiled, _kc_common, _kc_pass, _numba_kernels, core
+from dmi_lib import ConvergenceWarning, _blas, _kc_engine, _kc_passes, core, kcofactors
 from dmi_lib import problem as dmi_problem
-from dmi_lib._kc_common import KCOptions
-from dmi_lib._kc_engine import Bounds, Engine, kth_smallest
-from dmi_lib._kc_start import paper_init
+from dmi_lib._kc_engine import Bounds, Engine, KCOptions, kth_smallest, paper_init
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.kcofactors import _k_cofactors_result
 from dmi_lib.labels import same_partition
@@ -197,7 +195,7 @@ def test_exact_ties_matter():
     _, _, D = dmi_problem.score_and_D(p, state1)
     G = p.A_tilde @ D
     assert np.isclose(G[4, 1], G[4, 2], rtol=0, atol=1e-14)  # a genuine tie
-    tol = _kc_common.tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
+    tol = _kc_passes.tie_tol(3, float(np.abs(p.A_tilde).sum(1).max()), D)
     assert 0 < tol < 1e-10
     assert dmi_problem.argmax_rows(G, current=state1, tol=tol)[4] == 2
 
@@ -264,8 +262,10 @@ def test_bounds_do_not_change_the_result(seed, d, n, kind):
     A = random_data(seed, d, n, kind)
     if not preparable(A):
         return
-    options = KCOptions(bounds_min_rows=0, watch_min=1, watch_fraction=3, scan_stale_watch=False)
-    with_bounds = solve(A, options, n_init=2, random_state=seed)
+    options = KCOptions(bounds_min_rows=0, watch_min=1, watch_fraction=3)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_kc_engine, "SCAN_STALE_WATCH", False)
+        with_bounds = solve(A, options, n_init=2, random_state=seed)
     without = solve(A, KCOptions(bounds_min_rows=float("inf")), n_init=2, random_state=seed)
     assert np.array_equal(with_bounds.labels, without.labels)
     assert with_bounds.info == without.info
@@ -334,13 +334,15 @@ def test_large_input_uses_blocks_and_one_blas_thread_deterministically():
     they find: a large input, and the same with many odd-sized blocks and the
     caller's BLAS threads."""
     rng = np.random.default_rng(3)
-    n = KCOptions().blas_single_thread_min_rows + 4321
+    n = _blas.SINGLE_THREAD_MIN_ROWS + 4321
     centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
     A = centres[rng.integers(3, size=n)] + rng.normal(size=(n, 2))
     res = solve(A, NUMPY, max_iter=50)
     check_local_max(A, res)
-    options = KCOptions(compiled_min_rows=np.inf, blas_single_thread_min_rows=np.inf, block=997)
-    again = solve(A, options, max_iter=50)
+    options = KCOptions(compiled_min_rows=np.inf, block=997)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_blas, "SINGLE_THREAD_MIN_ROWS", np.inf)
+        again = solve(A, options, max_iter=50)
     assert np.array_equal(res.labels, again.labels)
 
 
@@ -578,7 +580,7 @@ def test_first_index_is_argmax_with_ties(k):
     rng = np.random.default_rng(k)
     G = rng.integers(0, 3, size=(k, 500)).astype(float)  # many ties
     mask = G >= G.max(axis=0)
-    np.testing.assert_array_equal(_kc_pass.first_index(mask), G.argmax(axis=0))
+    np.testing.assert_array_equal(_kc_passes.first_index(mask), G.argmax(axis=0))
 
 
 def test_dmi_cluster_dispatches_to_k_cofactors():
@@ -598,11 +600,11 @@ def test_margin_bound_is_sound(seed):
     labels = k_cofactors(A).labels  # consistent: all margins >= 0
     st0 = eng.state(labels)
     tol = eng.tie_tol(st0.D)
-    margin = eng.sweep(st0.D, labels, tol, margins=True).margin
+    margin = eng.screen(st0.D, labels, tol, margins=True).margin
     for scale in (1e-4, 1e-3, 1e-2, 1e-1):
         D = st0.D + scale * np.abs(st0.D).max() * rng.normal(size=st0.D.shape)
         bound = 2 * np.abs(D - st0.D).max() + eng.tie_tol(D)
-        cand = eng.sweep(D, labels, eng.tie_tol(D), collect=True).idx
+        cand = eng.screen(D, labels, eng.tie_tol(D)).idx
         assert np.all(margin[cand] <= bound)
         # and the bound is not vacuous: most rows are certified
         if scale <= 1e-3:
@@ -646,9 +648,17 @@ def test_batch_phase_returns_the_best_state_it_visited():
             continue
         p = dmi_problem.prepare(A)
         eng = Engine(p, KCOptions(batch_patience=np.inf))
-        info = {}
-        best = eng.batch(eng.state(steps[0].labels), 300, info)
+        started = []  # the state the ascent starts from: the batch phase's best
+
+        def ascent(eng, labels, *args):
+            started.append(eng.state(labels))
+            return started[-1], 0, 0, True
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(kcofactors, "_ascent", ascent)
+            kcofactors._k_cofactors_single(eng, steps[0].labels, 300)
         # X-coordinates differ from Ã by a constant factor: compare via Ã.
+        best = started[0]
         assert np.isclose(dmi_problem.log_dmi_score(A, best.labels), max(scores), atol=1e-9)
         return
     pytest.fail("no input with a score-lowering batch iteration found")
@@ -696,27 +706,29 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         expected = dmi_problem.argmax_rows(G, current=labels, tol=tol)
         out = np.empty_like(labels)
         eng.label_hash(labels)
-        sw = eng.sweep(D, labels, tol, collect=True, hashes=True, out=out)
+        sw = eng.assign(D, labels, tol, out)
         np.testing.assert_array_equal(out, expected)
         moved = np.flatnonzero(expected != labels)
-        np.testing.assert_array_equal(sw.idx, moved)
         assert sw.moved == moved.size
-        np.testing.assert_array_equal(sw.tgt, np.argmax(G[moved], axis=1))
-        np.testing.assert_array_equal(sw.src, labels[moved])
-        gap = G.max(axis=1) - G[np.arange(n), labels]
-        np.testing.assert_allclose(sw.gap, gap[moved])
-        assert np.all(sw.gap > tol)
         np.testing.assert_allclose(
             sw.V,
             dmi_problem.cluster_sums(X, out, k) - dmi_problem.cluster_sums(X, labels, k),
             atol=1e-9,
         )
         assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
+        # The ascent's screen: the same rows, their targets, sources and gaps.
+        bk = eng.screen(D, labels, tol)
+        np.testing.assert_array_equal(bk.idx, moved)
+        assert bk.moved == moved.size
+        np.testing.assert_array_equal(bk.tgt, np.argmax(G[moved], axis=1))
+        np.testing.assert_array_equal(bk.src, labels[moved])
+        gap = G.max(axis=1) - G[np.arange(n), labels]
+        np.testing.assert_allclose(bk.gap, gap[moved])
+        assert np.all(bk.gap > tol)
         # New sums instead of the change.
-        dense = eng.sweep(D, labels, tol, out=np.empty_like(labels), new_sums=True)
+        dense = eng.assign(D, labels, tol, np.empty_like(labels), new_sums=True)
         np.testing.assert_allclose(dense.V, dmi_problem.cluster_sums(X, out, k), atol=1e-9)
         # Per gap bucket: the buckets partition the moved rows, largest gaps first.
-        bk = eng.sweep(D, labels, tol, collect=True, buckets=True)
         assert bk.counts.sum() == moved.size
         np.testing.assert_allclose(bk.V.sum(axis=0), sw.V, atol=1e-9)
         ub = np.unique(bk.bucket)
@@ -725,8 +737,12 @@ def test_sweep_equals_direct_assignment_sums_and_fingerprint(seed):
         _assert_bucket_sums(bk, X, labels, k, atol=1e-9)
         # A subset of rows gives the same rows among them.
         subset = np.sort(rng.choice(n, size=n // 2, replace=False))
-        part = eng.sweep(D, labels, tol, rows=subset, collect=True)
+        part = eng.screen(D, labels, tol, rows=subset)
         np.testing.assert_array_equal(part.idx, np.intersect1d(moved, subset))
+        sub_out = labels.copy()
+        sub = eng.assign(D, labels, tol, sub_out, rows=subset)
+        assert sub.moved == part.moved
+        np.testing.assert_array_equal(np.flatnonzero(sub_out != labels), part.idx)
 
 
 @pytest.fixture
@@ -735,16 +751,16 @@ def compiled():
     dependency; ``DMI_LIB_NO_NUMBA=1`` runs the suite without it)."""
     if os.environ.get("DMI_LIB_NO_NUMBA", "").strip() not in ("", "0"):
         pytest.skip("DMI_LIB_NO_NUMBA is set")
-    assert _compiled.available(), "numba is missing: python3 dev.py setup installs it"
+    assert _kc_passes.available(), "numba is missing: python3 dev.py setup installs it"
     return KCOptions(compiled_min_rows=0, compiled_min_work=0)
 
 
 def test_fingerprint_weights_are_fixed_and_spread():
-    w = _kc_common.hash_weights(10_000)
+    w = _kc_passes.hash_weights(10_000)
     assert w.dtype == np.uint64 and np.unique(w).size == w.size
     bits = np.unpackbits(w.view(np.uint8)).mean()
     assert 0.49 < bits < 0.51
-    np.testing.assert_array_equal(w[:100], _kc_common.hash_weights(100))
+    np.testing.assert_array_equal(w[:100], _kc_passes.hash_weights(100))
 
 
 def test_kth_smallest_equals_a_full_partition():
@@ -768,7 +784,7 @@ def test_compiled_k_cofactors_memory_stays_near_its_input(compiled):
     n = 200_000
     A = np.random.default_rng(0).dirichlet(np.ones(5), size=n)
     p = dmi_problem.prepare(A)
-    _compiled.kernels()
+    _kc_passes.kernels()
     tracemalloc.start()
     try:
         res = _k_cofactors_result(p, n_init=4, random_state=0, options=compiled)
@@ -789,13 +805,13 @@ def test_kernels_as_plain_python_equal_the_compiled_kernels(compiled, k):
     Xt[-1] = 1.0
     D = rng.normal(size=(k, k))
     labels = rng.integers(0, k, size=n)
-    kern = _compiled.kernels()
+    kern = _kc_passes.kernels()
     for lab in (labels.astype(np.int32), labels.astype(np.intp)):
         for new_sums in (False, True):
             outs = [np.empty_like(lab), np.empty_like(lab)]
             with np.errstate(over="ignore"):  # uint64 arithmetic wraps, on purpose
-                plain = _numba_kernels.sweep(Xt, D, lab, 1e-12, outs[0], new_sums)
-            fast = kern.sweep(Xt, D, lab, 1e-12, outs[1], new_sums)
+                plain = _kc_passes.assign_kernel(Xt, D, lab, 1e-12, outs[0], new_sums)
+            fast = kern.assign_kernel(Xt, D, lab, 1e-12, outs[1], new_sums)
             np.testing.assert_array_equal(outs[0], outs[1])
             assert plain[0] == fast[0] and int(plain[2]) == int(fast[2])
             np.testing.assert_allclose(plain[1], fast[1], rtol=1e-12, atol=1e-12)
@@ -807,7 +823,7 @@ def test_kernels_as_plain_python_equal_the_compiled_kernels(compiled, k):
         ]
         margins = [np.zeros(size), np.zeros(size)]
         results = []
-        for fn, f, m in zip((_numba_kernels.screen, kern.screen), found, margins):
+        for fn, f, m in zip((_kc_passes.screen_kernel, kern.screen_kernel), found, margins):
             results.append(fn(Xt, D, lab, 1e-12, m, *f))
         np.testing.assert_array_equal(results[0][0], results[1][0])
         assert results[0][0].sum() > 0  # some rows moved
@@ -840,7 +856,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     X = eng.rows(np.arange(n))
     expected = dmi_problem.argmax_rows(X @ D, current=labels, tol=tol)
     out = np.empty_like(labels)
-    sw = eng.sweep(D, labels, tol, hashes=True, out=out)
+    sw = eng.assign(D, labels, tol, out)
     assert sw.compiled  # it ran, not the numpy pass
     np.testing.assert_array_equal(out, expected)
     assert sw.moved == np.count_nonzero(expected != labels)
@@ -851,7 +867,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     )
     assert sw.hdelta == (eng.label_hash(out) - eng.label_hash(labels)) % 2**64
     dense_out = np.empty_like(labels)
-    dense = eng.sweep(D, labels, tol, hashes=True, out=dense_out, new_sums=True)
+    dense = eng.assign(D, labels, tol, dense_out, new_sums=True)
     assert dense.compiled
     np.testing.assert_array_equal(dense_out, expected)
     assert dense.moved == sw.moved and dense.hdelta == sw.hdelta
@@ -860,7 +876,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
     # targets, sources and gaps, gap buckets with their sums, and the margins.
     lab = labels
     for margins in (True, False):
-        sc = eng.sweep(D, lab, tol, collect=True, buckets=True, margins=margins)
+        sc = eng.screen(D, lab, tol, margins=margins)
         assert sc.compiled
         moved = np.flatnonzero(expected != labels)
         np.testing.assert_array_equal(sc.idx, moved)
@@ -871,9 +887,9 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
         np.testing.assert_allclose(
             sc.gap, G.max(axis=1)[moved] - G[moved, lab[moved]], rtol=1e-12, atol=1e-12
         )
-        np.testing.assert_array_equal(sc.bucket, _kc_common.gap_buckets(sc.gap))
+        np.testing.assert_array_equal(sc.bucket, _kc_passes.gap_buckets(sc.gap))
         np.testing.assert_array_equal(
-            sc.counts, np.bincount(sc.bucket, minlength=_kc_common.N_BUCKETS)
+            sc.counts, np.bincount(sc.bucket, minlength=_kc_passes.N_BUCKETS)
         )
         _assert_bucket_sums(sc, X, lab, k, atol=1e-8)
         assert np.count_nonzero(sc.V.any(axis=(1, 2))) <= np.unique(sc.bucket).size
@@ -885,7 +901,7 @@ def test_compiled_sweep_equals_direct_assignment_sums_and_fingerprint(compiled, 
             assert sc.margin is None
     # Over a subset of the rows (the ascent's watched rows) the numpy pass runs.
     subset = np.sort(rng.choice(n, size=n // 3, replace=False))
-    part = eng.sweep(D, lab, tol, rows=subset, collect=True, buckets=True)
+    part = eng.screen(D, lab, tol, rows=subset)
     assert not part.compiled
     np.testing.assert_array_equal(part.idx, sc.idx[np.isin(sc.idx, subset)])
 
@@ -910,10 +926,10 @@ def test_compiled_and_numpy_k_cofactors_agree(compiled, seed):
 
 def test_gap_buckets_are_monotone_with_ratio_sqrt2():
     gaps = np.geomspace(1e-17, 1e3, 5000)
-    b = _kc_common.gap_buckets(gaps)
+    b = _kc_passes.gap_buckets(gaps)
     assert np.all(np.diff(b) <= 0)  # larger gap, earlier bucket
-    assert b.min() >= 0 and b.max() < _kc_common.N_BUCKETS
-    inside = (gaps > 2.0**-50) & (gaps < 2.0 ** (_kc_common.BUCKET_EMAX - 1))
+    assert b.min() >= 0 and b.max() < _kc_passes.N_BUCKETS
+    inside = (gaps > 2.0**-50) & (gaps < 2.0 ** (_kc_passes.BUCKET_EMAX - 1))
     lo = {}
     for g, bb in zip(gaps[inside], b[inside]):
         lo.setdefault(bb, []).append(g)
@@ -934,7 +950,7 @@ def test_line_search_is_exact_and_picks_the_best_threshold(seed):
     labels = rng.integers(0, p.k, size=n)  # far from a local maximum
     st = eng.state(labels)
     tol = eng.tie_tol(st.D)
-    sw = eng.sweep(st.D, labels, tol, collect=True, buckets=True)
+    sw = eng.screen(st.D, labels, tol)
     b, dM = eng._line_search(sw.V, sw.counts, st.D, tol)
     det0 = np.linalg.det(st.M)
     ratios = {}
@@ -976,14 +992,10 @@ def test_many_rows_high_dimension_ends_at_a_local_maximum():
     n, d = 6000, 9
     centres = rng.normal(size=(d + 1, d)) * 2.0
     A = centres[rng.integers(d + 1, size=n)] + rng.normal(size=(n, d))
-    options = KCOptions(
-        block=512,
-        blas_single_thread_min_rows=1024,
-        compiled_min_rows=np.inf,
-        bounds_min_rows=1024,
-        watch_min=64,
-    )
-    res = solve(A, options)
+    options = KCOptions(block=512, compiled_min_rows=np.inf, bounds_min_rows=1024, watch_min=64)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_blas, "SINGLE_THREAD_MIN_ROWS", 1024)
+        res = solve(A, options)
     assert res.info["single_move_passes"] > 0
     check_local_max(A, res)
     # the same answer in one block, without bounds
@@ -1030,14 +1042,14 @@ def test_bad_options_name_the_field(field, value):
 
 def test_compiled_min_rows_from_the_environment(monkeypatch):
     monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "123")
-    opted_in = _kc_common.default_options()
+    opted_in = kcofactors._default_options()
     assert opted_in.compiled_min_rows == 123 and opted_in.compiled_min_work == 0
     monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", "")
-    assert _kc_common.default_options() == KCOptions()
+    assert kcofactors._default_options() == KCOptions()
     for bad in ("many", "-5"):
         monkeypatch.setenv("DMI_LIB_COMPILED_MIN_ROWS", bad)
         with pytest.raises(ValueError, match="DMI_LIB_COMPILED_MIN_ROWS"):
-            _kc_common.default_options()
+            kcofactors._default_options()
 
 
 def test_a_wandering_batch_phase_stops_and_the_ascent_finishes():
@@ -1072,4 +1084,4 @@ def test_the_compiled_pass_is_used_where_its_work_pays(compiled):
 def test_compile_passes_runs_the_compiled_passes_when_numba_is_there():
     from dmi_lib.kcofactors import compile_passes
 
-    assert compile_passes() is _compiled.available()
+    assert compile_passes() is _kc_passes.available()

@@ -21,7 +21,10 @@ relative change of its log-likelihood is below ``1e-13``).
 from __future__ import annotations
 
 import math
+import multiprocessing as mp
+import resource
 import signal
+import time
 import warnings
 
 import numpy as np
@@ -108,9 +111,6 @@ def _crowdkit(**params):
 
 
 def _child(fit, answers, budget, conn):
-    import resource
-    import time
-
     limit = max(1, math.ceil(budget))
     resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))  # SIGXCPU ends it
     labels = fit(answers).labels_
@@ -124,8 +124,6 @@ def slow_peer(method: str, answers, budget: float = SLOW_PEER_BUDGET):
     ``RLIMIT_CPU``: the limit does not depend on how busy the machine is).  Returns
     ``(labels or None, CPU seconds)``: ``None`` when the fit did not finish within
     the budget."""
-    import multiprocessing as mp
-
     from crowdkit.aggregation import GLAD as GLADModel
     from crowdkit.aggregation import MACE as MACEModel
 

@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._validation import (
+    check_positive,
     check_distribution,
     check_int,
     check_labels,
@@ -68,17 +68,6 @@ __all__ = [
     "third_moment_aggregate",
     "whiten",
 ]
-
-
-def _positive(x, name: str) -> float:
-    if (
-        isinstance(x, (bool, np.bool_))
-        or not isinstance(x, numbers.Real)
-        or not np.isfinite(x)
-        or x <= 0
-    ):
-        raise ValueError(f"{name} must be a positive number, got {x!r}")
-    return float(x)
 
 
 def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
@@ -554,7 +543,7 @@ def kernel_embedding(
     ndarray (n, k - 1)
     """
     k = check_int(k, "k", 2)
-    h = _positive(bandwidth, "bandwidth")
+    h = check_positive(bandwidth, "bandwidth")
     Z = whiten(A, rank_tol=rank_tol)
     n = Z.shape[0]
     if k - 1 >= n:

@@ -28,7 +28,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import logsumexp
 
-from .._validation import check_random_state
+from .._validation import check_positive, check_random_state
 from ..aggregation import name_clusters
 from ..answers import (
     Aggregator,
@@ -74,24 +74,6 @@ NAMING_CONFIDENCE = 0.5
 MAX_CONFUSION_CELLS = 2**25
 
 
-# --------------------------------------------------------------------------- #
-# Validation
-# --------------------------------------------------------------------------- #
-def _positive(value, name: str, *, integer: bool = False, allow_zero: bool = False):
-    kind = numbers.Integral if integer else numbers.Real
-    ok = (
-        not isinstance(value, (bool, np.bool_))
-        and isinstance(value, kind)
-        and np.isfinite(value)
-        and (value >= 0 if allow_zero else value > 0)
-    )
-    if not ok:
-        what = "integer" if integer else "number"
-        sign = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"{name} must be a {sign} finite {what}, got {value!r}")
-    return int(value) if integer else float(value)
-
-
 def _answer_weights(answers: pd.DataFrame, weights) -> pd.DataFrame:
     """``answers`` with a checked float column ``"__weight"`` (1 without ``weights``)."""
     if weights is None:
@@ -134,9 +116,9 @@ def _check_settings(pseudocount, tol, max_iter, default_confidence):
             f"got {default_confidence!r}"
         )
     return (
-        _positive(pseudocount, "pseudocount"),
-        _positive(tol, "tol"),
-        _positive(max_iter, "max_iter", integer=True),
+        check_positive(pseudocount, "pseudocount"),
+        check_positive(tol, "tol"),
+        check_positive(max_iter, "max_iter", integer=True),
     )
 
 
@@ -598,7 +580,7 @@ def dmi_em(
     [[[0.22, 0.78], [0.78, 0.22]]]
     """
     pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
-    max_dmi_options = _positive(max_dmi_options, "max_dmi_options", integer=True)
+    max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates
     )

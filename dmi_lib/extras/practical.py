@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import betaincc, betaln, logsumexp
 
-from .._validation import check_matrix, check_sample_weight
+from .._validation import check_matrix, check_positive, check_sample_weight
 from ..aggregation import check_gold, name_clusters
 from ..labels import distinct_rows
 from ..problem import DMIResult, cluster_sums
@@ -314,19 +314,8 @@ def refine_multinomial(
     if labels.min() < 0:
         raise ValueError(f"labels must be >= 0, got {int(labels.min())}")
     k = int(labels.max()) + 1
-    if (
-        isinstance(smoothing, (bool, np.bool_))
-        or not isinstance(smoothing, numbers.Real)
-        or not np.isfinite(smoothing)
-        or smoothing <= 0
-    ):
-        raise ValueError(f"smoothing must be a positive number, got {smoothing!r}")
-    if (
-        isinstance(max_iter, (bool, np.bool_))
-        or not isinstance(max_iter, numbers.Integral)
-        or max_iter < 1
-    ):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_positive(smoothing, "smoothing")
+    check_positive(max_iter, "max_iter", integer=True)
     g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, k)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     total = float(n) if w is None else float(w.sum())
@@ -399,20 +388,9 @@ def latent_class_mle(
     if labels.shape != (n,) or labels.dtype.kind not in "iu" or labels.min() < 0:
         raise ValueError(f"labels must be {n} non-negative integer cluster ids")
     k = int(labels.max()) + 1
-    for value, name in ((smoothing, "smoothing"), (tol, "tol")):
-        if (
-            isinstance(value, (bool, np.bool_))
-            or not isinstance(value, numbers.Real)
-            or not np.isfinite(value)
-            or value <= 0
-        ):
-            raise ValueError(f"{name} must be a positive number, got {value!r}")
-    if (
-        isinstance(max_iter, (bool, np.bool_))
-        or not isinstance(max_iter, numbers.Integral)
-        or max_iter < 1
-    ):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_positive(smoothing, "smoothing")
+    check_positive(tol, "tol")
+    check_positive(max_iter, "max_iter", integer=True)
     R = np.zeros((n, k))
     R[np.arange(n), labels] = 1.0
     trace = []
