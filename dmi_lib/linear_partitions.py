@@ -42,6 +42,7 @@ from math import comb, factorial
 import numpy as np
 from scipy.optimize import linprog
 
+from .exact import DEFAULT_MAX_LABELINGS, brute_force, labelings_within
 from .labels import canonical_labels
 from .problem import _result, cluster_sums, distinct_rows, prepare
 
@@ -236,6 +237,7 @@ def linear_partition_optimum(
     rank_tol: float | None = None,
     max_partitions: int = DEFAULT_MAX_PARTITIONS,
     max_programs: int = DEFAULT_MAX_PROGRAMS,
+    enumeration: str = "auto",
 ):
     """Exact DMI-clustering for small ``n`` and any ``k``: the best linear partition.
 
@@ -259,13 +261,27 @@ def linear_partition_optimum(
         small inputs :func:`dmi_lib.exact.brute_force` (``k**(n-1)`` labelings,
         vectorised) is much faster; this function shows Corollary 2.5's
         algorithm at work.
+    enumeration : {"auto", "linear-partitions", "labelings"}
+        ``"linear-partitions"``: Corollary 2.5's enumeration, one linear program
+        per partition that the alive prefixes' witnesses do not settle.
+        ``"labelings"``: every labeling, vectorised
+        (:func:`dmi_lib.exact.brute_force`; the linear partitions are among them).
+        ``"auto"`` (default): ``"labelings"`` when the ``k**(n-1)`` labelings are
+        at most :data:`dmi_lib.exact.DEFAULT_MAX_LABELINGS`, else
+        ``"linear-partitions"``.  Where both run the labelings are faster (a
+        linear program takes milliseconds, and no prefix needs none:
+        ``benchmarks/bench_linear_partitions.py``), so ``"auto"`` is never
+        slower than brute force; the linear partitions answer where brute force
+        refuses (e.g. ``k = 2``, ``n >= 22``).
 
     Returns
     -------
     DMIResult
-        ``method="linear-partitions"``, ``exact=True``; among equal scores the first
-        partition in sorted order.  ``info["n_partitions"]`` is the number of linear
-        partitions into ``k`` non-empty clusters that were compared.
+        ``exact=True``.  ``method="linear-partitions"`` when the linear partitions
+        were enumerated (among equal scores the first partition in sorted order;
+        ``info["n_partitions"]``: the linear partitions into ``k`` non-empty
+        clusters compared), ``method="brute-force"`` when the labelings were
+        (``info["n_labelings"]``).  ``info["enumeration"]`` names the enumeration.
 
     Raises
     ------
@@ -281,12 +297,27 @@ def linear_partition_optimum(
 
     Examples
     --------
-    >>> res = linear_partition_optimum([[0.0], [1.0], [2.0], [7.0]])
+    >>> X = [[0.0], [1.0], [2.0], [7.0]]
+    >>> res = linear_partition_optimum(X, enumeration="linear-partitions")
     >>> res.labels.tolist(), round(res.score, 6), res.info["n_partitions"]
     ([0, 0, 0, 1], 18.0, 3)
+    >>> linear_partition_optimum(X).info["enumeration"]  # 2**3 labelings: few
+    'labelings'
     """
     max_programs = _check_positive_int(max_programs, "max_programs")
+    if enumeration not in ("auto", "linear-partitions", "labelings"):
+        raise ValueError(
+            "enumeration must be one of ['auto', 'linear-partitions', 'labelings'], "
+            f"got {enumeration!r}"
+        )
     problem = prepare(A, rank_tol)
+    if enumeration == "auto":
+        few = labelings_within(problem.n, problem.k, DEFAULT_MAX_LABELINGS)
+        enumeration = "labelings" if few else "linear-partitions"
+    if enumeration == "labelings":
+        res = brute_force(A, rank_tol=rank_tol)
+        res.info["enumeration"] = "labelings"
+        return res
     _, inverse, _ = distinct_rows(problem.A)
     seen = np.zeros(problem.n + 1, dtype=np.int64)  # distinct rows among the first m
     first = np.zeros(inverse.max() + 1, dtype=bool)
@@ -306,7 +337,11 @@ def linear_partition_optimum(
     M = np.stack([cluster_sums(problem.A_tilde, lab, k) for lab in labels])
     best = int(np.argmax(np.abs(np.linalg.det(M))))
     return _result(
-        problem, labels[best], "linear-partitions", True, info={"n_partitions": len(labels)}
+        problem,
+        labels[best],
+        "linear-partitions",
+        True,
+        info={"n_partitions": len(labels), "enumeration": "linear-partitions"},
     )
 
 

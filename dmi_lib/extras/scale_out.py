@@ -181,7 +181,12 @@ def _scan(answers, options):
     # The pandas path's size cap on tasks × options (its message): the tasks are
     # counted (one more pass) only when the rows alone do not rule it out.
     n_labels = len(seen) if options is None else len(pd.Index(options))
-    if n_rows * n_labels > MAX_DENSE_CELLS:
+    # Integer ids in a range of at most MAX_DENSE_CELLS / n_labels values cannot be
+    # too many tasks: no count (a distributed nunique shuffles every row).
+    in_range = bool(task_range) and (
+        (int(task_range[1]) - int(task_range[0]) + 1) * n_labels <= MAX_DENSE_CELLS
+    )
+    if n_rows * n_labels > MAX_DENSE_CELLS and not in_range:
         _check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     opts = _check_options(options, seen)[1]
     return opts, (tuple(int(v) for v in task_range) if task_range else None)
