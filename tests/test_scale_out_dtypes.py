@@ -20,6 +20,8 @@ dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 
 from dmi_lib import aggregate  # noqa: E402
+from dmi_lib.answers import answer_matrix  # noqa: E402
+from dmi_lib.extras.scale_out import task_counts  # noqa: E402
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -115,3 +117,24 @@ def test_object_labels_keep_their_values_under_string_conversion():
         got = aggregate(dd.from_pandas(df, npartitions=2), "plurality")
     assert got.tolist() == [1.0, "x"] and isinstance(got.iloc[0], float)
     pd.testing.assert_series_equal(got, aggregate(df, "plurality"))
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_mixed_labels_are_numbered_as_with_pandas(parts):
+    """Labels mixing numbers and strings get the pandas path's option order (pandas
+    sorts them, numbers first; values it cannot sort at all keep their order of first
+    appearance, the partitions in order)."""
+    df = pd.DataFrame(
+        {
+            "task": [1, 1, 2, 2, 3, 3],
+            "worker": [1, 2, 1, 2, 1, 2],
+            "label": pd.Series(["b", 1, 1, "b", 2.5, "b"], dtype=object),
+        }
+    )
+    want = aggregate(df, "plurality")
+    with dask.config.set(scheduler="synchronous"):
+        ddf = dd.from_pandas(df, npartitions=parts)
+        got = aggregate(ddf, "plurality")
+        _, opts = task_counts(ddf)
+    pd.testing.assert_series_equal(got, want)
+    assert list(opts) == list(answer_matrix(df).options)
