@@ -138,3 +138,18 @@ def test_mixed_labels_are_numbered_as_with_pandas(parts):
         _, opts = task_counts(ddf)
     pd.testing.assert_series_equal(got, want)
     assert list(opts) == list(answer_matrix(df).options)
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_the_size_cap_and_its_message_are_the_pandas_paths(ids):
+    """9,000 tasks with 9,000 distinct labels: an answer matrix of 8.1·10⁷ cells, more
+    than the pandas path holds; both paths refuse with the same message."""
+    n = 9000
+    task = np.arange(n) if ids == "int" else np.array([f"t{i}" for i in range(n)], dtype=object)
+    df = pd.DataFrame({"task": task, "worker": np.zeros(n, dtype=int), "label": np.arange(n)})
+    with pytest.raises(ValueError, match="would have 81000000 cells") as want:
+        aggregate(df, "plurality")
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError) as got:
+            aggregate(dd.from_pandas(df, npartitions=3), "plurality")
+    assert str(got.value) == str(want.value)
