@@ -65,10 +65,10 @@ from .problem import (
     DMIResult,
     Problem,
     argmax_rows,
-    build_result as _result,
+    build_result,
     cluster_sums,
     prepare,
-    without_zero_weights as _without_zero_weights,
+    without_zero_weights,
 )
 
 __all__ = [
@@ -334,7 +334,7 @@ def _k_cofactors_result(
         runs, logabs, best, win_state, win, sample_rows = _restarts(
             eng, problem, n_init, init, rng, max_iter
         )
-    res = _result(
+    res = build_result(
         problem,
         win_state.labels,
         "k-cofactors",
@@ -488,7 +488,7 @@ def k_cofactors(
         init = check_init(init, problem.n, problem.k)
         if not isinstance(init, str):
             init = init[problem.weights > 0]
-        return _without_zero_weights(
+        return without_zero_weights(
             problem,
             lambda sub: _k_cofactors_result(
                 sub, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter

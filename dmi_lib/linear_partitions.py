@@ -36,15 +36,15 @@ against the bounds, and the comparison with brute force and k-cofactors).
 
 from __future__ import annotations
 
-import numbers
 from math import comb, factorial
 
 import numpy as np
 from scipy.optimize import linprog
 
-from .labels import canonical_labels
-from .labels import distinct_rows
-from .problem import build_result as _result, cluster_sums, prepare
+from .exact import DEFAULT_MAX_LABELINGS, brute_force, labelings_within
+from ._validation import check_positive
+from .labels import canonical_labels, distinct_rows
+from .problem import build_result, cluster_sums, prepare
 
 __all__ = [
     "linear_partitions",
@@ -64,12 +64,6 @@ DEFAULT_MAX_PARTITIONS = 200_000
 #: A linear program's optimal margin must exceed this (``|D_ij| ≤ 1``, columns of
 #: ``Ã`` scaled to max-abs 1) for a labeling to count as strictly realised.
 _MARGIN_TOL = 1e-9
-
-
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _witness(At: np.ndarray, labels: np.ndarray, k: int):
@@ -156,7 +150,7 @@ def linear_partitions(
     >>> labels.tolist()
     [[0, 1, 0, 0], [0, 1, 0, 1], [0, 1, 1, 1]]
     """
-    max_partitions = _check_positive_int(max_partitions, "max_partitions")
+    max_partitions = check_positive(max_partitions, "max_partitions", integer=True)
     problem = prepare(A, rank_tol)
     k, n = problem.k, problem.n
     scale = np.abs(problem.A_tilde).max(axis=0)
@@ -211,8 +205,8 @@ def estimated_programs(n: int, k: int, distinct=None) -> int:
     >>> estimated_programs(4, 2), estimated_programs(7, 4)
     (14, 1048)
     """
-    n = _check_positive_int(n, "n")
-    k = _check_positive_int(k, "k")
+    n = check_positive(n, "n", integer=True)
+    k = check_positive(k, "k", integer=True)
     S = [[1] + [0] * k]  # S[u][j] = S(u, j)
     total = 0
     for m in range(n):  # m rows placed; the next is row m
@@ -237,6 +231,7 @@ def linear_partition_optimum(
     rank_tol: float | None = None,
     max_partitions: int = DEFAULT_MAX_PARTITIONS,
     max_programs: int = DEFAULT_MAX_PROGRAMS,
+    enumeration: str = "auto",
 ):
     """Exact DMI-clustering for small ``n`` and any ``k``: the best linear partition.
 
@@ -260,13 +255,27 @@ def linear_partition_optimum(
         small inputs :func:`dmi_lib.exact.brute_force` (``k**(n-1)`` labelings,
         vectorised) is much faster; this function shows Corollary 2.5's
         algorithm at work.
+    enumeration : {"auto", "linear-partitions", "labelings"}
+        ``"linear-partitions"``: Corollary 2.5's enumeration, one linear program
+        per partition that the alive prefixes' witnesses do not settle.
+        ``"labelings"``: every labeling, vectorised
+        (:func:`dmi_lib.exact.brute_force`; the linear partitions are among them).
+        ``"auto"`` (default): ``"labelings"`` when the ``k**(n-1)`` labelings are
+        at most :data:`dmi_lib.exact.DEFAULT_MAX_LABELINGS`, else
+        ``"linear-partitions"``.  Where both run the labelings are faster (a
+        linear program takes milliseconds, and no prefix needs none:
+        ``benchmarks/bench_linear_partitions.py``), so ``"auto"`` is never
+        slower than brute force; the linear partitions answer where brute force
+        refuses (e.g. ``k = 2``, ``n >= 22``).
 
     Returns
     -------
     DMIResult
-        ``method="linear-partitions"``, ``exact=True``; among equal scores the first
-        partition in sorted order.  ``info["n_partitions"]`` is the number of linear
-        partitions into ``k`` non-empty clusters that were compared.
+        ``exact=True``.  ``method="linear-partitions"`` when the linear partitions
+        were enumerated (among equal scores the first partition in sorted order;
+        ``info["n_partitions"]``: the linear partitions into ``k`` non-empty
+        clusters compared), ``method="brute-force"`` when the labelings were
+        (``info["n_labelings"]``).  ``info["enumeration"]`` names the enumeration.
 
     Raises
     ------
@@ -282,12 +291,27 @@ def linear_partition_optimum(
 
     Examples
     --------
-    >>> res = linear_partition_optimum([[0.0], [1.0], [2.0], [7.0]])
+    >>> X = [[0.0], [1.0], [2.0], [7.0]]
+    >>> res = linear_partition_optimum(X, enumeration="linear-partitions")
     >>> res.labels.tolist(), round(res.score, 6), res.info["n_partitions"]
     ([0, 0, 0, 1], 18.0, 3)
+    >>> linear_partition_optimum(X).info["enumeration"]  # 2**3 labelings: few
+    'labelings'
     """
-    max_programs = _check_positive_int(max_programs, "max_programs")
+    max_programs = check_positive(max_programs, "max_programs", integer=True)
+    if enumeration not in ("auto", "linear-partitions", "labelings"):
+        raise ValueError(
+            "enumeration must be one of ['auto', 'linear-partitions', 'labelings'], "
+            f"got {enumeration!r}"
+        )
     problem = prepare(A, rank_tol)
+    if enumeration == "auto":
+        few = labelings_within(problem.n, problem.k, DEFAULT_MAX_LABELINGS)
+        enumeration = "labelings" if few else "linear-partitions"
+    if enumeration == "labelings":
+        res = brute_force(A, rank_tol=rank_tol)
+        res.info["enumeration"] = "labelings"
+        return res
     _, inverse, _ = distinct_rows(problem.A)
     seen = np.zeros(problem.n + 1, dtype=np.int64)  # distinct rows among the first m
     first = np.zeros(inverse.max() + 1, dtype=bool)
@@ -306,8 +330,12 @@ def linear_partition_optimum(
     k = problem.k
     M = np.stack([cluster_sums(problem.A_tilde, lab, k) for lab in labels])
     best = int(np.argmax(np.abs(np.linalg.det(M))))
-    return _result(
-        problem, labels[best], "linear-partitions", True, info={"n_partitions": len(labels)}
+    return build_result(
+        problem,
+        labels[best],
+        "linear-partitions",
+        True,
+        info={"n_partitions": len(labels), "enumeration": "linear-partitions"},
     )
 
 
@@ -379,8 +407,8 @@ def paper_bound(n: int, k: int) -> int:
     at most ``Φ^(k-1)`` by ``k - 1`` of them, and a partition is a choice of ``k``
     clusters: at most ``Φ^(k(k-1))``, which is ``O(n^{k(k-1)(k+1)})``.
     """
-    n = _check_positive_int(n, "n")
-    k = _check_positive_int(k, "k")
+    n = check_positive(n, "n", integer=True)
+    k = check_positive(k, "k", integer=True)
     phi = sum(comb(n, i) for i in range(k + 2))
     return phi ** (k * (k - 1))
 
@@ -395,7 +423,7 @@ def arrangement_bound(n: int, k: int) -> int:
     ``2 Σ_{i<p} C(N-1, i)`` cells, so there are at most that many strict linear
     partitions, counted with cluster names: ``O(n^{k(k-1)-1})``.
     """
-    n = _check_positive_int(n, "n")
-    k = _check_positive_int(k, "k")
+    n = check_positive(n, "n", integer=True)
+    k = check_positive(k, "k", integer=True)
     N, p = n * comb(k, 2), k * (k - 1)
     return 2 * sum(comb(N - 1, i) for i in range(p))

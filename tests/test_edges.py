@@ -98,7 +98,7 @@ def test_linear_partition_optimum_refuses_quickly_beyond_its_estimate():
         X = np.random.default_rng(0).normal(size=(n, d))
         t = time.perf_counter()
         with pytest.raises(ValueError, match="max_programs = "):
-            linear_partition_optimum(X)
+            linear_partition_optimum(X, enumeration="linear-partitions")
         assert time.perf_counter() - t < 1.0
     # the estimate bounds the programs actually solved
     import dmi_lib.linear_partitions as lp
@@ -108,7 +108,7 @@ def test_linear_partition_optimum_refuses_quickly_beyond_its_estimate():
     try:
         lp.linprog = lambda *a, **k: calls.append(1) or orig(*a, **k)
         X = np.random.default_rng(1).normal(size=(6, 2))
-        linear_partition_optimum(X)
+        linear_partition_optimum(X, enumeration="linear-partitions")
     finally:
         lp.linprog = orig
     assert 0 < len(calls) <= estimated_programs(6, 3)

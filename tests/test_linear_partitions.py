@@ -33,6 +33,7 @@ from dmi_lib.linear_partitions import (
 )
 
 RTOL = 1e-9
+LP = "linear-partitions"  # Corollary 2.5's enumeration, not the labelings
 
 
 def canonical(labels):
@@ -151,7 +152,7 @@ def test_optimum_equals_brute_force(rows):
     X = np.array(rows, dtype=float)
     if _usable(X) is None:
         return
-    res = linear_partition_optimum(X)
+    res = linear_partition_optimum(X, enumeration=LP)
     bf = brute_force(X)
     assert res.exact and res.method == "linear-partitions"
     assert np.isclose(res.score, bf.score, rtol=1e-7)
@@ -169,21 +170,23 @@ def test_optimum_equals_brute_force_with_repeated_points(rows):
     X = np.array(rows, dtype=float)
     if _usable(X) is None or prepare(X).k ** (len(X) - 1) > 20000:
         return
-    assert np.isclose(linear_partition_optimum(X).score, brute_force(X).score, rtol=1e-9)
+    assert np.isclose(
+        linear_partition_optimum(X, enumeration=LP).score, brute_force(X).score, rtol=1e-9
+    )
 
 
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 3))
 def test_exact_is_at_least_k_cofactors(seed, d):
     X = np.random.default_rng(seed).normal(size=(6, d))
-    exact = linear_partition_optimum(X)
+    exact = linear_partition_optimum(X, enumeration=LP)
     kc = k_cofactors(X, n_init=3, random_state=seed)
     assert kc.score <= exact.score * (1 + RTOL)
 
 
 def test_four_corners_with_ties():
     square = np.repeat([[0, 0], [1, 0], [1, 1], [0, 1]], 3, axis=0) * 1.0
-    res = linear_partition_optimum(square)
+    res = linear_partition_optimum(square, enumeration=LP)
     assert np.isclose(res.score, brute_force(square).score, rtol=RTOL)
 
 
@@ -207,3 +210,40 @@ def test_fans_are_linear_partitions_and_hold_the_optimum():
         fans_at_mean(np.zeros((5, 3)))
     with pytest.raises(ValueError, match="lies at the mean"):
         fans_at_mean([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0], [0.0, 0.0]])
+
+
+def _independent_scores(X, labelings):
+    """``|det(Cᵀ[X 1])|`` of each labeling, written here from Algorithm 1's definition."""
+    Xt = np.hstack([X, np.ones((len(X), 1))])
+    k = Xt.shape[1]
+    C = np.eye(k)[np.asarray(labelings)]  # (m, n, k)
+    return np.abs(np.linalg.det(np.einsum("mnc,nd->mcd", C, Xt)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 2).flatmap(
+        lambda d: st.lists(
+            st.lists(st.integers(-3, 3), min_size=d, max_size=d), min_size=3, max_size=7
+        )
+    ),
+    st.sampled_from(["auto", LP, "labelings"]),
+)
+def test_every_enumeration_finds_the_independent_optimum(rows, enumeration):
+    """On integer grids (repeated and collinear points allowed), the labels returned by
+    each enumeration score the optimum of an independent enumeration of all ``k**n``
+    labelings, for points whose ``[X 1]`` has full column rank (``k = d + 1``)."""
+    X = np.array(rows, dtype=float)
+    k = X.shape[1] + 1
+    if np.linalg.matrix_rank(np.hstack([X, np.ones((len(X), 1))])) < k:
+        return
+    res = linear_partition_optimum(X, enumeration=enumeration)
+    assert res.exact and res.k == k
+    assert res.info["enumeration"] == ("labelings" if enumeration == "auto" else enumeration)
+    best = _independent_scores(X, list(itertools.product(range(k), repeat=len(X)))).max()
+    assert _independent_scores(X, [res.labels])[0] >= best * (1 - RTOL)
+
+
+def test_enumeration_is_checked():
+    with pytest.raises(ValueError, match="enumeration must be one of .* got 'lp'"):
+        linear_partition_optimum([[0.0], [1.0], [2.0]], enumeration="lp")

@@ -588,23 +588,15 @@ def dmi_em(
     g = np.full(n, -1, dtype=np.intp) if gold is None else gold_codes(gold, am)
     clustering, names, start_method = _start(A, random_state, dmi_method, rank_tol, max_dmi_options)
     fit = (task, worker, label, weight, n, len(workers), C)
+    settings = (pseudocount, tol, max_iter)  # both EMs alike
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
-        first = _em(
-            *fit,
-            _one_hot(names[clustering], C),
-            np.full(n, -1),
-            pseudocount,
-            tol,
-            max_iter,
-            pooled=True,
-        )
+        R1 = _one_hot(names[clustering], C)
+        first = _em(*fit, R1, np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
         names = _name(clustering, A, g, float(default_confidence))
     start = names[clustering]
     R0 = _one_hot(np.where(g >= 0, g, start), C)
-    R, theta, log_pi, trace, it, converged = _em(
-        *fit, R0, g, pseudocount, tol, max_iter, pooled=True
-    )
+    R, theta, log_pi, trace, it, converged = _em(*fit, R0, g, *settings, pooled=True)
     if not converged:
         warnings.warn(
             f"dmi-em: EM stopped at max_iter = {max_iter} before the relative change of "

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .._validation import check_random_state
+from .._validation import check_positive, check_random_state
 from ..answers import MAX_DENSE_CELLS, Method, check_dense, check_options, gold_labels
 
 __all__ = [
@@ -146,33 +146,95 @@ def _scan(answers, options):
     the smallest and largest task id when they are integers (else None)."""
     integer_tasks = pd.api.types.is_integer_dtype(answers["task"].dtype)
     extra = (answers["task"].min(), answers["task"].max()) if integer_tasks else ()
+    label, task = answers["label"], answers["task"]
+    # One task id of each Python type (object ids only): ids that cannot be sorted
+    # are refused below, before a group-by would fail on them.
+    samples = [task.map_partitions(_one_per_type, meta=task._meta)] if task.dtype == object else []
+    # Each partition's distinct labels in order of first appearance, the partitions
+    # in order: no shuffle, and the table's global first appearance (the pandas
+    # path's column order for labels that cannot be sorted).
+    firsts = label.map_partitions(_first_appearances, meta=label._meta)
     na, seen, n_rows, *task_range = dask.compute(
         answers[list(_COLUMNS)].isna().sum(),
-        answers["label"].drop_duplicates(),
+        firsts,  # the partitions concatenated in order
         answers.shape[0],
+        *samples,
         *extra,
     )
+    if samples:
+        _check_sortable_tasks(task_range.pop(0))
     if n_rows == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
-    seen = seen.to_numpy()
+    seen = pd.unique(seen.to_numpy())  # as the pandas path: the values
     # The pandas path's size cap on tasks × options (its message): the tasks are
     # counted (one more pass) only when the rows alone do not rule it out.
     n_labels = len(seen) if options is None else len(pd.Index(options))
-    if n_rows * n_labels > MAX_DENSE_CELLS:
+    # Integer ids in a range of at most MAX_DENSE_CELLS / n_labels values cannot be
+    # too many tasks: no count (a distributed nunique shuffles every row).
+    in_range = bool(task_range) and (
+        (int(task_range[1]) - int(task_range[0]) + 1) * n_labels <= MAX_DENSE_CELLS
+    )
+    if n_rows * n_labels > MAX_DENSE_CELLS and not in_range:
         check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
-    if options is None:
-        try:
-            sorted(seen.tolist())
-        except TypeError as exc:  # pandas would number them by first appearance
-            raise TypeError(
-                f"labels of mixed types cannot be sorted ({exc}); a "
-                "partitioned table has no first appearance: pass options="
-            ) from exc
     opts = check_options(options, seen)[1]
     return opts, (tuple(int(v) for v in task_range) if task_range else None)
+
+
+def _first_appearances(labels: pd.Series) -> pd.Series:
+    """The distinct values of one partition's labels, in order of first appearance."""
+    return labels.drop_duplicates()
+
+
+def _one_per_type(tasks: pd.Series) -> pd.Series:
+    """One value of each Python type among one partition's task ids."""
+    kinds = tasks.map(type)
+    return tasks[~kinds.duplicated().to_numpy()]
+
+
+def _check_sortable_tasks(samples: pd.Series) -> None:
+    """Refuse task ids of types that cannot be compared (the answer is sorted by task)."""
+    values = list(dict.fromkeys(samples.tolist()))
+    try:
+        sorted(values)
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in values})
+        raise TypeError(
+            f"task ids of mixed types {kinds} cannot be sorted ({exc}); a dask table "
+            "is aggregated in sorted task order: give the task ids one type, e.g. "
+            "answers.assign(task=answers['task'].astype(str))"
+        ) from exc
+
+
+def _keep_object_values(answers):
+    """``answers`` made from pandas tables without Dask's string conversion.
+
+    ``dask.dataframe.from_pandas`` turns object columns into strings by default
+    (``dataframe.convert-string``), so a label ``1.0`` would arrive as ``'1.0'`` and
+    ``1`` and ``'1'`` would merge.  The conversion is a parameter of the lazy
+    expression: where a source pandas table has object columns it is switched off,
+    so the values are the table's own, as on the pandas path.
+    """
+    expr = getattr(answers, "expr", None)
+    if expr is None:
+        return answers
+    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe.dask_expr.io.io import FromPandas
+
+    for node in list(expr.find_operations(FromPandas)):
+        frame = getattr(node.frame, "_data", node.frame)
+        if node.pyarrow_strings_enabled and _has_objects(frame):
+            expr = expr.substitute(
+                node, node.substitute_parameters({"pyarrow_strings_enabled": False})
+            )
+    return answers if expr is answers.expr else new_collection(expr)
+
+
+def _has_objects(frame) -> bool:
+    dtypes = [frame.dtype] if isinstance(frame, pd.Series) else list(frame.dtypes)
+    return any(d == object for d in dtypes + [frame.index.dtype])
 
 
 def _task_values(tasks: pd.Series) -> pd.Series:
@@ -238,6 +300,7 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
             f"duplicates must be 'error' or 'keep' for a dask table, got "
             f"{duplicates!r} ('first' needs a global row order)"
         )
+    answers = _keep_object_values(answers)
     if isinstance(answers["task"].dtype, pd.CategoricalDtype):
         # The pandas path counts a categorical task column by its values: so here
         # (its categories may differ between partitions, or be unknown in Parquet).
@@ -435,12 +498,15 @@ def aggregate_dask(
 
     Notes
     -----
-    Object columns: Dask turns them into strings when the frame is made
-    (``dask.dataframe.from_pandas`` with the default ``dataframe.convert-string``),
-    so a label ``1.0`` arrives here as ``'1.0'`` and the answer holds strings.
-    Make the frame under ``dask.config.set({"dataframe.convert-string": False})``
-    to keep the values: the answer then equals the pandas path's for every
-    dtype it accepts (integers, strings, categoricals, objects; tested).
+    Dtypes: the answer equals the pandas path's for task and label columns of
+    every dtype it accepts -- integers, floats, strings, categoricals, objects
+    mixing numbers and strings (tested as a property).  Object columns of a frame
+    made by ``dask.dataframe.from_pandas`` keep their values: Dask's default string
+    conversion (which would turn a label ``1.0`` into ``'1.0'``) is switched off
+    for such source tables.  Labels that cannot be sorted are numbered by first
+    appearance in the partitions' order, as the pandas path does.  Task ids of
+    types that cannot be sorted (ints and strings) are refused (``TypeError``):
+    the answer is sorted by task.
 
     Returns
     -------
@@ -459,6 +525,7 @@ def aggregate_dask(
     if not method.dask:
         raise ValueError(f"method {method.name!r} is not available for a dask table")
     rng = check_random_state(random_state)
+    task_dtype = answers["task"].dtype if "task" in answers.columns else None
     counts, opts = task_counts(answers, options=options, duplicates=duplicates)
     counts = counts.persist()  # read twice: the groups, then the map back
     cols = list(counts.columns)
@@ -480,11 +547,19 @@ def aggregate_dask(
     if not compute:
         return labels
     out = labels.compute().sort_index()
-    if pd.api.types.is_string_dtype(out.index.dtype) or out.index.dtype == object:
+    if (
+        pd.api.types.is_string_dtype(task_dtype)
+        or task_dtype == object
+        or isinstance(task_dtype, pd.CategoricalDtype)
+    ):
         # Dask reads strings as Arrow strings (missing value pd.NA), and a
-        # categorical task column arrives as objects; give the index the dtype
-        # pandas infers for the same values, as the pandas path does.
-        out.index = pd.Index(out.index.tolist(), name="task")
+        # categorical task column arrives as objects; build the index as the
+        # pandas path does: pd.Index of the column's NumPy values (for a
+        # categorical, the NumPy form of its categories).
+        values = np.asarray(out.index.to_numpy(), dtype=object)
+        if isinstance(task_dtype, pd.CategoricalDtype):
+            values = np.asarray(pd.Index(values.tolist()))
+        out.index = pd.Index(values, name="task")
     return out
 
 
@@ -530,8 +605,7 @@ def write_answer_log(
         ("answers_per_task", answers_per_task),
         ("C", C),
     ):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_positive(value, name, integer=True)
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be in [0, 1], got {accuracy!r}")
     rng = check_random_state(seed)

@@ -1,0 +1,155 @@
+"""The Dask path equals the pandas path for every column dtype (properties).
+
+Each example draws a small crowd whose ``task`` and ``label`` columns have one of the
+dtypes a user's table may have -- integers, floats, strings, objects mixing numbers
+and strings, categoricals -- splits it into partitions with ``dask.dataframe.from_pandas``
+under Dask's default string conversion, and checks that ``aggregate`` gives the same
+Series, or the same error, on both paths.  The single-threaded scheduler keeps the
+examples fast; the cluster tests are in ``test_scale_out.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+from dmi_lib import aggregate  # noqa: E402
+from dmi_lib.answers import answer_matrix  # noqa: E402
+from dmi_lib.extras.scale_out import task_counts  # noqa: E402
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+
+#: Label columns: how the option codes 0, 1, 2, … are stored.
+LABELS = {
+    "int": lambda c: pd.Series(c, dtype=np.int64),
+    "float": lambda c: pd.Series(c + 0.5, dtype=float),
+    "str": lambda c: pd.Series([f"opt{v}" for v in c], dtype=object),
+    "float-objects": lambda c: pd.Series([float(v) for v in c], dtype=object),
+    "mixed": lambda c: pd.Series([v if v % 2 else f"s{v}" for v in c], dtype=object),
+    "mixed-floats": lambda c: pd.Series([v + 0.5 if v % 2 else str(v) for v in c], dtype=object),
+    "bool-objects": lambda c: pd.Series([bool(v % 2) for v in c], dtype=object),
+    "categorical": lambda c: pd.Series(pd.Categorical([f"c{v}" for v in c])),
+    "categorical-reversed": lambda c: pd.Series(
+        pd.Categorical([f"c{v}" for v in c], categories=[f"c{j}" for j in range(9, -1, -1)])
+    ),
+    "categorical-numbers": lambda c: pd.Series(pd.Categorical([float(v) for v in c])),
+}
+
+#: Task columns: how the task numbers are stored.
+TASKS = {
+    "int": lambda t: pd.Series(t, dtype=np.int64),
+    "str": lambda t: pd.Series([f"t{v:03d}" for v in t], dtype=object),
+    "float-objects": lambda t: pd.Series([float(v) for v in t], dtype=object),
+    "mixed": lambda t: pd.Series([v if v % 2 else f"t{v}" for v in t], dtype=object),
+    "categorical": lambda t: pd.Series(pd.Categorical([f"t{v}" for v in t])),
+}
+
+
+@st.composite
+def crowds(draw):
+    n_tasks = draw(st.integers(1, 12))
+    m = draw(st.integers(1, 4))
+    C = draw(st.integers(1, 4))
+    codes = draw(st.lists(st.integers(0, C - 1), min_size=n_tasks * m, max_size=n_tasks * m))
+    task = np.repeat(np.arange(n_tasks), m)
+    worker = np.tile(np.arange(m), n_tasks)
+    order = draw(st.permutations(range(n_tasks * m)))
+    label_kind = draw(st.sampled_from(sorted(LABELS)))
+    task_kind = draw(st.sampled_from(sorted(TASKS)))
+    worker_kind = draw(st.sampled_from(["int", "mixed"]))
+    df = pd.DataFrame(
+        {
+            "task": TASKS[task_kind](task[list(order)]).to_numpy(),
+            "worker": TASKS[worker_kind](worker[list(order)]).to_numpy(),
+            "label": LABELS[label_kind](np.asarray(codes)[list(order)]).array,
+        }
+    )
+    for col, kind in (("task", task_kind), ("worker", worker_kind)):
+        if kind == "categorical":
+            df[col] = df[col].astype("category")
+    return df, draw(st.integers(1, 4)), (label_kind, task_kind, worker_kind)
+
+
+def _outcome(fn):
+    """The Series ``fn`` returns, or the type and message of the error it raises."""
+    try:
+        return fn()
+    except (ValueError, TypeError) as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@SETTINGS
+@given(crowds(), st.sampled_from(["plurality", "dmi", "surprisingly-popular"]))
+def test_dask_path_equals_pandas_path_for_every_dtype(crowd, method):
+    df, parts, kinds = crowd
+    want = _outcome(lambda: aggregate(df, method, duplicates="keep"))
+    with dask.config.set(scheduler="synchronous"):
+        ddf = dd.from_pandas(df, npartitions=parts)
+        got = _outcome(lambda: aggregate(ddf, method, duplicates="keep"))
+    if len({isinstance(t, str) for t in df["task"]}) == 2:
+        # The documented refusal: the Dask path sorts its answer by task.
+        assert got[0] == "TypeError" and "task ids of mixed types" in got[1], (kinds, got)
+    elif isinstance(want, tuple) or isinstance(got, tuple):
+        assert isinstance(got, tuple) and isinstance(want, tuple), (kinds, got, want)
+        assert got == want, kinds
+    else:
+        pd.testing.assert_series_equal(got, want, obj=str(kinds))
+        assert [type(v) for v in got] == [type(v) for v in want], kinds
+        assert [type(v) for v in got.index] == [type(v) for v in want.index], kinds
+
+
+def test_object_labels_keep_their_values_under_string_conversion():
+    """``1.0`` stays the float ``1.0`` (Dask's default conversion would give ``'1.0'``)."""
+    df = pd.DataFrame(
+        {
+            "task": [1, 1, 1, 2, 2, 2],
+            "worker": [1, 2, 3, 1, 2, 3],
+            "label": pd.Series([1.0, 1.0, "x", "x", "x", 2], dtype=object),
+        }
+    )
+    with dask.config.set({"dataframe.convert-string": True, "scheduler": "synchronous"}):
+        got = aggregate(dd.from_pandas(df, npartitions=2), "plurality")
+    assert got.tolist() == [1.0, "x"] and isinstance(got.iloc[0], float)
+    pd.testing.assert_series_equal(got, aggregate(df, "plurality"))
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_mixed_labels_are_numbered_as_with_pandas(parts):
+    """Labels mixing numbers and strings get the pandas path's option order (pandas
+    sorts them, numbers first; values it cannot sort at all keep their order of first
+    appearance, the partitions in order)."""
+    df = pd.DataFrame(
+        {
+            "task": [1, 1, 2, 2, 3, 3],
+            "worker": [1, 2, 1, 2, 1, 2],
+            "label": pd.Series(["b", 1, 1, "b", 2.5, "b"], dtype=object),
+        }
+    )
+    want = aggregate(df, "plurality")
+    with dask.config.set(scheduler="synchronous"):
+        ddf = dd.from_pandas(df, npartitions=parts)
+        got = aggregate(ddf, "plurality")
+        _, opts = task_counts(ddf)
+    pd.testing.assert_series_equal(got, want)
+    assert list(opts) == list(answer_matrix(df).options)
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_the_size_cap_and_its_message_are_the_pandas_paths(ids):
+    """9,000 tasks with 9,000 distinct labels: an answer matrix of 8.1·10⁷ cells, more
+    than the pandas path holds; both paths refuse with the same message."""
+    n = 9000
+    task = np.arange(n) if ids == "int" else np.array([f"t{i}" for i in range(n)], dtype=object)
+    df = pd.DataFrame({"task": task, "worker": np.zeros(n, dtype=int), "label": np.arange(n)})
+    with pytest.raises(ValueError, match="would have 81000000 cells") as want:
+        aggregate(df, "plurality")
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError) as got:
+            aggregate(dd.from_pandas(df, npartitions=3), "plurality")
+    assert str(got.value) == str(want.value)
