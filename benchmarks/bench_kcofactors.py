@@ -133,7 +133,7 @@ def time_kcofactors_batch(problem, options):
     The run is ``kcofactors._k_cofactors_single`` with its ascent replaced by a
     stop watch: the time from the call to the ascent's start, less the time of the
     one ``CᵀX`` the run sums before its loop (timed alone just before)."""
-    from dmi_lib import _blas, _kc_passes, kcofactors
+    from dmi_lib import _decompose, _kc_passes, kcofactors
     from dmi_lib._kc_engine import Engine, paper_init
 
     eng = Engine(problem, options)
@@ -145,7 +145,7 @@ def time_kcofactors_batch(problem, options):
 
     # as k_cofactors sets it up
     with (
-        _blas.single_thread_blas(problem.n),
+        _decompose.single_thread_blas(problem.n),
         _kc_passes.threads(options.threads),
     ):
         st = eng.state(paper_init(problem))

@@ -46,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _blas
+from . import _decompose
 from . import _kc_passes as passes
 from ._kc_engine import (
     REFRESH,
@@ -325,8 +325,8 @@ def _k_cofactors_result(
     # The k × k steps (inverse, SVD, determinants) of many clusters run on one
     # BLAS thread too: OpenBLAS threads a 100 × 100 inverse, and on a loaded
     # 2-core machine that took 0.2 s against 0.3 ms on one thread.
-    min_rows = 0 if problem.k >= _ONE_THREAD_MIN_K else _blas.SINGLE_THREAD_MIN_ROWS
-    with _blas.single_thread_blas(problem.n, min_rows):
+    min_rows = 0 if problem.k >= _ONE_THREAD_MIN_K else _decompose.SINGLE_THREAD_MIN_ROWS
+    with _decompose.single_thread_blas(problem.n, min_rows):
         # With sampled starts only the best start runs on all rows (the compiled
         # pass pays for its loading on the runs over all rows).
         runs_on_all = 1 if problem.n >= options.subsample_min_rows else n_init

@@ -23,7 +23,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._blas import single_thread_blas
 from ._decompose import (
     BLOCK,
     choose_columns,
@@ -31,6 +30,7 @@ from ._decompose import (
     moments,
     offset_from,
     pow2_scale,
+    single_thread_blas,
     tall_r,
     tilde,
 )

@@ -45,7 +45,6 @@ LONG_MARK = "# long function:"
 #: Layer of each module, by name prefix (the longest matching prefix wins).
 LAYERS = {
     "dmi_lib._validation": 0,
-    "dmi_lib._blas": 0,
     "dmi_lib._decompose": 0,
     "dmi_lib._deprecation": 0,
     "dmi_lib.labels": 0,

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dmi_lib import ConvergenceWarning, _blas, _kc_engine, _kc_passes, core, kcofactors
+from dmi_lib import ConvergenceWarning, _decompose, _kc_engine, _kc_passes, core, kcofactors
 from dmi_lib import problem as dmi_problem
 from dmi_lib._kc_engine import Bounds, Engine, KCOptions, kth_smallest, paper_init
 from dmi_lib.datasets import load_paper_data
@@ -334,14 +334,14 @@ def test_large_input_uses_blocks_and_one_blas_thread_deterministically():
     they find: a large input, and the same with many odd-sized blocks and the
     caller's BLAS threads."""
     rng = np.random.default_rng(3)
-    n = _blas.SINGLE_THREAD_MIN_ROWS + 4321
+    n = _decompose.SINGLE_THREAD_MIN_ROWS + 4321
     centres = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
     A = centres[rng.integers(3, size=n)] + rng.normal(size=(n, 2))
     res = solve(A, NUMPY, max_iter=50)
     check_local_max(A, res)
     options = KCOptions(compiled_min_rows=np.inf, block=997)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_blas, "SINGLE_THREAD_MIN_ROWS", np.inf)
+        mp.setattr(_decompose, "SINGLE_THREAD_MIN_ROWS", np.inf)
         again = solve(A, options, max_iter=50)
     assert np.array_equal(res.labels, again.labels)
 
@@ -994,7 +994,7 @@ def test_many_rows_high_dimension_ends_at_a_local_maximum():
     A = centres[rng.integers(d + 1, size=n)] + rng.normal(size=(n, d))
     options = KCOptions(block=512, compiled_min_rows=np.inf, bounds_min_rows=1024, watch_min=64)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_blas, "SINGLE_THREAD_MIN_ROWS", 1024)
+        mp.setattr(_decompose, "SINGLE_THREAD_MIN_ROWS", 1024)
         res = solve(A, options)
     assert res.info["single_move_passes"] > 0
     check_local_max(A, res)
