@@ -236,11 +236,8 @@ def _k_cofactors_solver(n_init, random_state, init, max_iter):
     """k-cofactors (Algorithm 2) as a solver, ``solution = solver(problem)``."""
 
     def solver(problem: Problem) -> Solution:
-        res = kcofactors._k_cofactors_result(
+        return kcofactors.k_cofactors_solution(
             problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
-        )
-        return Solution(
-            res.labels, res.method, res.exact, res.info, res.n_iter, res.converged, res.cycled
         )
 
     return solver

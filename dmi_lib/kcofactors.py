@@ -64,10 +64,12 @@ from .problem import (
     ConvergenceWarning,
     DMIResult,
     Problem,
+    Solution,
     argmax_rows,
     build_result,
     cluster_sums,
     prepare,
+    score_and_D,
     without_zero_weights,
 )
 
@@ -76,6 +78,7 @@ __all__ = [
     "compile_passes",
     "k_cofactors",
     "k_cofactors_history",
+    "k_cofactors_solution",
 ]
 
 #: From this many clusters on, k-cofactors runs on one BLAS thread whatever ``n``.
@@ -301,7 +304,7 @@ def _default_options() -> KCOptions:
     return KCOptions(compiled_min_rows=rows, compiled_min_work=0)
 
 
-def _k_cofactors_result(
+def k_cofactors_solution(
     problem: Problem,
     *,
     n_init: int = 1,
@@ -309,12 +312,16 @@ def _k_cofactors_result(
     init="paper",
     max_iter: int = 300,
     options: KCOptions | None = None,
-) -> DMIResult:
-    """k-cofactors on a prepared problem; the entry point of ``dmi_cluster``.
+) -> Solution:
+    """k-cofactors (Algorithm 2) on a prepared problem, as a solver of Algorithm 1:
+    ``solution = k_cofactors_solution(problem)``, the form in which
+    :func:`dmi_lib.core.dmi_cluster` runs every solver
+    (:func:`~dmi_lib.problem.build_result` turns it into the :class:`DMIResult`).
 
-    ``options`` tunes the solver (:class:`dmi_lib._kc_engine.KCOptions`; default:
-    its defaults, with ``DMI_LIB_COMPILED_MIN_ROWS`` from the environment) and
-    never changes what it finds beyond rounding-level ties.
+    Parameters are those of :func:`k_cofactors`; ``options`` tunes the solver
+    (:class:`dmi_lib._kc_engine.KCOptions`; default: its defaults, with
+    ``DMI_LIB_COMPILED_MIN_ROWS`` from the environment) and never changes what it
+    finds beyond rounding-level ties.
     """
     n_init = check_int(n_init, "n_init", 1)
     max_iter = check_int(max_iter, "max_iter", 1)
@@ -334,26 +341,17 @@ def _k_cofactors_result(
         runs, logabs, best, win_state, win, sample_rows = _restarts(
             eng, problem, n_init, init, rng, max_iter
         )
-    res = build_result(
-        problem,
-        win_state.labels,
-        "k-cofactors",
-        False,
-        n_iter=win.batch_iterations + win.single_move_passes,
-        converged=win.converged,
-        cycled=win.cycled,
-    )
     # Log-scores of all restarts in the paper's Ã (X = ÃQ for one Q, on the sample
     # as on all rows: log|det CᵀX| - log|det CᵀÃ| is the same constant).
-    offset = res.log_score - win_state.logabs
-    res.info = {
+    offset = score_and_D(problem, win_state.labels)[1] - win_state.logabs
+    info = {
         **asdict(win),
         "best_restart": best,
         "restart_log_scores": [float(value + offset) for value in logabs],
         "restarts": [asdict(run) for run in runs],
         "sample_rows": sample_rows,
     }
-    if not res.converged:
+    if not win.converged:
         warnings.warn(
             f"k-cofactors stopped at max_iter={max_iter} (batch iterations or single-move "
             "passes) before its stopping rule held, so the result may not be a local "
@@ -361,7 +359,13 @@ def _k_cofactors_result(
             ConvergenceWarning,
             stacklevel=3,
         )
-    return res
+    n_iter = win.batch_iterations + win.single_move_passes
+    return Solution(win_state.labels, "k-cofactors", False, info, n_iter, win.converged, win.cycled)
+
+
+def _k_cofactors_result(problem: Problem, **kw) -> DMIResult:
+    """:func:`k_cofactors_solution` as its :class:`DMIResult`."""
+    return build_result(problem, *k_cofactors_solution(problem, **kw))
 
 
 def k_cofactors(
