@@ -519,16 +519,19 @@ def check_chapter(
     if exceptions:
         raise Failure(f"uncaught exceptions on the page: {exceptions}")
 
-    # 5. switch off
+    # 5. switch off: the kernel is shut down, then the page reloads.  A mark on the live
+    # document tells the reloaded one apart (a navigation started before the reload
+    # would be cancelled by it).
     box = switch_position(page)
+    page.js("window.__dmiLiveDocument = true")
     s = time.monotonic()
     page.click(box["x"], box["y"])
-    time.sleep(1.0)
     wait_for(
         page,
-        "document.readyState === 'complete' && window.dmiLive && dmiLive.state === 'off'",
+        "!window.__dmiLiveDocument && document.readyState === 'complete' "
+        "&& window.dmiLive && dmiLive.state === 'off'",
         30,
-        "the static page after switching off",
+        "the static page reloaded after switching off",
     )
     if live_pid is not None:
         for _ in range(100):
