@@ -463,7 +463,8 @@ def k_cofactors(
         and per-start details in ``restarts``; ``sample_rows`` is the size of the
         sample the starts ran on (0: they ran on all rows), and then
         ``restart_log_scores`` and ``restarts`` are those of the sample's rows
-        while the other entries describe the run on all rows.
+        while the other entries describe the run on all rows (the ascent alone:
+        ``batch_iterations`` 0).
 
     Raises
     ------
