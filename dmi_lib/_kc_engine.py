@@ -103,17 +103,14 @@ class KCOptions:
         The ascent applies at most this many candidate moves one by one
         (Sherman-Morrison); with more it moves the rows above the best gap
         threshold at once (exact line search).
-    batch_patience, sampled_patience : float
+    batch_patience : float
         The batch phase stops after this many iterations without a new best
         score (``inf``: never); the ascent then climbs from the best state.  The
         paper's iteration is not monotone and can wander without converging or
         cycling: from random starts at ``n = 2·10⁵``, ``d = 9`` it ran 117
         iterations (best score at iteration 77, after 60 without gain) or hit
         ``max_iter = 300``, while the ascent from its best state reached the
-        same local maximum.  ``sampled_patience`` applies to the run on all rows
-        that follows a sample's start (``subsample_min_rows``): that start is
-        already near a local maximum, and a step that fails to raise the best
-        score is the sign that the paper's iteration overshoots.
+        same local maximum.
     threads : int or None
         Threads of the compiled passes (None: numba's default, one per CPU, as
         scikit-learn's Lloyd iteration uses).  Set 1 to leave the other CPUs to
@@ -122,7 +119,7 @@ class KCOptions:
         From ``subsample_min_rows`` rows on, every start runs first on
         ``subsample_rows`` rows drawn at random (a fixed seed), to a local maximum
         of their score; only the best start's ``D`` then assigns all rows, from
-        where the batch phase and the ascent run on all rows (as scikit-learn's
+        where the ascent alone runs on all rows (as scikit-learn's
         ``MiniBatchKMeans`` evaluates its ``n_init`` initialisations on an
         ``init_size`` sample and runs only the best).  The sample settles the
         clusters' shape at a fraction of a pass's cost per iteration, so that all
@@ -139,7 +136,6 @@ class KCOptions:
     watch_min: int = 1024
     sequential_moves: int = 256
     batch_patience: float = 10
-    sampled_patience: float = 1
     threads: int | None = None
     subsample_min_rows: float = 1 << 16
     subsample_rows: int = 1 << 14
@@ -155,9 +151,8 @@ class KCOptions:
             raise ValueError(
                 f"KCOptions.sequential_moves must be >= 0, got {self.sequential_moves!r}"
             )
-        for name in ("batch_patience", "sampled_patience"):
-            if not getattr(self, name) >= 1:
-                raise ValueError(f"KCOptions.{name} must be >= 1, got {getattr(self, name)!r}")
+        if not self.batch_patience >= 1:
+            raise ValueError(f"KCOptions.batch_patience must be >= 1, got {self.batch_patience!r}")
         for name in ("compiled_min_rows", "compiled_min_work", "bounds_min_rows"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"KCOptions.{name} must be >= 0, got {getattr(self, name)!r}")

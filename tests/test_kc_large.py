@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from dmi_lib import _kc_engine, problem
 from dmi_lib._kc_engine import Bounds, Engine, KCOptions, paper_init, sp_init
-from dmi_lib.kcofactors import _k_cofactors_result
+from dmi_lib.kcofactors import _ascent_from_sample, _k_cofactors_result
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -52,6 +52,35 @@ def test_sampled_starts_end_at_a_local_maximum_of_all_rows(seed, d, n):
     assert info["best_restart"] == int(np.argmax(scores))
     assert [r["init"] for r in info["restarts"]] == ["paper", "random", "random"]
     assert info["init"] == info["restarts"][info["best_restart"]]["init"]
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), n=st.integers(40, 160))
+def test_after_a_sampled_start_the_ascent_alone_reaches_a_local_maximum(seed, d, n):
+    """The run on all rows after a sampled start makes no batch iteration; its
+    passes and moves are those of the result, which is a local maximum."""
+    A = mixture(seed, d, n)
+    res = _k_cofactors_result(problem.prepare(A), options=SAMPLED, random_state=seed)
+    check_local_max(A, res)
+    if res.info["sample_rows"]:
+        assert res.info["batch_iterations"] == 0
+        assert not (res.info["cycled"] or res.info["batch_converged"])
+        assert res.n_iter == res.info["single_move_passes"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_ascent_from_a_sample_repairs_a_singular_start(seed):
+    """A sample's ``D`` whose partition of all rows leaves clusters empty (here:
+    every row in one cluster) is repaired, then climbed to a local maximum."""
+    A = mixture(seed, 1 + seed % 3, 120)
+    p = problem.prepare(A)
+    eng = Engine(p, SAMPLED)
+    final, info = _ascent_from_sample(eng, np.zeros(p.n, dtype=eng.ldtype), 300)
+    assert info.repaired and info.repair_moves >= p.k - 1
+    assert info.converged and info.batch_iterations == 0
+    assert np.bincount(final.labels, minlength=p.k).min() > 0
+    assert problem.is_local_maximum(A, final.labels)
+    assert problem.is_linearly_partitioned(A, final.labels)
 
 
 def test_a_sample_that_misses_a_direction_falls_back_to_all_rows():
