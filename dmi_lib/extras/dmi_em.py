@@ -478,11 +478,12 @@ def dmi_em(
     with another start; it is not claimed to beat a fully run Dawid–Skene.  Book
     chapter 13 measured both on the 14 multi-task data sets shipped in
     ``dmi_lib/data`` (means over the sets of 20 draws of 10 gold tasks each; the
-    per-set standard deviation over the draws reaches 9.7 points on clean crowds):
-    DMI-EM 0.62 points above a Dawid–Skene run to convergence on the clean crowds
-    and level with it given the same gold, between 0.1 and 2.1 points above it with
-    20–60 % low-effort or random workers, and 39 points above it (29 above it given
-    the same gold) when every worker reports through a cyclic strategy —
+    per-set standard deviation over the draws reaches 9.3 points on clean crowds):
+    DMI-EM 0.8 points above a Dawid–Skene run to convergence on the clean crowds
+    and 0.2 above it given the same gold, between 0.5 and 2.2 points above it with
+    20–60 % low-effort or random workers (with 60 % low-effort workers below it on
+    four of the sets, by up to 5.6 points), and 42 points above it (31 above it
+    given the same gold) when every worker reports through a cyclic strategy —
     observations on those sets, not guarantees.
 
     Parameters
