@@ -38,14 +38,15 @@ def crowds(draw, max_tasks=8, max_workers=4, max_options=3):
 def reference_em(answers, n, W, C, R0, gold, pseudocount, tol, max_iter, pooled=False):
     """Smoothed Dawid–Skene EM with Python loops over answers, a dense W×C×C
     confusion array, and the full log prior (constant included).  The prior of row
-    ``c`` has ``pseudocount`` pseudo-answers, spread evenly or (``pooled``) like the
-    crowd's pooled confusion row ``c`` at the start plus one answer spread evenly."""
+    ``c`` has ``pseudocount`` pseudo-answers spread evenly, or (``pooled``)
+    ``pseudocount · C`` spread like the crowd's pooled confusion row ``c`` at the start
+    plus one answer spread evenly."""
     if pooled:
         pool = [[0.0] * C for _ in range(C)]
         for t, _, lab, x in answers:
             for c in range(C):
                 pool[c][lab] += x * R0[t][c]
-        alpha = [[pseudocount * (v + 1 / C) / (sum(row) + 1) for v in row] for row in pool]
+        alpha = [[pseudocount * C * (v + 1 / C) / (sum(row) + 1) for v in row] for row in pool]
     else:
         alpha = [[pseudocount / C] * C for _ in range(C)]
     R = [list(map(float, row)) for row in R0]
@@ -119,17 +120,17 @@ def test_one_iteration_by_hand():
     """Shares (1,0), (1,0), (0,1), (.5,.5); mean (.625, .375): surprisingly popular
     (= DMI, binary) puts task 4 with task 3, so the start is 0, 0, 1, 1.  Pooled
     confusion of the start: class 0 saw labels (4, 0), class 1 (1, 3); plus one
-    answer spread evenly: P = [[.9, .1], [.3, .7]], the prior pseudo-counts with
-    pseudocount 1.  π = (1/2, 1/2) (α_π = 1/2); θ_a = [[29/30, 1/30], [13/30, 17/30]],
-    θ_b = [[29/30, 1/30], [1/10, 9/10]].  Posterior of class 1: task 1 (0, 0):
-    (13/300) / (841/900 + 13/300) = 39/880; task 3 (1, 1): (17/30·9/10) /
-    (1/900 + 459/900) = 459/460; task 4 (0, 1): (13/30·9/10) / (29/900 + 351/900) =
-    351/380."""
+    answer spread evenly: P = [[.9, .1], [.3, .7]]; with pseudocount 1, C = 2
+    pseudo-answers per row: α = 2P = [[1.8, .2], [.6, 1.4]].  π = (1/2, 1/2)
+    (α_π = 1/2); θ_a = [[19/20, 1/20], [2/5, 3/5]], θ_b = [[19/20, 1/20],
+    [3/20, 17/20]].  Posterior of class 1: task 1 (0, 0): (2/5·3/20) /
+    (361/400 + 24/400) = 24/385; task 3 (1, 1): (3/5·17/20) / (1/400 + 204/400) =
+    204/205; task 4 (0, 1): (2/5·17/20) / (19/400 + 136/400) = 136/155."""
     with pytest.warns(ConvergenceWarning, match="max_iter = 1"):
         res = dmi_em(HAND, max_iter=1)
     assert res.start.tolist() == [0, 0, 1, 1]
     np.testing.assert_allclose(
-        res.posteriors[1].to_numpy(), [39 / 880, 39 / 880, 459 / 460, 351 / 380]
+        res.posteriors[1].to_numpy(), [24 / 385, 24 / 385, 204 / 205, 136 / 155]
     )
     assert res.labels.tolist() == [0, 0, 1, 1]
 
