@@ -148,11 +148,11 @@ def _weighted_table(answers, options, weights, duplicates):
 
 
 # --------------------------------------------------------------------------- #
-# Naming (Bayes naming of dmi_lib.practical, overflow-safe for many options)
+# Naming (Bayes naming of dmi_lib.extras.practical, overflow-safe for many options)
 # --------------------------------------------------------------------------- #
 def _name(labels, A, gold, confidence: float) -> np.ndarray:
     """The rotated-SP default names, replaced by the gold-agreement names iff the gold
-    evidence beats the prior odds: :func:`dmi_lib.practical.name_clusters_bayes` with
+    evidence beats the prior odds: :func:`dmi_lib.extras.practical.name_clusters_bayes` with
     ``log(C!/(C-k)! - 1)`` computed from log-gamma (no integer ``C!``)."""
     default = name_clusters(labels, A)
     if gold is None or not (gold >= 0).any():
@@ -427,7 +427,7 @@ def dmi_em(
     probability ``θ_w[z_t, l]`` — one confusion matrix per worker — independently
     across answers.  A common strategy ``S`` applied by every worker maps the
     model to itself (``θ_w → θ_w S``), as the pooled model of
-    :func:`dmi_lib.practical.refine_multinomial` does.
+    :func:`dmi_lib.extras.practical.refine_multinomial` does.
 
     **Fit.**  EM needs a start, and a start decides which of the model's
     label-permuted optima EM climbs to.  Zhang et al. (2014, [ZCZJ14]_) start
@@ -442,7 +442,7 @@ def dmi_em(
        (:func:`dmi_lib.aggregation.name_clusters`, Corollaries 3.4 and 3.5).  With
        ``gold``, a first EM (step 3 without gold) sharpens the partition, and its
        classes are renamed by the Bayes naming of
-       :func:`dmi_lib.practical.name_clusters_bayes` (``default_confidence``): the
+       :func:`dmi_lib.extras.practical.name_clusters_bayes` (``default_confidence``): the
        names that agree most with the gold tasks replace the default when the gold
        evidence beats the prior odds.  The EM is equivariant under renaming the
        classes, so the first EM's partition depends on the DMI-clustering alone;
@@ -517,7 +517,7 @@ def dmi_em(
         DMI solver and rank tolerance (:func:`dmi_lib.core.dmi_cluster`).
     default_confidence : float in (0, 1)
         Prior probability of the default naming
-        (:func:`dmi_lib.practical.name_clusters_bayes`); default
+        (:func:`dmi_lib.extras.practical.name_clusters_bayes`); default
         :data:`NAMING_CONFIDENCE` = 0.5 (for binary questions: the naming more gold
         tasks agree with; a tie keeps the default).  Book chapter 13 measures it on honest and relabelling crowds.
     max_dmi_options : int > 0
