@@ -323,7 +323,8 @@ def slow_peers_table(study: pd.DataFrame, slow: pd.DataFrame, fits: pd.DataFrame
     done = done[done].reset_index()[["dataset", "condition", "share"]]
     ours = study[study["method"].isin([DMI_EM, DS_OWN, DS_GOLD]) & (study["crowd"] == 0)]
     peers = slow[slow["method"].isin([MACE, GLAD])]
-    part = pd.concat([ours, peers]).merge(done, on=["dataset", "condition", "share"])
+    part = pd.concat([ours, peers]).astype({"share": float})
+    part = part.merge(done.astype({"share": float}), on=["dataset", "condition", "share"])
     per = (
         part.groupby(["condition", "share", "dataset", "method"])["accuracy"]
         .agg(["mean", "std"])
