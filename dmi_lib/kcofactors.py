@@ -108,6 +108,20 @@ class _RunInfo:
     compiled_passes: int = 0
 
 
+def _run_start(eng: Engine, labels):
+    """A run's record and its starting labels and state: a start with an empty
+    cluster or dependent cluster means (an init, or a sample's ``D`` on all rows)
+    is repaired first (:meth:`Engine.make_nonsingular`)."""
+    info = _RunInfo()
+    eng.compiled_passes = 0
+    st = eng.state(labels)
+    if st.D is None:
+        labels, info.repair_moves = eng.make_nonsingular(labels)
+        info.repaired = True
+        st = eng.state(labels)
+    return info, labels, st
+
+
 # long function: the paper's loop with its three extra stop tests, in one place
 def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
     """One run of k-cofactors from ``labels``: the final
@@ -126,13 +140,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
     iterations; margin bounds (:class:`Bounds`) skip the certified rows once few
     rows move (not with the compiled passes, which pass over every row).
     """
-    info = _RunInfo()
-    eng.compiled_passes = 0
-    st = eng.state(labels)
-    if st.D is None:  # an init with an empty cluster or dependent means
-        labels, info.repair_moves = eng.make_nonsingular(labels)
-        info.repaired = True
-        st = eng.state(labels)
+    info, labels, st = _run_start(eng, labels)
     patience = eng.options.batch_patience if patience is None else patience
     st = best = st.with_labels_as(eng.ldtype)
     h = eng.label_hash(st.labels)
@@ -304,13 +312,7 @@ def _ascent_from_sample(eng: Engine, labels, max_iter: int):
     ``n = 10⁶``): 4.7, 4.8, 10.5, 5.9, 16.3 with the batch phase, 2.5, 2.8,
     9.3, 3.8, 4.5 without, to the same log-score to 10⁻⁶.
     """
-    info = _RunInfo()
-    eng.compiled_passes = 0
-    st = eng.state(labels)
-    if st.D is None:  # a sample's D that leaves a cluster empty
-        labels, info.repair_moves = eng.make_nonsingular(labels)
-        info.repaired = True
-        st = eng.state(labels)
+    info, labels, st = _run_start(eng, labels)
     final, passes_, moves, converged = _ascent(eng, labels, max_iter, False, st)
     info.single_move_passes, info.single_moves, info.converged = passes_, moves, converged
     info.compiled_passes = eng.compiled_passes

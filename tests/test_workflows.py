@@ -126,22 +126,12 @@ def test_the_book_job_publishes_the_branch_the_launch_buttons_open():
     assert job["permissions"]["contents"] == "write"
 
 
-def _runner():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "run_workflow", ROOT / "scripts" / "run_workflow.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_ci_runs_the_workflows_own_steps():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "python3 dev.py setup" in ci
     assert "scripts/run_workflow.py .github/workflows/book.yml" in ci
-    run_workflow = _runner()
+    import run_workflow  # scripts/ is on sys.path (conftest.py)
+
     steps = run_workflow.plan(_workflow(), {})
     runs = [s["run"] for s in steps if "run" in s]
     assert runs == [
