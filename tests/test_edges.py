@@ -170,7 +170,7 @@ def test_rank_tol_zero_keeps_the_identical_rows_floor():
     """dmi_rank's docstring: rank_tol=0 counts singular values above numpy's
     threshold and above IDENTICAL_RTOL times the magnitude."""
     A = np.array([[1.0, 0.0], [1.0, 1e-12], [0.0, 1.0]])
-    k, sv, _ = dmi_lib.dmi_rank(A, rank_tol=0)
+    k, sv, _ = dmi_lib.problem.dmi_rank(A, rank_tol=0)
     # 1e-12 relative is below IDENTICAL_RTOL = 1e-10: rows 0 and 1 are identical
     assert k == 2 and sv[1] > 0
 

@@ -172,7 +172,7 @@ def test_the_installed_wheel_loads_every_data_set_without_the_book(fresh, tmp_pa
     assert report["version"] == dmi_lib.__version__
     assert report["missing"] == ["matplotlib", "ipywidgets", "dmi_book", "dask", "numba"]
     names = {name for name, _, _ in report["loaded"]}
-    assert names == set(dmi_lib.list_datasets()) | set(dmi_lib.paper_data_names())
+    assert names == set(dmi_lib.list_datasets()) | set(dmi_lib.datasets.paper_data_names())
     manifest = [ln for ln in (DATA / "SHA256SUMS").read_text().splitlines() if ln]
     assert report["manifest_lines"] == len(manifest) > 0
 

@@ -84,7 +84,7 @@ def heavy_data(draw, max_exp=12):
 
 def _prepared(A, w):
     try:
-        return dmi_lib.prepare(A, sample_weight=w)
+        return dmi_lib.problem.prepare(A, sample_weight=w)
     except ValueError:  # all rows identical: nothing to cluster
         return None
 
@@ -96,7 +96,7 @@ def test_exact_solvers_are_optimal_up_to_the_accepted_ratio(data):
     optimum (to 1e-9 relative), for weight ratios up to MAX_WEIGHT_RATIO."""
     A, w = data
     p = _prepared(A, w)
-    if p is None or p.k > 3 or p.k != dmi_lib.prepare(A).k:
+    if p is None or p.k > 3 or p.k != dmi_lib.problem.prepare(A).k:
         # (heavy weights can make a real direction weaker than rank_tol: the
         # problem then is the projected one, not the rational reference's)
         return

@@ -546,7 +546,7 @@ def plot_linear_partition(A, labels=None, ax=None, *, grid: int = 160, title: st
     """The paper's Figure 3, panel 3 (linearly partitioned): the regions ``idxmax(ÃD*)``.
 
     Shades the plane by the cluster that the partition ``D* = (C*ᵀÃ)⁻¹`` assigns to
-    each location (``dmi_lib.assign``), draws the partition rays (black dashed), the
+    each location (``dmi_lib.problem.assign``), draws the partition rays (black dashed), the
     points coloured by cluster and the mean of all points, where the rays meet.
 
     Parameters
