@@ -5,7 +5,6 @@ run), and compared with the files.  A stale table fails this test."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -29,18 +28,11 @@ RESULTS = ROOT / "results" / "real_crowds"
 SUBSET = ["temp", "wsd", "weather_cf", "prelec2017_sp/3"]
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "real_crowds_study", ROOT / "scripts" / "real_crowds_study.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def script():
-    return _script()
+    import real_crowds_study  # scripts/ is on sys.path (conftest.py)
+
+    return real_crowds_study
 
 
 @pytest.fixture(scope="module")
