@@ -161,6 +161,53 @@ SWITCH_JS = """(() => { const b = document.querySelector('.dmi-live-switch');
   return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"""
 
 
+# the first "restart & run all" button a reader can see (a collapsed cell hides its own)
+RESTART_ALL_JS = """(() => { const b = Array.from(document.querySelectorAll(
+    '.thebe-restartall-button')).find((b) => b.checkVisibility({visibilityProperty: true}));
+  if (!b) return null;
+  b.scrollIntoView({block: 'center', behavior: 'instant'});
+  const r = b.getBoundingClientRect();
+  const x = r.x + r.width / 2, y = r.y + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  return {x, y, hit: hit !== null && hit.closest('.thebe-restartall-button') === b}; })()"""
+
+
+def restart_all(page: cdp.CDP, live_pid: int | None, timeout: float) -> dict:
+    """Press a cell's "restart & run all" button, as a reader does: the kernel must be a
+    new process (when ``live_pid`` is given) and every cell must run again on it."""
+    before = kernels_under(live_pid) if live_pid is not None else None
+    box = page.js(RESTART_ALL_JS)
+    if box is None:
+        raise Failure('no "restart & run all" button on the live page')
+    time.sleep(0.3)
+    box = page.js(RESTART_ALL_JS)
+    if not box["hit"]:
+        raise Failure('the "restart & run all" button is covered by another element')
+    s = time.monotonic()
+    page.click(box["x"], box["y"])
+    wait_for(page, "dmiLive.restarts === 1 || dmiLive.state !== 'ready'", 30, "the restart")
+    state = wait_for(
+        page,
+        "(dmiLive.state === 'error' && 'error') || (dmiLive.restarts === 1 && "
+        "dmiLive.state === 'ready' && dmiLive.ran === dmiLive.total && 'ready')",
+        timeout,
+        "restart & run all",
+    )
+    took = round(time.monotonic() - s, 2)
+    live = page.js(LIVE_JS)
+    if state != "ready":
+        raise Failure(f"restart & run all ended in state {state!r}: {live['status']}")
+    if live["errors"] or live["errorOutputs"]:
+        raise Failure(f"cells raised errors after the restart: {live['errors']}")
+    result = {"took_s": took, "cells run": live["ran"]}
+    if live_pid is not None:
+        after = kernels_under(live_pid)
+        result["kernel processes before, after"] = [before, after]
+        if len(after) != 1 or after == before:
+            raise Failure(f"the kernel was not restarted: processes {before} -> {after}")
+    return result
+
+
 def switch_position(page: cdp.CDP) -> dict:
     """Scroll the switch into view; its centre once the page has stopped moving."""
     page.js(SWITCH_JS)
@@ -302,6 +349,7 @@ def check_chapter(
     slowdown: float = 1.0,
     allow_static_origin: tuple[str, ...] = (),
     name: str = "",
+    restart: bool = False,
 ) -> dict:
     """Steps 1-5 of the module's docstring on one chapter, in the tab ``page``.
 
@@ -310,7 +358,9 @@ def check_chapter(
     are counted from the process tree (none after switching off).  With ``max_live_s``
     and ``max_step_s``, turning live (click to the first widget's figure) and the median
     slider step (of ``drags`` drags) must not take longer, times ``slowdown`` (how
-    oversubscribed the machine is).  Raises ``Failure``.
+    oversubscribed the machine is).  With ``restart``, "restart & run all" must then
+    restart the kernel and run every cell again (:func:`restart_all`).  Raises
+    ``Failure``.
     """
     out.mkdir(parents=True, exist_ok=True)
     pre = f"{name}_" if name else ""
@@ -474,6 +524,8 @@ def check_chapter(
         checks["kernels running (processes)"] = len(kernels)
         if len(kernels) != 1:
             raise Failure(f"expected one kernel process, found {len(kernels)}")
+    if restart:
+        checks["restart & run all"] = restart_all(page, live_pid, timeout)
     # the time targets, checked after switching off (below), so a slow run cleans up too
     slow = []
     took = t["switch on -> first widget shown"]

@@ -68,7 +68,7 @@ def tab(chromium, live):
         yield browser.page
 
 
-def _check(tab, live, url, name):
+def _check(tab, live, url, name, restart=False):
     proc, _ = live
     factor = slowdown()
     report: dict = {
@@ -89,6 +89,7 @@ def _check(tab, live, url, name):
             max_live_s=MAX_LIVE_S,
             max_step_s=MAX_STEP_S,
             slowdown=factor,
+            restart=restart,
         )
         report["result"] = "passed"
     except Exception as err:
@@ -113,7 +114,8 @@ def _same_server(live, page):
 
 
 def test_live_code_second_chapter_same_tab(tab, live):
-    _check(tab, live, _same_server(live, SECOND), "ch08")
+    # and "restart & run all" starts a new kernel and runs every cell again
+    _check(tab, live, _same_server(live, SECOND), "ch08", restart=True)
 
 
 def test_live_code_longest_chapter_page_same_tab(tab, live):

@@ -11,7 +11,8 @@
  *      editable cell with an output area (also cells whose static output was removed),
  *   3. a kernel of the page's own starts and runs the page's first widget with the cells
  *      it needs (the build lists them: tools/live_code/deps.py); other widgets run as
- *      they come into view, any cell when the reader runs it, all on `dmiLive.runAll()`.
+ *      they come into view, any cell when the reader runs it, all on `dmiLive.runAll()`;
+ *      "restart & run all" restarts the kernel and runs every cell again.
  * Turning the switch off shuts the kernel down and reloads the static page.  A tab closed
  * without switching off leaves its kernel idle; the local server shuts it down later.
  */
@@ -227,6 +228,21 @@
       return chain;
     }
     live.runAll = () => { for (let i = 0; i < n; i++) if (!queued[i]) runCell(i); return chain; };
+    // thebe's "restart & run all" button calls the notebook's executeAll, which (thebe
+    // 0.9) neither restarts the kernel nor reruns a cell that ran here: restart it,
+    // forget what ran, and run every cell in page order, as the reader edited it.
+    live.restarts = 0;
+    nb.executeAll = async () => {
+      await chain;
+      setState("running", "restarting the kernel…");
+      await nb.session.kernel.restart();
+      live.restarts += 1;
+      queued.fill(false);
+      ran.clear();
+      live.ran = 0;
+      nb.cells.forEach((cell, i) => runCell(i, cell.source));
+      return chain;
+    };
     nb.cells.forEach((cell, i) => {
       cell.execute = (source) => run(i, source);  // thebe's Shift+Enter calls this
     });
