@@ -185,9 +185,7 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
     n, C = A.shape
     if prior is None:
         abar = A.mean(axis=0)
-        used = abar > 0
-        ratio = np.zeros_like(A)
-        ratio[:, used] = A[:, used] / abar[used]
+        ratio = np.divide(A, abar, out=np.zeros_like(A), where=abar > 0)
     else:
         abar = check_distribution(prior, "prior", ndim=1)
         if abar.shape != (C,):

@@ -492,16 +492,15 @@ def task_groups(counts, gold_codes=None):
     weights : ndarray of int, shape (u,)
         Number of tasks per group.
     """
-    counts = np.asarray(counts)
-    key = counts
+    key = np.asarray(counts)
     if gold_codes is not None:
-        alone = np.where(np.asarray(gold_codes) >= 0, np.arange(len(counts)), -1)
-        key = np.column_stack([counts, alone])
+        alone = np.where(np.asarray(gold_codes) >= 0, np.arange(len(key)), -1)
+        key = np.column_stack([key, alone])
     return distinct_rows(key)
 
 
 # --------------------------------------------------------------------------- #
-# The methods of dmi_lib.tabular.aggregate: their description and their decisions
+# The methods of dmi_lib.tabular.aggregate: a call, a method, and the call's checks
 # --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class Call:
@@ -538,7 +537,10 @@ class Method:
         label: ``groups(rows, weights, options, row_gold, rng, kw) -> (codes,
         details)`` decides once per group of interchangeable tasks
         (:func:`~dmi_lib.answers.task_groups`); the pandas path and the Dask path
-        (:mod:`dmi_lib.extras.scale_out`) both call it.  None: per task only.
+        (:mod:`dmi_lib.extras.scale_out`) both call it.  Plurality's and surprisingly
+        popular's also take ``ties`` (``"first"``, or ``"random"``: one seeded draw
+        per row among its maximal options, which the pandas path uses per task).
+        None: per task only.
     dask : bool
         Whether it runs on a Dask table.
     predictions : bool

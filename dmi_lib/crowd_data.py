@@ -219,11 +219,6 @@ def _per_task_gold(df: pd.DataFrame, col: str) -> pd.Series:
     return per_task.first().rename("gold")
 
 
-def _options(answers: pd.DataFrame, gold: pd.Series) -> list:
-    # The answer tables' own ordering rule (dmi_lib.answers), so options line up.
-    return factorize(pd.concat([answers["label"], gold], ignore_index=True))[1].tolist()
-
-
 # --------------------------------------------------------------------------- #
 # Loaders
 # --------------------------------------------------------------------------- #
@@ -421,11 +416,10 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
     else:
         answers, gold, task_options = _load_hosseini(treatment)
     answers = answers.reset_index(drop=True)
-    options = (
-        _options(answers, gold)
-        if task_options is None
-        else sorted({o for opts in task_options for o in opts})
-    )
+    if task_options is None:  # the answer tables' own ordering rule, so options line up
+        options = factorize(pd.concat([answers["label"], gold], ignore_index=True))[1].tolist()
+    else:
+        options = sorted({o for opts in task_options for o in opts})
     return CrowdDataset(
         name=label,
         answers=answers,

@@ -150,8 +150,7 @@ _CYCLE_A = """
 
 def _parse(text: str) -> np.ndarray:
     """Parse a whitespace/newline table into a float array (1-D if one line)."""
-    rows = [line.split() for line in text.strip().splitlines()]
-    arr = np.array([[float(x) for x in row] for row in rows])
+    arr = np.array([line.split() for line in text.strip().splitlines()], dtype=float)
     return arr[0] if arr.shape[0] == 1 else arr
 
 
