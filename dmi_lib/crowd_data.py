@@ -274,10 +274,10 @@ def _treatments(treatment):
     by_name = {v.lower(): k for k, v in HOSSEINI_TREATMENTS.items()}
     out = set()
     for t in items:
-        # a format's name (any case) or its number; bool is not a number here
-        key = t.lower() if isinstance(t, str) else None if isinstance(t, bool) else t
-        key = by_name.get(key, key) if isinstance(key, str) else key
-        if not isinstance(key, (int, np.integer)) or int(key) not in HOSSEINI_TREATMENTS:
+        # a format's name (any case) or its number (a bool is neither)
+        key = by_name.get(t.lower()) if isinstance(t, str) else t
+        number = isinstance(key, (int, np.integer)) and not isinstance(key, bool)
+        if not number or int(key) not in HOSSEINI_TREATMENTS:
             raise ValueError(
                 f"unknown treatment {t!r}: use one of {sorted(HOSSEINI_TREATMENTS)} or "
                 f"their names {list(HOSSEINI_TREATMENTS.values())}, or None for all"
