@@ -185,9 +185,7 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
     n, C = A.shape
     if prior is None:
         abar = A.mean(axis=0)
-        used = abar > 0
-        ratio = np.zeros_like(A)
-        ratio[:, used] = A[:, used] / abar[used]
+        ratio = np.divide(A, abar, out=np.zeros_like(A), where=abar > 0)
     else:
         abar = check_distribution(prior, "prior", ndim=1)
         if abar.shape != (C,):
@@ -622,13 +620,6 @@ class SpectralTruthSerumResult:
     symmetrized: bool
 
 
-def _orient(e: np.ndarray):
-    """Flip ``e`` so its largest-magnitude entry (first, up to rounding) is positive."""
-    mag = np.abs(e)
-    lead = int(np.flatnonzero(mag >= mag.max() * (1.0 - _EIG_RTOL))[0])
-    return (e if e[lead] > 0 else -e), lead
-
-
 def spectral_truth_serum(
     answers, predictions, *, n_options=None, symmetrize: bool = True
 ) -> SpectralTruthSerumResult:
@@ -718,7 +709,10 @@ def spectral_truth_serum(
         )
     e = np.real(V[:, 0])
     e = e / np.linalg.norm(e)
-    e, lead = _orient(e)
+    # Flip e so its largest-magnitude entry (first, up to rounding) is positive.
+    mag = np.abs(e)
+    lead = int(np.flatnonzero(mag >= mag.max() * (1.0 - _EIG_RTOL))[0])
+    e = e if e[lead] > 0 else -e
     proj = float(e @ (a - v))
     sign = 0 if abs(proj) <= _PROJ_ATOL else (1 if proj > 0 else -1)
     return SpectralTruthSerumResult(

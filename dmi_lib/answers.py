@@ -36,8 +36,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from . import aggregation as _agg
-from ._validation import Settings, check_random_state
+from ._validation import Settings
 from .labels import distinct_rows
 
 __all__ = [
@@ -53,19 +52,12 @@ __all__ = [
     "check_choice",
     "check_dense",
     "check_options",
-    "dmi_groups",
     "factorize",
     "gold_codes",
     "gold_labels",
-    "groups_by_mask",
-    "pick",
-    "plurality_mask",
     "prediction_matrix",
-    "prior_array",
     "python_scalar",
     "read_table",
-    "single_task_codes",
-    "sp_mask",
     "check_call",
     "label_series",
 ]
@@ -222,6 +214,17 @@ def check_options(options, labels) -> tuple:
     return codes, opts
 
 
+def _option_codes(values: np.ndarray, options: pd.Index, what: str) -> np.ndarray:
+    """The column of each of ``values`` among ``options``; a ValueError naming
+    ``what`` (``"gold"``, ``"predicted"``) and the first unknown values if some
+    are not among them."""
+    idx = options.get_indexer(values)
+    if (idx < 0).any():
+        bad = pd.unique(values[idx < 0])[:10].tolist()
+        raise ValueError(f"{what} label(s) {bad} are not among options {list(options)}")
+    return idx
+
+
 def answer_matrix(
     answers, *, options=None, duplicates: str = "error", max_cells: int = MAX_DENSE_CELLS
 ) -> AnswerMatrix:
@@ -331,20 +334,6 @@ def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
 # --------------------------------------------------------------------------- #
 # Predictions (single-task methods)
 # --------------------------------------------------------------------------- #
-def _prediction_kind(pred: pd.Series, kind: str) -> str:
-    """``prediction_type="auto"`` read from the column: float → fraction, integer →
-    label, sequences → distribution."""
-    if kind != "auto":
-        return kind
-    if pdt.is_bool_dtype(pred):
-        raise TypeError("column 'prediction' is boolean; pass prediction_type")
-    if pdt.is_float_dtype(pred):
-        return "fraction"
-    if not pdt.is_integer_dtype(pred) and pdt.is_list_like(pred.iloc[0]):
-        return "distribution"
-    return "label"
-
-
 def _fraction_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
     """A predicted share of the larger of two options → ``(1 - p, p)`` in column order."""
     C = len(opts)
@@ -374,13 +363,7 @@ def _fraction_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
 
 def _label_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
     """A predicted answer of the others → its one-hot vector over ``opts``."""
-    idx = opts.get_indexer(pred.to_numpy())
-    if (idx < 0).any():
-        bad = pd.unique(pred.to_numpy()[idx < 0])[:10].tolist()
-        raise ValueError(f"predicted label(s) {bad} are not among options {list(opts)}")
-    P = np.zeros((len(pred), len(opts)))
-    P[np.arange(len(pred)), idx] = 1.0
-    return P
+    return np.eye(len(opts))[_option_codes(pred.to_numpy(), opts, "predicted")]
 
 
 def _distribution_predictions(pred: pd.Series, opts: pd.Index, index: pd.Index) -> np.ndarray:
@@ -419,14 +402,20 @@ def prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.nd
             f"worker={python_scalar(answers['worker'].iloc[i])!r}: the single-task methods need "
             "every respondent's prediction; drop those rows (hosseini2021_spvoting: keep the treatments that elicit a prediction)"
         )
-    kind = _prediction_kind(pred, kind)
-    if kind == "fraction":
-        return _fraction_predictions(pred, opts)
-    if kind == "label":
-        return _label_predictions(pred, opts)
+    if kind == "auto":  # read from the column: float → fraction, integer → label,
+        # sequences → distribution
+        if pdt.is_bool_dtype(pred):
+            raise TypeError("column 'prediction' is boolean; pass prediction_type")
+        if pdt.is_float_dtype(pred):
+            kind = "fraction"
+        elif not pdt.is_integer_dtype(pred) and pdt.is_list_like(pred.iloc[0]):
+            kind = "distribution"
+        else:
+            kind = "label"
+    # ``kind`` was checked against PREDICTION_TYPES by check_call
     if kind == "distribution":
         return _distribution_predictions(pred, opts, answers.index)
-    raise ValueError(f"prediction_type must be one of {list(PREDICTION_TYPES)}, got {kind!r}")
+    return {"fraction": _fraction_predictions, "label": _label_predictions}[kind](pred, opts)
 
 
 # --------------------------------------------------------------------------- #
@@ -445,11 +434,7 @@ def gold_labels(gold, options: pd.Index):
         dup = gold.index[gold.index.duplicated()][0]
         raise ValueError(f"gold lists task {python_scalar(dup)!r} more than once")
     g = gold.dropna()
-    idx = options.get_indexer(g.to_numpy())
-    if (idx < 0).any():
-        bad = pd.unique(g.to_numpy()[idx < 0])[:10].tolist()
-        raise ValueError(f"gold label(s) {bad} are not among options {list(options)}")
-    return g, idx
+    return g, _option_codes(g.to_numpy(), options, "gold")
 
 
 def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
@@ -480,17 +465,6 @@ def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # Groups of interchangeable tasks (plurality, surprisingly popular, DMI)
 # --------------------------------------------------------------------------- #
-def prior_array(prior, options: pd.Index):
-    """``prior=`` for surprisingly popular: None, an array over ``options``, or a
-    Series indexed by option."""
-    if isinstance(prior, pd.Series):
-        missing = options.difference(prior.index)
-        if len(missing):
-            raise ValueError(f"prior has no entry for option(s) {list(missing)}")
-        prior = prior.reindex(options).to_numpy(dtype=float)
-    return prior
-
-
 def task_groups(counts, gold_codes=None):
     """Group interchangeable tasks: the same answer counts and no gold label.
 
@@ -518,16 +492,15 @@ def task_groups(counts, gold_codes=None):
     weights : ndarray of int, shape (u,)
         Number of tasks per group.
     """
-    counts = np.asarray(counts)
-    key = counts
+    key = np.asarray(counts)
     if gold_codes is not None:
-        alone = np.where(np.asarray(gold_codes) >= 0, np.arange(len(counts)), -1)
-        key = np.column_stack([counts, alone])
+        alone = np.where(np.asarray(gold_codes) >= 0, np.arange(len(key)), -1)
+        key = np.column_stack([key, alone])
     return distinct_rows(key)
 
 
 # --------------------------------------------------------------------------- #
-# The methods of dmi_lib.tabular.aggregate: their description and their decisions
+# The methods of dmi_lib.tabular.aggregate: a call, a method, and the call's checks
 # --------------------------------------------------------------------------- #
 @dataclass(frozen=True)
 class Call:
@@ -564,7 +537,10 @@ class Method:
         label: ``groups(rows, weights, options, row_gold, rng, kw) -> (codes,
         details)`` decides once per group of interchangeable tasks
         (:func:`~dmi_lib.answers.task_groups`); the pandas path and the Dask path
-        (:mod:`dmi_lib.extras.scale_out`) both call it.  None: per task only.
+        (:mod:`dmi_lib.extras.scale_out`) both call it.  Plurality's and surprisingly
+        popular's also take ``ties`` (``"first"``, or ``"random"``: one seeded draw
+        per row among its maximal options, which the pandas path uses per task).
+        None: per task only.
     dask : bool
         Whether it runs on a Dask table.
     predictions : bool
@@ -581,125 +557,6 @@ class Method:
     dask: bool = False
     predictions: bool = False
     shared_space: bool = True
-
-
-def pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
-    """One column per row among the ``True`` entries of ``mask``: the first, or a
-    uniformly random one (seeded)."""
-    if ties == "first":
-        return np.argmax(mask, axis=1).astype(np.intp)
-    keys = rng.random(mask.shape)
-    keys[~mask] = -1.0
-    return np.argmax(keys, axis=1).astype(np.intp)
-
-
-# --------------------------------------------------------------------------- #
-# Decisions per group of interchangeable tasks (plurality, SP, DMI), and per task
-# --------------------------------------------------------------------------- #
-def plurality_mask(rows, weights, options, kw) -> np.ndarray:
-    """Plurality's maximal options of each row of answer counts (``weights``,
-    ``options`` and ``kw`` are not needed: the signature of :func:`sp_mask`)."""
-    return _agg.plurality(rows, ties="all")
-
-
-def sp_mask(rows, weights, options, kw) -> np.ndarray:
-    """Surprisingly popular's maximal options (the Definition); the prior is
-    ``prior=`` or the column means of ``A`` over all tasks (``weights``: tasks per
-    row; None: one each, :func:`~dmi_lib.aggregation.surprisingly_popular`'s own)."""
-    if len(options) == 1:  # one option seen: nothing can be surprising
-        return np.ones((len(rows), 1), dtype=bool)
-    shares = rows / rows.sum(axis=1, keepdims=True)
-    prior = prior_array(kw.get("prior"), options)
-    if prior is None and weights is not None:
-        prior = weights @ shares / weights.sum()
-    return _agg.surprisingly_popular(shares, prior=prior, ties="all")
-
-
-def groups_by_mask(mask):
-    """Groups decided by ``mask`` (ties to the first option)."""
-
-    def groups(rows, weights, options, row_gold, rng, kw):
-        return pick(mask(np.asarray(rows), weights, options, kw), "first", None), None
-
-    return groups
-
-
-def dmi_groups(rows, weights, options, row_gold, rng, kw):
-    """DMI aggregation (:func:`~dmi_lib.aggregation.dmi_aggregate`) of the groups,
-    each weighted by its number of tasks; ``row_gold`` names the clusters."""
-    rows = np.asarray(rows)
-    gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
-    details = _agg.dmi_aggregate(
-        rows / rows.sum(axis=1, keepdims=True),
-        gold=gold,
-        sample_weight=weights,
-        method=kw.get("dmi_method", "auto"),
-        random_state=check_random_state(rng),
-        rank_tol=kw.get("rank_tol"),
-        return_details=True,
-    )
-    return details.options, details
-
-
-def single_task_codes(
-    answers, am, task_codes, codes_all, method, ties, rng, prediction_type, smoothing
-):
-    """Algorithm 5 (``method="sp-single"``) or 6 (``"spectral"``) on each task of a
-    table read by :func:`read_table`; returns the column index chosen per task."""
-    P_all = prediction_matrix(answers, am.options, prediction_type)
-    order = np.argsort(task_codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
-    out = np.empty(len(am.tasks), dtype=np.intp)
-    workers = answers["worker"].to_numpy()
-    # One call of the algorithm per task: the algorithms take one question each.
-    for t in range(len(am.tasks)):
-        rows = order[bounds[t] : bounds[t + 1]]
-        present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
-        if ties == "random":
-            present = rng.permutation(present)
-        if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
-            out[t] = present[0]
-            continue
-        pos = np.full(len(am.options), -1, dtype=np.intp)
-        pos[present] = np.arange(present.size)  # option -> column of this task's P
-        ans = pos[codes_all[rows]]
-        P = P_all[np.ix_(rows, present)]
-        if smoothing:
-            P = (1.0 - smoothing) * P + smoothing / present.size
-        mass = P.sum(axis=1)
-        if (mass <= 0).any():
-            i = rows[int(np.argmax(mass <= 0))]
-            raise ValueError(
-                f"task {python_scalar(am.tasks[t])!r}: worker {python_scalar(workers[i])!r} predicted only "
-                f"options nobody chose in this task ({am.options[present].tolist()} were "
-                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
-            )
-        P = P / mass[:, None]
-        try:
-            if method == "sp-single":
-                out[t] = present[_agg.surprisingly_popular_single(ans, P).answer]
-                continue
-            r = _agg.spectral_truth_serum(ans, P)
-        except ValueError as exc:
-            hint = (
-                (
-                    "; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the "
-                    "uniform distribution"
-                )
-                if not smoothing and "= 0" in str(exc)
-                else ""
-            )
-            raise ValueError(
-                f"task {python_scalar(am.tasks[t])!r} ({method}): {exc}{hint}"
-            ) from exc
-        # Algorithm 6 outputs only a sign along e*; name the option the answers moved
-        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
-        score = r.e if r.sign >= 0 else -r.e
-        mask = score >= score.max() - 1e-12
-        if r.sign == 0:
-            mask |= -r.e >= (-r.e).max() - 1e-12
-        out[t] = present[pick(mask[None, :], ties, rng)[0]]
-    return out
 
 
 # --------------------------------------------------------------------------- #

@@ -219,12 +219,6 @@ def _per_task_gold(df: pd.DataFrame, col: str) -> pd.Series:
     return per_task.first().rename("gold")
 
 
-def _options(answers: pd.DataFrame, gold: pd.Series) -> list:
-    # The answer tables' own ordering rule (dmi_lib.answers), so options line up.
-    _, uniques = factorize(pd.concat([answers["label"], gold], ignore_index=True))
-    return [v.item() if hasattr(v, "item") else v for v in uniques]
-
-
 # --------------------------------------------------------------------------- #
 # Loaders
 # --------------------------------------------------------------------------- #
@@ -260,7 +254,7 @@ def _load_prelec(study):
         raise ValueError(f"study must be one of {list(PRELEC_STUDIES)}, got {study!r}")
     d = _read_csv("prelec2017_sp", f"study{key}.csv")
     cols = list(PRELEC_STUDIES[key])
-    task = d[cols].astype(str).agg(" | ".join, axis=1) if len(cols) > 1 else d[cols[0]].astype(str)
+    task = d[cols].astype(str).agg(" | ".join, axis=1)
     answers = pd.DataFrame(
         {
             "task": task,
@@ -278,24 +272,20 @@ def _treatments(treatment):
         return sorted(HOSSEINI_TREATMENTS)
     items = [treatment] if isinstance(treatment, (str, int, np.integer)) else list(treatment)
     by_name = {v.lower(): k for k, v in HOSSEINI_TREATMENTS.items()}
-    out = []
+    out = set()
     for t in items:
-        if isinstance(t, str) and t.lower() in by_name:
-            out.append(by_name[t.lower()])
-        elif (
-            isinstance(t, (int, np.integer))
-            and not isinstance(t, bool)
-            and int(t) in HOSSEINI_TREATMENTS
-        ):
-            out.append(int(t))
-        else:
+        # a format's name (any case) or its number (a bool is neither)
+        key = by_name.get(t.lower()) if isinstance(t, str) else t
+        number = isinstance(key, (int, np.integer)) and not isinstance(key, bool)
+        if not number or int(key) not in HOSSEINI_TREATMENTS:
             raise ValueError(
                 f"unknown treatment {t!r}: use one of {sorted(HOSSEINI_TREATMENTS)} or "
                 f"their names {list(HOSSEINI_TREATMENTS.values())}, or None for all"
             )
+        out.add(int(key))
     if not out:
         raise ValueError("treatment is an empty list; use None for all treatments")
-    return sorted(set(out))
+    return sorted(out)
 
 
 def _load_hosseini(treatment):
@@ -426,11 +416,10 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
     else:
         answers, gold, task_options = _load_hosseini(treatment)
     answers = answers.reset_index(drop=True)
-    options = (
-        _options(answers, gold)
-        if task_options is None
-        else sorted({o for opts in task_options for o in opts})
-    )
+    if task_options is None:  # the answer tables' own ordering rule, so options line up
+        options = factorize(pd.concat([answers["label"], gold], ignore_index=True))[1].tolist()
+    else:
+        options = sorted({o for opts in task_options for o in opts})
     return CrowdDataset(
         name=label,
         answers=answers,

@@ -150,8 +150,7 @@ _CYCLE_A = """
 
 def _parse(text: str) -> np.ndarray:
     """Parse a whitespace/newline table into a float array (1-D if one line)."""
-    rows = [line.split() for line in text.strip().splitlines()]
-    arr = np.array([[float(x) for x in row] for row in rows])
+    arr = np.array([line.split() for line in text.strip().splitlines()], dtype=float)
     return arr[0] if arr.shape[0] == 1 else arr
 
 
@@ -200,11 +199,10 @@ class PaperData:
         return sorted(set(super().__dir__()) | set(self.values))
 
     def __repr__(self) -> str:
-        parts = []
-        for key, val in self.values.items():
-            parts.append(
-                f"{key}{tuple(val.shape)}" if isinstance(val, np.ndarray) else f"{key}={val!r}"
-            )
+        parts = [
+            f"{key}{tuple(val.shape)}" if isinstance(val, np.ndarray) else f"{key}={val!r}"
+            for key, val in self.values.items()
+        ]
         return f"PaperData({self.name!r}: {', '.join(parts)})"
 
 
@@ -214,58 +212,10 @@ def _frozen(x) -> np.ndarray:
     return arr
 
 
-# Each entry: (source, description, builder returning the field dict).
-def _affine():
-    return {
-        "A": _frozen(_parse(_AFFINE_A)),
-        "T": _frozen(_parse(_AFFINE_T)),
-        "b": _frozen(_parse(_AFFINE_B)),
-    }
+_EXAMPLE1_STATES = _parse(_EXAMPLE1_STATES_PCT) / 100.0
 
-
-def _kcofactors():
-    return {"A": _frozen(_parse(_KCOFACTORS_A))}
-
-
-def _svsd():
-    return {"A": _frozen(_parse(_SVSD_A))}
-
-
-def _example1():
-    states = _parse(_EXAMPLE1_STATES_PCT) / 100.0
-    state_prior = np.full(3, 1.0 / 3.0)
-    return {
-        "states": _frozen(states),
-        "state_prior": _frozen(state_prior),
-        # Equal state probabilities: the prior is the plain mean of the states.
-        "prior": _frozen(states.mean(axis=0)),
-        "prior_printed": _frozen(_parse(_EXAMPLE1_PRIOR_PRINTED_PCT) / 100.0),
-        "options": _OPTIONS,
-    }
-
-
-def _example2():
-    return {"signals": _frozen(np.eye(3)), "S": _frozen(_parse(_EXAMPLE2_S)), "options": _OPTIONS}
-
-
-def _intro():
-    return {
-        "feedback": _frozen(_parse(_INTRO_FEEDBACK_PCT) / 100.0),
-        "prior": _frozen(_parse(_INTRO_PRIOR_PCT) / 100.0),
-        "options": _OPTIONS,
-        "plurality_answer": "good",
-        "sp_answer": "so so",
-    }
-
-
-def _cycle():
-    return {
-        "A": _frozen(_parse(_CYCLE_A)),
-        # The two clusterings the batch iteration alternates between (0-based).
-        "orbit": ((0, 0, 1, 1, 2), (2, 0, 2, 1, 2)),
-    }
-
-
+# Each entry: (source, description, fields); load_paper_data hands out read-only
+# copies of the array fields.
 _REGISTRY = {
     "affine": (
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'Affine-invariance "
@@ -273,21 +223,21 @@ _REGISTRY = {
         "7 points in the plane (A, 7x2), an invertible 2x2 matrix T and a shift "
         "b = [.05, .02]: the clustering of A and of A @ T + b agree (Theorem 2.2, "
         "affine-invariant).",
-        _affine,
+        {"A": _parse(_AFFINE_A), "T": _parse(_AFFINE_T), "b": _parse(_AFFINE_B)},
     ),
     "kcofactors": (
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'An empirical run "
         "of k-cofactors in Figure 5' (Figure 5 = fig:empirical)",
         "30 points in the plane (A, 30x2) on which the paper runs k-cofactors "
         "(Algorithm 2) from C <- idxmax(Ã - mean(Ã)).",
-        _kcofactors,
+        {"A": _parse(_KCOFACTORS_A)},
     ),
     "svsd": (
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'DMI-clustering "
         "in Figure 8' (Figure 8 = fig:svsd)",
         "20 tasks' answer distributions over 3 options (A, 20x3, rows sum to 1 up to "
         "8-decimal rounding): DMI-clustering vs surprisingly popular.",
-        _svsd,
+        {"A": _parse(_SVSD_A)},
     ),
     "example1": (
         "Introduction, Example 1 (Example 1.1 in the compiled paper)",
@@ -296,20 +246,33 @@ _REGISTRY = {
         "the resulting prior (their mean) and the prior as printed, ~(52.7, 39.3, 8)% "
         "(prior_printed). Surprisingly popular answers 'bad' for both the 'so so' and "
         "the 'bad' state.",
-        _example1,
+        {
+            "states": _EXAMPLE1_STATES,
+            "state_prior": np.full(3, 1.0 / 3.0),
+            # Equal state probabilities: the prior is the plain mean of the states.
+            "prior": _EXAMPLE1_STATES.mean(axis=0),
+            "prior_printed": _parse(_EXAMPLE1_PRIOR_PRINTED_PCT) / 100.0,
+            "options": _OPTIONS,
+        },
     ),
     "example2": (
         "Introduction, Example 2 (Example 1.2 in the compiled paper)",
         "Honest signal distributions: the identity (signals, rows = states); every "
         "agent reports through the row-stochastic strategy matrix S, which turns them "
         "into Example 1's distributions (signals @ S).",
-        _example2,
+        {"signals": np.eye(3), "S": _parse(_EXAMPLE2_S), "options": _OPTIONS},
     ),
     "intro": (
         "Introduction, paragraph on plurality vote and surprisingly popular",
         "Feedback (56%, 40%, 4%) against the prior (70%, 26%, 4%): plurality answers "
         "'good', surprisingly popular answers 'so so' (40/26 > 56/70, 4/4).",
-        _intro,
+        {
+            "feedback": _parse(_INTRO_FEEDBACK_PCT) / 100.0,
+            "prior": _parse(_INTRO_PRIOR_PCT) / 100.0,
+            "options": _OPTIONS,
+            "plurality_answer": "good",
+            "sp_answer": "so so",
+        },
     ),
     "cycle": (
         "NOT from the paper: a case constructed for this book",
@@ -318,7 +281,11 @@ _REGISTRY = {
         "rule), started at the paper's C <- idxmax(Ã - mean(Ã)), alternates between "
         "the two clusterings in 'orbit' (exact arithmetic; the second step passes "
         "through an exact tie, so floating point may break it either way).",
-        _cycle,
+        {
+            "A": _parse(_CYCLE_A),
+            # The two clusterings the batch iteration alternates between (0-based).
+            "orbit": ((0, 0, 1, 1, 2), (2, 0, 2, 1, 2)),
+        },
     ),
 }
 
@@ -393,11 +360,12 @@ def load_paper_data(name: str) -> PaperData:
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
     try:
-        source, description, build = _REGISTRY[name]
+        source, description, fields = _REGISTRY[name]
     except KeyError:
         raise ValueError(
             f"unknown paper data set {name!r}; valid names: {', '.join(_REGISTRY)}"
         ) from None
+    values = {k: _frozen(v) if isinstance(v, np.ndarray) else v for k, v in fields.items()}
     return PaperData(
-        name=name, source=source, description=description, values=MappingProxyType(build())
+        name=name, source=source, description=description, values=MappingProxyType(values)
     )

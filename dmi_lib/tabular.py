@@ -53,15 +53,11 @@ from .answers import (
     Method,
     check_call,
     check_choice,
-    dmi_groups,
     gold_codes,
-    groups_by_mask,
-    pick,
-    plurality_mask,
-    read_table,
-    single_task_codes,
-    sp_mask,
     label_series,
+    prediction_matrix,
+    python_scalar,
+    read_table,
     task_groups,
 )
 from .extras.dmi_em import DMI_EM
@@ -76,23 +72,87 @@ __all__ = [
 ]
 
 
+# --------------------------------------------------------------------------- #
+# The methods' decisions: per group of interchangeable tasks (plurality, SP, DMI),
+# and per task
+# --------------------------------------------------------------------------- #
+def _prior(prior, options: pd.Index):
+    """``prior=`` for surprisingly popular: None, an array over ``options``, or a
+    Series indexed by option."""
+    if isinstance(prior, pd.Series):
+        missing = options.difference(prior.index)
+        if len(missing):
+            raise ValueError(f"prior has no entry for option(s) {list(missing)}")
+        prior = prior.reindex(options).to_numpy(dtype=float)
+    return prior
+
+
+def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
+    """One column per row among the ``True`` entries of ``mask``: the first, or a
+    uniformly random one (seeded)."""
+    if ties == "first":
+        return np.argmax(mask, axis=1).astype(np.intp)
+    keys = rng.random(mask.shape)
+    keys[~mask] = -1.0
+    return np.argmax(keys, axis=1).astype(np.intp)
+
+
+def _plurality_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
+    """Plurality's option for each row of answer counts: the first maximal one, or
+    (``ties="random"``) a random one (``weights``, ``options``, ``row_gold`` and
+    ``kw`` are not needed: the signature of :attr:`~dmi_lib.answers.Method.groups`)."""
+    return _pick(_agg.plurality(np.asarray(rows), ties="all"), ties, rng), None
+
+
+def _sp_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
+    """Surprisingly popular's option for each row (the Definition), ties as in
+    :func:`_plurality_groups`; the prior is ``prior=`` or the column means of ``A``
+    over all tasks (``weights``: tasks per row; None: one each,
+    :func:`~dmi_lib.aggregation.surprisingly_popular`'s own)."""
+    rows = np.asarray(rows)
+    if len(options) == 1:  # one option seen: nothing can be surprising
+        return _pick(np.ones((len(rows), 1), dtype=bool), ties, rng), None
+    shares = rows / rows.sum(axis=1, keepdims=True)
+    prior = _prior(kw.get("prior"), options)
+    if prior is None and weights is not None:
+        prior = weights @ shares / weights.sum()
+    return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), ties, rng), None
+
+
+def _dmi_groups(rows, weights, options, row_gold, rng, kw):
+    """DMI aggregation (:func:`~dmi_lib.aggregation.dmi_aggregate`) of the groups,
+    each weighted by its number of tasks; ``row_gold`` names the clusters."""
+    rows = np.asarray(rows)
+    gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
+    details = _agg.dmi_aggregate(
+        rows / rows.sum(axis=1, keepdims=True),
+        gold=gold,
+        sample_weight=weights,
+        method=kw.get("dmi_method", "auto"),
+        random_state=check_random_state(rng),
+        rank_tol=kw.get("rank_tol"),
+        return_details=True,
+    )
+    return details.options, details
+
+
 def _decide_by_group(method: Method, call: Call):
     """A method with ``groups``: decided once per group of interchangeable tasks,
     or, for ``ties="random"``, one draw per task among its maximal options."""
     am = read_table(call.answers, call.options, call.duplicates)[0]
     rng = check_random_state(call.random_state)
     if call.ties == "random" and method.name != "dmi":  # DMI has no ties
-        mask = plurality_mask if method.name == "plurality" else sp_mask
-        return am, pick(mask(am.counts, None, am.options, call.kw), "random", rng), None
+        codes, _ = method.groups(am.counts, None, am.options, None, rng, call.kw, "random")
+        return am, codes, None
     g = None if call.gold is None or method.name != "dmi" else gold_codes(call.gold, am)
     index, inverse, weights = task_groups(am.counts, g)
     row_gold = None if g is None else g[index]
     codes, details = method.groups(am.counts[index], weights, am.options, row_gold, rng, call.kw)
     codes = codes[inverse]
     if details is not None:  # per task, as the callers read it
-        details = _agg.DMIAggregation(
+        details = dataclasses.replace(
+            details,
             options=codes,
-            names=details.names,
             clustering=dataclasses.replace(
                 details.clustering, labels=details.clustering.labels[inverse]
             ),
@@ -117,22 +177,64 @@ def _decide_practical(method: Method, call: Call):
     return am, details.options, details
 
 
+_SMOOTHING_HINT = (
+    "; pass smoothing > 0 (e.g. 0.01) to mix every prediction with the uniform distribution"
+)
+
+
 def _decide_single(method: Method, call: Call):
-    """``"sp-single"`` or ``"spectral"``: Algorithm 5 or 6 on each task."""
-    am, answers, task_codes, label_codes = read_table(call.answers, call.options, call.duplicates)
+    """``"sp-single"`` (Algorithm 5) or ``"spectral"`` (Algorithm 6) on each task
+    separately; the column index chosen per task."""
+    am, answers, task_codes, codes_all = read_table(call.answers, call.options, call.duplicates)
     rng = check_random_state(call.random_state)
-    codes = single_task_codes(
-        answers,
-        am,
-        task_codes,
-        label_codes,
-        method.name,
-        call.ties,
-        rng,
-        call.prediction_type,
-        call.smoothing,
-    )
-    return am, codes, None
+    ties, smoothing = call.ties, call.smoothing
+    P_all = prediction_matrix(answers, am.options, call.prediction_type)
+    order = np.argsort(task_codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
+    out = np.empty(len(am.tasks), dtype=np.intp)
+    workers = answers["worker"].to_numpy()
+    # One call of the algorithm per task: the algorithms take one question each.
+    for t in range(len(am.tasks)):
+        rows = order[bounds[t] : bounds[t + 1]]
+        present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
+        if ties == "random":
+            present = rng.permutation(present)
+        if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
+            out[t] = present[0]
+            continue
+        pos = np.full(len(am.options), -1, dtype=np.intp)
+        pos[present] = np.arange(present.size)  # option -> column of this task's P
+        ans = pos[codes_all[rows]]
+        P = P_all[np.ix_(rows, present)]
+        if smoothing:
+            P = (1.0 - smoothing) * P + smoothing / present.size
+        mass = P.sum(axis=1)
+        if (mass <= 0).any():
+            i = rows[int(np.argmax(mass <= 0))]
+            raise ValueError(
+                f"task {python_scalar(am.tasks[t])!r}: worker {python_scalar(workers[i])!r} predicted only "
+                f"options nobody chose in this task ({am.options[present].tolist()} were "
+                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
+            )
+        P = P / mass[:, None]
+        try:
+            if method.name == "sp-single":
+                out[t] = present[_agg.surprisingly_popular_single(ans, P).answer]
+                continue
+            r = _agg.spectral_truth_serum(ans, P)
+        except ValueError as exc:
+            hint = _SMOOTHING_HINT if not smoothing and "= 0" in str(exc) else ""
+            raise ValueError(
+                f"task {python_scalar(am.tasks[t])!r} ({method.name}): {exc}{hint}"
+            ) from exc
+        # Algorithm 6 outputs only a sign along e*; name the option the answers moved
+        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
+        score = r.e if r.sign >= 0 else -r.e
+        mask = score >= score.max() - 1e-12
+        if r.sign == 0:
+            mask |= -r.e >= (-r.e).max() - 1e-12
+        out[t] = present[_pick(mask[None, :], ties, rng)[0]]
+    return am, out, None
 
 
 _DMI = frozenset({"dmi_method", "rank_tol"})
@@ -146,7 +248,7 @@ METHODS: dict[str, Method] = {
         Method(
             "plurality",
             _decide_by_group,
-            groups=groups_by_mask(plurality_mask),
+            groups=_plurality_groups,
             dask=True,
             shared_space=False,  # each task on its own
         ),
@@ -154,10 +256,10 @@ METHODS: dict[str, Method] = {
             "surprisingly-popular",
             _decide_by_group,
             frozenset({"prior"}),
-            groups=groups_by_mask(sp_mask),
+            groups=_sp_groups,
             dask=True,
         ),
-        Method("dmi", _decide_by_group, _DMI, groups=dmi_groups, dask=True),
+        Method("dmi", _decide_by_group, _DMI, groups=_dmi_groups, dask=True),
         Method("dmi-practical", _decide_practical, _PRACTICAL),
         Method("dmi-validated", _decide_practical, _PRACTICAL | {"folds"}),
         DMI_EM,
@@ -461,15 +563,8 @@ class SurprisinglyPopular(Aggregator):
     def fit(self, answers, gold=None):
         """Fit on a long table; ``gold`` is accepted and not used."""
         am, _ = self._fit(answers, None)
-        prior = (
-            am.A.mean(axis=0)
-            if self.prior is None
-            else (
-                self.prior.reindex(am.options).to_numpy(dtype=float)
-                if isinstance(self.prior, pd.Series)
-                else np.asarray(self.prior, float)
-            )
-        )
+        prior = _prior(self.prior, am.options)
+        prior = am.A.mean(axis=0) if prior is None else np.asarray(prior, float)
         self.prior_ = pd.Series(prior, index=am.options, name="prior")
         return self
 
