@@ -536,17 +536,14 @@ def practical_dmi_aggregate(
     A = N / N.sum(axis=1, keepdims=True)
     if gold is not None:
         gold = check_gold(gold, n, C)  # fail before the clustering
-    if clustering is None:
-        # Distinct rows weighted by their counts: exact (see dmi_cluster's Notes).
-        clustering = cluster_distinct(
-            A,
-            method=method,
-            random_state=random_state,
-            rank_tol=rank_tol,
-            sample_weight=sample_weight,
-        )
-    else:
-        _check_clustering(clustering, n)
+    clustering = _clustering(
+        clustering,
+        A,
+        method=method,
+        random_state=random_state,
+        rank_tol=rank_tol,
+        sample_weight=sample_weight,
+    )
     names = name_clusters_bayes(
         clustering.labels,
         A,
@@ -572,13 +569,20 @@ def practical_dmi_aggregate(
     return out if return_details else out.options
 
 
-def _check_clustering(clustering, n: int) -> None:
+def _clustering(clustering, A, **dmi) -> DMIResult:
+    """``clustering`` checked against the ``n`` rows of ``A``, or, when None, the
+    DMI-clustering of the distinct rows of ``A`` weighted by their counts (exact, see
+    :func:`dmi_lib.core.dmi_cluster`'s Notes) with the settings ``dmi``."""
+    n = A.shape[0]
+    if clustering is None:
+        return cluster_distinct(A, **dmi)
     if not isinstance(clustering, DMIResult):
         raise TypeError(
             f"clustering must be a DMIResult (from dmi_cluster), got {type(clustering).__name__}"
         )
     if clustering.labels.shape != (n,):
         raise ValueError(f"clustering has {clustering.labels.size} labels but counts has {n} tasks")
+    return clustering
 
 
 def _gold_clusters(gold: np.ndarray, names: np.ndarray, C: int) -> np.ndarray:
@@ -697,15 +701,13 @@ def validated_dmi_aggregate(
     if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
     g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, C)
-    if clustering is None:
-        clustering = cluster_distinct(
-            N / N.sum(axis=1, keepdims=True),
-            method=kwargs.pop("method", "auto"),
-            random_state=kwargs.pop("random_state", None),
-            rank_tol=kwargs.pop("rank_tol", None),
-        )
-    else:
-        _check_clustering(clustering, n)
+    clustering = _clustering(
+        clustering,
+        N / N.sum(axis=1, keepdims=True),
+        method=kwargs.pop("method", "auto"),
+        random_state=kwargs.pop("random_state", None),
+        rank_tol=kwargs.pop("rank_tol", None),
+    )
     known = np.flatnonzero(g >= 0)
     fold = np.full(n, -1, dtype=np.intp)
     fold[known] = np.arange(known.size) % max(1, min(folds, known.size))
