@@ -74,6 +74,24 @@ NAMING_CONFIDENCE = 0.5
 MAX_CONFUSION_CELLS = 2**25
 
 
+def _check_settings(pseudocount, tol, max_iter, default_confidence):
+    """The scalar settings of :func:`dmi_em`, checked (the message names each)."""
+    if (
+        isinstance(default_confidence, (bool, np.bool_))
+        or not isinstance(default_confidence, numbers.Real)
+        or not 0.0 < default_confidence < 1.0
+    ):
+        raise ValueError(
+            f"default_confidence must be a probability strictly between 0 and 1, "
+            f"got {default_confidence!r}"
+        )
+    return (
+        check_positive(pseudocount, "pseudocount"),
+        check_positive(tol, "tol"),
+        check_positive(max_iter, "max_iter", integer=True),
+    )
+
+
 def _weighted_table(answers, options, weights, duplicates):
     """The table as answer indexes: ``(am, task, worker, label, weight, workers, A)``
     with ``weight`` the checked weight of each answer (1 without ``weights``) and
@@ -243,12 +261,9 @@ def _em(
     else:  # per confusion entry: ``pseudocount`` per row in all
         alpha = np.full((C, C), pseudocount / C)
     alpha_pi = pseudocount / C
-    known = gold >= 0
-    gold_rows = np.flatnonzero(known)
+    gold_rows = np.flatnonzero(gold >= 0)
     R = R0.copy()
     trace = []
-    converged = False
-    it = 0
     for it in range(1, max_iter + 1):
         log_num, log_den, log_pi = _m_step(R, S, V, keys, C, alpha, alpha_pi)
         # E-step: L[t, c] = log π_c + Σ_{answers of t} w (log θ_{w, c, l})
@@ -260,8 +275,8 @@ def _em(
         R = np.exp(L - norm[:, None])
         R[gold_rows] = 0.0
         R[gold_rows, gold[gold_rows]] = 1.0
-        if it > 1 and abs(trace[-1] - trace[-2]) <= tol * scale:
-            converged = True
+        converged = it > 1 and abs(trace[-1] - trace[-2]) <= tol * scale
+        if converged:
             break
     log_num, log_den, log_pi = _m_step(R, S, V, keys, C, alpha, alpha_pi)
     return R, (keys, log_num, log_den, alpha), log_pi, np.array(trace), it, converged
@@ -553,18 +568,7 @@ def dmi_em(
     >>> res.confusion(["c"]).round(2).tolist()
     [[[0.34, 0.66], [0.66, 0.34]]]
     """
-    if (
-        isinstance(default_confidence, (bool, np.bool_))
-        or not isinstance(default_confidence, numbers.Real)
-        or not 0.0 < default_confidence < 1.0
-    ):
-        raise ValueError(
-            f"default_confidence must be a probability strictly between 0 and 1, "
-            f"got {default_confidence!r}"
-        )
-    pseudocount = check_positive(pseudocount, "pseudocount")
-    tol = check_positive(tol, "tol")
-    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
     max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates

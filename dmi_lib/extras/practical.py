@@ -340,8 +340,6 @@ def refine_multinomial(
     known = g >= 0
     lab = labels.astype(np.intp).copy()
     lab[known] = g[known]
-    converged = False
-    it = 0
     for it in range(1, max_iter + 1):
         sizes = np.bincount(lab, weights=w, minlength=k)
         pi = (sizes + 1.0) / (total + k)
@@ -350,8 +348,8 @@ def refine_multinomial(
         mu /= mu.sum(axis=1, keepdims=True)
         new = np.argmax(np.log(pi) + N @ np.log(mu).T, axis=1)
         new[known] = g[known]
-        if np.array_equal(new, lab):
-            converged = True
+        converged = np.array_equal(new, lab)
+        if converged:
             break
         lab = new
     return lab, mu, pi, it, converged
@@ -412,7 +410,6 @@ def latent_class_mle(
     R = np.zeros((n, k))
     R[np.arange(n), labels] = 1.0
     trace = []
-    converged = False
     for _ in range(max_iter):
         pi = (R.sum(axis=0) + 1.0) / (n + k)
         mu = R.T @ N + smoothing
@@ -422,10 +419,9 @@ def latent_class_mle(
         # the smoothing acts as a Dirichlet prior: EM climbs likelihood + log prior
         trace.append(float(norm.sum() + np.log(pi).sum() + smoothing * np.log(mu).sum()))
         new = np.exp(L - norm[:, None])
-        done = np.abs(new - R).max() <= tol
+        converged = bool(np.abs(new - R).max() <= tol)
         R = new
-        if done:
-            converged = True
+        if converged:
             break
     return R.argmax(axis=1), R, mu, pi, np.array(trace), converged
 
