@@ -372,8 +372,8 @@ class DMIEMResult:
                 f"{pos.size} workers × {C}² options is {pos.size * C * C} cells, more than "
                 f"{MAX_CONFUSION_CELLS}; pass workers=[...] to get a few of them"
             )
-        out = np.empty((pos.size, C, C))
-        out[:] = np.log(alpha)  # unobserved (w, l): count 0, the pseudo-count alone
+        # unobserved (w, l): count 0, the pseudo-count alone
+        out = np.tile(np.log(alpha), (pos.size, 1, 1))
         where = np.full(len(self.workers), -1, dtype=np.intp)
         where[pos] = np.arange(pos.size)
         g = np.flatnonzero(where[keys // C] >= 0)
