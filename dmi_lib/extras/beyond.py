@@ -47,7 +47,7 @@ from .._validation import (
 from ..aggregation import surprisingly_popular_single
 from ..core import dmi_cluster
 from ..labels import agreement, contingency
-from ..problem import DEFAULT_RANK_TOL
+from ..problem import DEFAULT_RANK_TOL, cluster_sums
 
 __all__ = [
     "KernelDMIResult",
@@ -334,11 +334,8 @@ def third_moment_aggregate(
 # --------------------------------------------------------------------------- #
 def _cluster_means(A: np.ndarray, labels: np.ndarray, k: int):
     sizes = np.bincount(labels, minlength=k)
-    sums = np.stack(
-        [np.bincount(labels, weights=A[:, j], minlength=k) for j in range(A.shape[1])], axis=1
-    )
     with np.errstate(invalid="ignore", divide="ignore"):
-        return sums / sizes[:, None], sizes
+        return cluster_sums(A, labels, k) / sizes[:, None], sizes
 
 
 def log_volume_score(A, labels, k: int | None = None) -> float:
@@ -465,9 +462,7 @@ def projected_dmi_cluster(
     n_init = check_int(n_init, "n_init", 1)
     max_iter = check_int(max_iter, "max_iter", 1)
     rng = check_random_state(random_state)
-    X = A - A.mean(axis=0)
-    _, sv, Vt = np.linalg.svd(X, full_matrices=False)
-    rank = int(np.sum(sv > DEFAULT_RANK_TOL * sv[0])) if sv[0] > 0 else 0
+    X, _, Vt, rank = _centred_svd(A, DEFAULT_RANK_TOL)
     if k > rank + 1:
         raise ValueError(
             f"k = {k} exceeds rank([A 1]) = {rank + 1}: the centred data "
@@ -498,6 +493,14 @@ def projected_dmi_cluster(
 # --------------------------------------------------------------------------- #
 # 3. Non-linear (kernel) clustering
 # --------------------------------------------------------------------------- #
+def _centred_svd(A: np.ndarray, tol: float):
+    """``(X, U, Vt, r)``: the centred data ``X = A - ā``, its thin SVD factors and its
+    rank ``r`` (singular values above ``tol`` times the largest)."""
+    X = A - A.mean(axis=0)
+    U, sv, Vt = np.linalg.svd(X, full_matrices=False)
+    return X, U, Vt, int(np.sum(sv > tol * sv[0])) if sv[0] > 0 else 0
+
+
 def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     """Affine-invariant coordinates: the centred data with identity covariance.
 
@@ -519,10 +522,7 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     True
     """
     A = check_matrix(A, min_rows=2)
-    tol = DEFAULT_RANK_TOL if rank_tol is None else float(rank_tol)
-    X = A - A.mean(axis=0)
-    U, sv, _ = np.linalg.svd(X, full_matrices=False)
-    r = int(np.sum(sv > tol * sv[0])) if sv[0] > 0 else 0
+    _, U, _, r = _centred_svd(A, DEFAULT_RANK_TOL if rank_tol is None else float(rank_tol))
     if r == 0:
         raise ValueError("all rows of A are identical: nothing to whiten")
     return U[:, :r] * np.sqrt(A.shape[0])
@@ -674,12 +674,7 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     degree = check_int(degree, "degree", 1)
     task, value, n, counts = _task_values(task, value, n_tasks)
     powers = value[:, None] ** np.arange(1, degree + 1)
-    return (
-        np.stack(
-            [np.bincount(task, weights=powers[:, j], minlength=n) for j in range(degree)], axis=1
-        )
-        / counts[:, None]
-    )
+    return cluster_sums(powers, task, n) / counts[:, None]
 
 
 def affine_moment_map(alpha: float, beta: float, degree: int = 2):

@@ -42,7 +42,7 @@ from ..answers import (
 )
 from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
-from .practical import log_gold_evidence
+from .practical import gold_naming_evidence
 
 __all__ = [
     "DMIEM",
@@ -74,8 +74,33 @@ NAMING_CONFIDENCE = 0.5
 MAX_CONFUSION_CELLS = 2**25
 
 
-def _answer_weights(answers: pd.DataFrame, weights) -> pd.DataFrame:
-    """``answers`` with a checked float column ``"__weight"`` (1 without ``weights``)."""
+def _check_settings(pseudocount, tol, max_iter, default_confidence):
+    """The scalar settings of :func:`dmi_em`, checked (the message names each)."""
+    if (
+        isinstance(default_confidence, (bool, np.bool_))
+        or not isinstance(default_confidence, numbers.Real)
+        or not 0.0 < default_confidence < 1.0
+    ):
+        raise ValueError(
+            f"default_confidence must be a probability strictly between 0 and 1, "
+            f"got {default_confidence!r}"
+        )
+    return (
+        check_positive(pseudocount, "pseudocount"),
+        check_positive(tol, "tol"),
+        check_positive(max_iter, "max_iter", integer=True),
+    )
+
+
+def _weighted_table(answers, options, weights, duplicates):
+    """The table as answer indexes: ``(am, task, worker, label, weight, workers, A)``
+    with ``weight`` the checked weight of each answer (1 without ``weights``) and
+    ``A`` the weighted answer shares of each task."""
+    if not isinstance(answers, pd.DataFrame):
+        raise TypeError(
+            f"answers must be a pandas DataFrame with columns ['task', 'worker', "
+            f"'label'], got {type(answers).__name__}"
+        )
     if weights is None:
         w = np.ones(len(answers))
     elif isinstance(weights, str):
@@ -101,36 +126,7 @@ def _answer_weights(answers: pd.DataFrame, weights) -> pd.DataFrame:
             f"weights must be finite and non-negative, got {python_scalar(w[i])!r} at row index "
             f"{python_scalar(answers.index[i])!r}"
         )
-    return answers.assign(__weight=w)
-
-
-def _check_settings(pseudocount, tol, max_iter, default_confidence):
-    """The scalar settings of :func:`dmi_em`, checked (the message names each)."""
-    if (
-        isinstance(default_confidence, (bool, np.bool_))
-        or not isinstance(default_confidence, numbers.Real)
-        or not 0.0 < default_confidence < 1.0
-    ):
-        raise ValueError(
-            f"default_confidence must be a probability strictly between 0 and 1, "
-            f"got {default_confidence!r}"
-        )
-    return (
-        check_positive(pseudocount, "pseudocount"),
-        check_positive(tol, "tol"),
-        check_positive(max_iter, "max_iter", integer=True),
-    )
-
-
-def _weighted_table(answers, options, weights, duplicates):
-    """The table as answer indexes: ``(am, task, worker, label, weight, workers, A)``
-    with ``A`` the weighted answer shares of each task."""
-    if not isinstance(answers, pd.DataFrame):
-        raise TypeError(
-            f"answers must be a pandas DataFrame with columns ['task', 'worker', "
-            f"'label'], got {type(answers).__name__}"
-        )
-    am, rows, task, label = read_table(_answer_weights(answers, weights), options, duplicates)
+    am, rows, task, label = read_table(answers.assign(__weight=w), options, duplicates)
     weight = rows["__weight"].to_numpy(dtype=float)
     worker, workers = factorize(rows["worker"].to_numpy())
     n, C = am.counts.shape
@@ -157,25 +153,14 @@ def _name(labels, A, gold, confidence: float) -> np.ndarray:
     default = name_clusters(labels, A)
     if gold is None or not (gold >= 0).any():
         return default
-    best = name_clusters(labels, A, gold=gold)
-    if np.array_equal(best, default):
+    best, evidence = gold_naming_evidence(labels, A, gold, default)
+    if evidence is None:
         return default
     C, k = A.shape[1], default.size
-    known = gold >= 0
-    m = int(known.sum())
-    a_best = int(np.sum(best[labels[known]] == gold[known]))
-    a_default = int(np.sum(default[labels[known]] == gold[known]))
-    evidence = log_gold_evidence(a_best, m, C, None) - log_gold_evidence(a_default, m, C, None)
     log_n = math.lgamma(C + 1) - math.lgamma(C - k + 1)  # log of the number of namings
     log_others = log_n + math.log1p(-math.exp(-log_n))  # log(N - 1), N >= 2 here
     prior_odds = math.log(confidence) - math.log1p(-confidence) + log_others
     return best if evidence > prior_odds else default
-
-
-def _one_hot(codes, C):
-    R = np.zeros((codes.size, C))
-    R[np.arange(codes.size), codes] = 1.0
-    return R
 
 
 def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
@@ -276,12 +261,9 @@ def _em(
     else:  # per confusion entry: ``pseudocount`` per row in all
         alpha = np.full((C, C), pseudocount / C)
     alpha_pi = pseudocount / C
-    known = gold >= 0
-    gold_rows = np.flatnonzero(known)
+    gold_rows = np.flatnonzero(gold >= 0)
     R = R0.copy()
     trace = []
-    converged = False
-    it = 0
     for it in range(1, max_iter + 1):
         log_num, log_den, log_pi = _m_step(R, S, V, keys, C, alpha, alpha_pi)
         # E-step: L[t, c] = log π_c + Σ_{answers of t} w (log θ_{w, c, l})
@@ -293,8 +275,8 @@ def _em(
         R = np.exp(L - norm[:, None])
         R[gold_rows] = 0.0
         R[gold_rows, gold[gold_rows]] = 1.0
-        if it > 1 and abs(trace[-1] - trace[-2]) <= tol * scale:
-            converged = True
+        converged = it > 1 and abs(trace[-1] - trace[-2]) <= tol * scale
+        if converged:
             break
     log_num, log_den, log_pi = _m_step(R, S, V, keys, C, alpha, alpha_pi)
     return R, (keys, log_num, log_den, alpha), log_pi, np.array(trace), it, converged
@@ -390,8 +372,8 @@ class DMIEMResult:
                 f"{pos.size} workers × {C}² options is {pos.size * C * C} cells, more than "
                 f"{MAX_CONFUSION_CELLS}; pass workers=[...] to get a few of them"
             )
-        out = np.empty((pos.size, C, C))
-        out[:] = np.log(alpha)  # unobserved (w, l): count 0, the pseudo-count alone
+        # unobserved (w, l): count 0, the pseudo-count alone
+        out = np.tile(np.log(alpha), (pos.size, 1, 1))
         where = np.full(len(self.workers), -1, dtype=np.intp)
         where[pos] = np.arange(pos.size)
         g = np.flatnonzero(where[keys // C] >= 0)
@@ -597,12 +579,11 @@ def dmi_em(
     fit = (task, worker, label, weight, n, len(workers), C)
     settings = (pseudocount, tol, max_iter)  # both EMs alike
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
-        R1 = _one_hot(names[clustering], C)
-        first = _em(*fit, R1, np.full(n, -1), *settings, pooled=True)
+        first = _em(*fit, np.eye(C)[names[clustering]], np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
         names = _name(clustering, A, g, float(default_confidence))
     start = names[clustering]
-    R0 = _one_hot(np.where(g >= 0, g, start), C)
+    R0 = np.eye(C)[np.where(g >= 0, g, start)]
     R, theta, log_pi, trace, it, converged = _em(*fit, R0, g, *settings, pooled=True)
     if not converged:
         warnings.warn(

@@ -74,6 +74,7 @@ __all__ = [
     "refine_multinomial",
     "validated_dmi_aggregate",
     "DEFAULT_CONFIDENCE",
+    "gold_naming_evidence",
     "log_gold_evidence",
 ]
 
@@ -214,9 +215,9 @@ def name_clusters_bayes(
     default = name_clusters(labels, A, sample_weight=sample_weight)  # validates
     A = np.asarray(A, dtype=float)
     n, C = A.shape
-    w = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, n)
     labels = np.asarray(labels).astype(np.intp)
-    k = default.size
     if gold_error is not None:
         gold_error = _check_prob(
             gold_error,
@@ -228,21 +229,38 @@ def name_clusters_bayes(
     q = _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
     if gold is None:
         return default
-    g = check_gold(gold, n, C)
-    best = name_clusters(labels, A, gold=g, sample_weight=sample_weight)
-    if np.array_equal(best, default):
+    best, evidence = gold_naming_evidence(
+        labels, A, check_gold(gold, n, C), default, gold_error, sample_weight
+    )
+    if evidence is None:
         return default
-    known = g >= 0
-    wk = w[known]
+    prior_odds = np.log(q * (math.perm(C, default.size) - 1) / (1.0 - q))
+    return best if evidence > prior_odds else default
+
+
+def gold_naming_evidence(labels, A, gold, default, gold_error=None, sample_weight=None):
+    """The naming the gold tasks agree with most and its gold evidence against
+    ``default``: ``(best, log P(gold | best) - log P(gold | default))`` (see
+    :func:`log_gold_evidence`), or ``(default, None)`` when they are the same naming.
+
+    The likelihood half of :func:`name_clusters_bayes`, for callers that weigh it
+    against their own prior odds (:func:`dmi_lib.extras.dmi_em.dmi_em`).  ``labels``
+    are integer cluster ids, ``gold`` checked option codes (``-1``: unknown),
+    ``default`` the rotated-SP names; ``sample_weight`` counts each task that many
+    times.
+    """
+    best = name_clusters(labels, A, gold=gold, sample_weight=sample_weight)
+    if np.array_equal(best, default):
+        return default, None
+    C = A.shape[1]
+    known = gold >= 0
+    wk = np.ones(int(known.sum())) if sample_weight is None else sample_weight[known]
     m = float(wk.sum())
-    a_best = float(wk[best[labels[known]] == g[known]].sum())
-    a_default = float(wk[default[labels[known]] == g[known]].sum())
-    n_namings = math.perm(C, k)
-    evidence = log_gold_evidence(a_best, m, C, gold_error) - log_gold_evidence(
+    a_best = float(wk[best[labels[known]] == gold[known]].sum())
+    a_default = float(wk[default[labels[known]] == gold[known]].sum())
+    return best, log_gold_evidence(a_best, m, C, gold_error) - log_gold_evidence(
         a_default, m, C, gold_error
     )
-    prior_odds = np.log(q * (n_namings - 1) / (1.0 - q))
-    return best if evidence > prior_odds else default
 
 
 # --------------------------------------------------------------------------- #
@@ -322,8 +340,6 @@ def refine_multinomial(
     known = g >= 0
     lab = labels.astype(np.intp).copy()
     lab[known] = g[known]
-    converged = False
-    it = 0
     for it in range(1, max_iter + 1):
         sizes = np.bincount(lab, weights=w, minlength=k)
         pi = (sizes + 1.0) / (total + k)
@@ -332,8 +348,8 @@ def refine_multinomial(
         mu /= mu.sum(axis=1, keepdims=True)
         new = np.argmax(np.log(pi) + N @ np.log(mu).T, axis=1)
         new[known] = g[known]
-        if np.array_equal(new, lab):
-            converged = True
+        converged = np.array_equal(new, lab)
+        if converged:
             break
         lab = new
     return lab, mu, pi, it, converged
@@ -394,7 +410,6 @@ def latent_class_mle(
     R = np.zeros((n, k))
     R[np.arange(n), labels] = 1.0
     trace = []
-    converged = False
     for _ in range(max_iter):
         pi = (R.sum(axis=0) + 1.0) / (n + k)
         mu = R.T @ N + smoothing
@@ -404,10 +419,9 @@ def latent_class_mle(
         # the smoothing acts as a Dirichlet prior: EM climbs likelihood + log prior
         trace.append(float(norm.sum() + np.log(pi).sum() + smoothing * np.log(mu).sum()))
         new = np.exp(L - norm[:, None])
-        done = np.abs(new - R).max() <= tol
+        converged = bool(np.abs(new - R).max() <= tol)
         R = new
-        if done:
-            converged = True
+        if converged:
             break
     return R.argmax(axis=1), R, mu, pi, np.array(trace), converged
 
@@ -518,17 +532,14 @@ def practical_dmi_aggregate(
     A = N / N.sum(axis=1, keepdims=True)
     if gold is not None:
         gold = check_gold(gold, n, C)  # fail before the clustering
-    if clustering is None:
-        # Distinct rows weighted by their counts: exact (see dmi_cluster's Notes).
-        clustering = cluster_distinct(
-            A,
-            method=method,
-            random_state=random_state,
-            rank_tol=rank_tol,
-            sample_weight=sample_weight,
-        )
-    else:
-        _check_clustering(clustering, n)
+    clustering = _clustering(
+        clustering,
+        A,
+        method=method,
+        random_state=random_state,
+        rank_tol=rank_tol,
+        sample_weight=sample_weight,
+    )
     names = name_clusters_bayes(
         clustering.labels,
         A,
@@ -554,13 +565,20 @@ def practical_dmi_aggregate(
     return out if return_details else out.options
 
 
-def _check_clustering(clustering, n: int) -> None:
+def _clustering(clustering, A, **dmi) -> DMIResult:
+    """``clustering`` checked against the ``n`` rows of ``A``, or, when None, the
+    DMI-clustering of the distinct rows of ``A`` weighted by their counts (exact, see
+    :func:`dmi_lib.core.dmi_cluster`'s Notes) with the settings ``dmi``."""
+    n = A.shape[0]
+    if clustering is None:
+        return cluster_distinct(A, **dmi)
     if not isinstance(clustering, DMIResult):
         raise TypeError(
             f"clustering must be a DMIResult (from dmi_cluster), got {type(clustering).__name__}"
         )
     if clustering.labels.shape != (n,):
         raise ValueError(f"clustering has {clustering.labels.size} labels but counts has {n} tasks")
+    return clustering
 
 
 def _gold_clusters(gold: np.ndarray, names: np.ndarray, C: int) -> np.ndarray:
@@ -679,15 +697,13 @@ def validated_dmi_aggregate(
     if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
     g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, C)
-    if clustering is None:
-        clustering = cluster_distinct(
-            N / N.sum(axis=1, keepdims=True),
-            method=kwargs.pop("method", "auto"),
-            random_state=kwargs.pop("random_state", None),
-            rank_tol=kwargs.pop("rank_tol", None),
-        )
-    else:
-        _check_clustering(clustering, n)
+    clustering = _clustering(
+        clustering,
+        N / N.sum(axis=1, keepdims=True),
+        method=kwargs.pop("method", "auto"),
+        random_state=kwargs.pop("random_state", None),
+        rank_tol=kwargs.pop("rank_tol", None),
+    )
     known = np.flatnonzero(g >= 0)
     fold = np.full(n, -1, dtype=np.intp)
     fold[known] = np.arange(known.size) % max(1, min(folds, known.size))
