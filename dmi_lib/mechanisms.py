@@ -49,6 +49,7 @@ __all__ = [
     "check_executor",
     "check_reports",
     "count_det",
+    "half_dets",
     "map_tasks",
     "split_halves",
 ]
@@ -352,6 +353,19 @@ def count_det(M: np.ndarray) -> np.ndarray:
     return np.where(bound < _EXACT_DET_BOUND, np.rint(d), d)
 
 
+def half_dets(group, part, row, col, n_groups: int, C: int) -> np.ndarray:
+    """``det Mʰ_g``, exactly (:func:`count_det`), for the count matrices
+    ``Mʰ_g(c, c') = #{items of group g in part h : row = c, col = c'}``, shape
+    ``(n_groups, 2)``.
+
+    The payments of both mechanisms: a pair's answers on the two halves of their shared
+    tasks (DMI-Mechanism), the virtual peer's labels against an agent's answers on the
+    two halves of her tasks (K-DMI).
+    """
+    M = np.bincount(((group * 2 + part) * C + row) * C + col, minlength=n_groups * 2 * C * C)
+    return count_det(M.reshape(n_groups, 2, C, C))
+
+
 def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.ndarray:
     """Randomly split the items of each group into parts 0 and 1 of sizes ⌊s/2⌋, ⌈s/2⌉.
 
@@ -644,11 +658,7 @@ def dmi_mechanism(
     pair = np.concatenate([chunk[0] + a for chunk, a in zip(out, cuts)])
     label_i, label_j = (np.concatenate([chunk[j] for chunk in out]) for j in (1, 2))
 
-    part = split_halves(pair, rng)
-    M = np.bincount(
-        ((pair * 2 + part) * C + label_i) * C + label_j, minlength=I.size * 2 * C * C
-    ).reshape(I.size, 2, C, C)
-    det = count_det(M)
+    det = half_dets(pair, split_halves(pair, rng), label_i, label_j, I.size, C)
     pair_pay = det[:, 0] * det[:, 1]
 
     n_peers = np.bincount(I, minlength=m) + np.bincount(J, minlength=m)
