@@ -182,10 +182,9 @@ _INITS = ("paper", "sp", "high-pay")
 
 
 def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> Settings:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if payment not in _PAYMENTS:
-        raise ValueError(f"payment must be one of {_PAYMENTS}, got {payment!r}")
+    for name, value, allowed in (("method", method, _METHODS), ("payment", payment, _PAYMENTS)):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(init, str) and init not in _INITS:
         raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
     if (
@@ -268,8 +267,7 @@ def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
 
 def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     ids = np.flatnonzero(eligible)
-    slot = np.full(rep.n_workers, -1, dtype=np.intp)
-    slot[ids] = np.arange(ids.size)
+    slot = np.where(eligible, np.cumsum(eligible) - 1, -1)
     r_idx = np.flatnonzero(slot[rep.worker] >= 0)
     r_idx = r_idx[np.argsort(slot[rep.worker[r_idx]], kind="stable")]
     r_slot = slot[rep.worker[r_idx]]

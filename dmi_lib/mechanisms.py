@@ -463,7 +463,7 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     )
     XT = X.T.tocsc()
     most = np.zeros(m, dtype=np.int64)
-    I, J, S = [], [], []
+    found = []
     # Rows of XXᵀ hold about Σ_t n_t² / m entries each; bound a block to ~4e6.
     per_row = float(np.sum(rep.workers_per_task().astype(float) ** 2)) / max(m, 1)
     block = max(1, int(4e6 // max(per_row, 1.0)))
@@ -473,10 +473,8 @@ def _eligible_pairs(rep: Reports, min_shared: int):
         off = rows != prod.col
         np.maximum.at(most, rows[off], prod.data[off])
         keep = off & (rows < prod.col) & (prod.data >= min_shared)
-        I.append(rows[keep])
-        J.append(prod.col[keep])
-        S.append(prod.data[keep])
-    I, J, S = (np.concatenate(x).astype(np.intp) for x in (I, J, S))
+        found.append((rows[keep], prod.col[keep], prod.data[keep]))
+    I, J, S = (np.concatenate(x).astype(np.intp) for x in zip(*found))
     order = np.lexsort((J, I))
     return I[order], J[order], S[order], most
 
