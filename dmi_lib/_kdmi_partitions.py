@@ -229,9 +229,7 @@ def _batched_ascent(
     """
     b, n = gone.shape
     labels = np.broadcast_to(labels, (b, n)).copy()
-    moved_b = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
-    moved_r = np.zeros(0, dtype=np.intp)
-    where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
+    moved_b = moved_r = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     M = M.copy()
     moves = np.zeros(b, dtype=np.intp)
     active = np.arange(b)
@@ -243,6 +241,7 @@ def _batched_ascent(
         q = np.searchsorted(r_sorted, tau * (1.0 + 1e-9), side="right")
         who = np.repeat(np.arange(na), q)
         rows = order[np.arange(who.size) - np.repeat(np.cumsum(q) - q, q)]
+        where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
         where[active] = np.arange(na)
         again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
         who = np.concatenate([who, where[moved_b[again]]])
@@ -261,14 +260,12 @@ def _batched_ascent(
         first = np.unique(who[win], return_index=True)[1]
         win = win[first]  # one move per agent: its best (first if tied)
         a, t, c = active[who[win]], rows[win], pc[win]
-        old = labels[a, t]
-        M[a, old] -= A_tilde[t]
+        M[a, labels[a, t]] -= A_tilde[t]
         M[a, c] += A_tilde[t]
         labels[a, t] = c
         moves[a] += 1
         moved_b = np.concatenate([moved_b, a])
         moved_r = np.concatenate([moved_r, t])
-        where[active] = -1
         active = a
     raise RuntimeError(f"local search did not converge in {max_rounds} rounds")
 

@@ -275,9 +275,17 @@ def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     return Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
 
 
-def _virtual_peer(rep: Reports, know: Knowledge, agents: Agents, part: Partitions, usable):
+def _payments(
+    rep: Reports, know: Knowledge, agents: Agents, part: Partitions, usable, s, split_keys
+):
     """The virtual peer's label ``C*ᵢ = idxmax(A_{-i}[t, L] D*_{-i})`` of each report of
-    a paid agent on a usable task: ``(report index, slot, label)``."""
+    a paid agent on a usable task, and the payments.
+
+    Returns ``(report index, label, half, payment)``: the reports the virtual peer
+    labelled, her label and the half (``T₁``: 0, ``T₂``: 1) of each, and each slot's
+    payment.
+    """
+    C = rep.n_options
     use = usable[agents.r_idx] & part.ok[agents.r_slot]
     u_idx, u_slot = agents.r_idx[use], agents.r_slot[use]
     # A_{-i}[t, L]: the other agents' answer shares on each report's task, augmented by
@@ -288,29 +296,19 @@ def _virtual_peer(rep: Reports, know: Knowledge, agents: Agents, part: Partition
     others /= (know.n_t[t] - 1)[:, None]
     X = np.take_along_axis(np.hstack([others, np.ones((t.size, 1))]), part.columns[u_slot], axis=1)
     peer = np.argmax(virtual_peer_scores(X, part.D[u_slot]), axis=1)
-    return u_idx, u_slot, peer
-
-
-def _payments(rep: Reports, payment: str, used, peer, split_keys, part: Partitions):
-    """Each slot's payment and the half (``T₁``: 0, ``T₂``: 1) of each used report.
-
-    ``used = (report index, slot)`` of the reports the virtual peer labelled.
-    """
-    u_idx, u_slot = used
-    C = rep.n_options
-    if payment == "split":
+    if s.payment == "split":
         half = split_halves(u_slot, None, keys=split_keys[u_idx])
     else:  # "whole": all of T_i in part 0
         half = np.zeros(u_slot.size, dtype=np.intp)
     det = half_dets(u_slot, half, peer, rep.label[u_idx], part.ok.size, C)
-    if payment == "split":
-        return det[:, 0] * det[:, 1], half
+    if s.payment == "split":
+        return u_idx, peer, half, det[:, 0] * det[:, 1]
     # sign det(C*_{-i}ᵀ A[T_-i]) = sign det(D*_{-i}) · sign det(B),  Ã = A B
     Bm = np.hstack([np.eye(C), np.ones((C, 1))])[:, part.columns]  # (C, E, C)
     sign = np.sign(np.linalg.det(np.moveaxis(Bm, 1, 0))) * np.sign(
         np.linalg.det(np.where(part.ok[:, None, None], part.D, np.eye(C)))
     )
-    return sign * det[:, 0], half
+    return u_idx, peer, half, sign * det[:, 0]
 
 
 def _scatter(size: int, idx, values, fill, dtype=None) -> np.ndarray:
@@ -481,8 +479,7 @@ def kdmi_mechanism(
     agents = _group_agents(rep, eligible, know.rows_of, seeds)
     part = learn_partitions(rep, know, agents, s, group_seeds)
     reasons.update(part.reasons)
-    u_idx, u_slot, peer = _virtual_peer(rep, know, agents, part, usable)
-    pay, half = _payments(rep, s.payment, (u_idx, u_slot), peer, split_keys, part)
+    u_idx, peer, half, pay = _payments(rep, know, agents, part, usable, s, split_keys)
     paid = agents.ids[part.ok]
     return KDMIResult(
         labels=_scatter(rep.n_tasks, know.answered, know.full.labels, -1, np.intp),

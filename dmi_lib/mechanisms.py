@@ -141,16 +141,15 @@ class Reports:
                     f"{name} ids must lie in 0..{size - 1} ({size_name} = {size}), found "
                     f"{int(arr[bad])} at position {bad}"
                 )
-        if task.size > 1:
-            key = worker * sizes[0] + task  # < m*n, fits in intp for any realistic crowd
-            order = np.argsort(key, kind="stable")
-            dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-            if dup.size:
-                first, second = sorted(order[dup[0] : dup[0] + 2])
-                raise ValueError(
-                    f"duplicate report: worker {int(worker[first])} answered task "
-                    f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
-                )
+        key = worker * sizes[0] + task  # < m*n, fits in intp for any realistic crowd
+        order = np.argsort(key, kind="stable")  # a repeated key: its positions ascending
+        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+        if dup.size:
+            first, second = order[dup[0] : dup[0] + 2]
+            raise ValueError(
+                f"duplicate report: worker {int(worker[first])} answered task "
+                f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
+            )
         for (name, size_name), arr, size in zip(_FIELDS, arrays, sizes):
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
