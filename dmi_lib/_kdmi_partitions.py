@@ -374,9 +374,7 @@ def _exact_levels(At: np.ndarray):
         rest = rest - q
         out.append(q)
         sigma = sigma * 2.0 ** (p - 53)  # |rest| <= ulp(σ)/2: the next grid
-    if np.any(rest != 0.0):
-        return None
-    return out
+    return None if np.any(rest != 0.0) else out
 
 
 def _level_sums(q, key, rows, size):

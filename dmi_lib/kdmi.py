@@ -251,12 +251,12 @@ def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
         if n_i[a] == 0:
             reasons[a] = "no reports"
         elif u_i[a] < min_tasks:
-            reasons[a] = f"only {int(u_i[a])} usable tasks, fewer than {need} = {min_tasks}" + (
-                f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
-                "answered by nobody else and were dropped)"
-                if n_dropped[a]
-                else ""
-            )
+            reasons[a] = f"only {int(u_i[a])} usable tasks, fewer than {need} = {min_tasks}"
+            if n_dropped[a]:
+                reasons[a] += (
+                    f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
+                    "answered by nobody else and were dropped)"
+                )
         else:
             reasons[a] = (
                 f"she answered {int(n_i[a])} of the {n_rows} answered tasks; "
