@@ -530,10 +530,9 @@ def learn_partitions(
     columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
     n_moves = np.zeros(E, dtype=np.intp)
     warm = s.method == "warm" and E > 0
+    redo = np.ones(E, dtype=bool)  # method="exact": every agent from scratch
     if warm:
         redo = _warm_partitions(rep, know, agents, s, group_seeds, (D, columns, n_moves))
-    else:
-        redo = np.ones(E, dtype=bool)
     # no practical exact solver beyond k = 3: keep the warm result where there is one
     method = "exact" if not warm or k <= 3 else "auto"
     es = np.flatnonzero(redo)
