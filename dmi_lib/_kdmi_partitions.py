@@ -19,6 +19,7 @@ settings (:class:`Settings`), what Algorithm 4's lines 1-3 learn from all report
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -140,6 +141,14 @@ class Agents:
     r_row: np.ndarray
     bounds: np.ndarray
 
+    def gone(self, slots, n_rows: int) -> np.ndarray:
+        """``gone[j, t]``: row ``t`` of ``A`` is one of slot ``slots[j]``'s tasks ``Tᵢ``
+        (removed for her), shape ``(len(slots), n_rows)``."""
+        gone = np.zeros((len(slots), n_rows), dtype=bool)
+        pos = np.concatenate([np.arange(self.bounds[e], self.bounds[e + 1]) for e in slots])
+        gone[np.repeat(np.arange(len(slots)), np.diff(self.bounds)[slots]), self.r_row[pos]] = True
+        return gone
+
 
 @dataclass
 class Partitions:
@@ -215,27 +224,24 @@ def _batched_ascent(
     margin under ``D_ref`` (``order``, ``r_sorted`` from :func:`_row_margins`) are
     safe beyond ``√2·‖D - D_ref‖₂``; rows already moved are always evaluated.
 
-    Returns ``(D, moves, labels)``: ``(CᵀÃ)⁻¹`` at the end, the number of moves per
-    agent and the final labels (rows in ``gone`` keep their start label).
+    Returns ``(moves, labels)``: the number of moves per agent and the final labels
+    (rows in ``gone`` keep their start label).
     """
     b, n = gone.shape
     labels = np.broadcast_to(labels, (b, n)).copy()
-    moved_b = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
-    moved_r = np.zeros(0, dtype=np.intp)
-    where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
+    moved_b = moved_r = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     M = M.copy()
-    D = np.empty_like(M)
     moves = np.zeros(b, dtype=np.intp)
     active = np.arange(b)
     max_rounds = 50 * n + 100
     for _ in range(max_rounds):
         Da = np.linalg.inv(M[active])
-        D[active] = Da
         na = active.size
         tau = np.sqrt(2.0) * np.linalg.norm(Da - D_ref, ord=2, axis=(1, 2))
         q = np.searchsorted(r_sorted, tau * (1.0 + 1e-9), side="right")
         who = np.repeat(np.arange(na), q)
         rows = order[np.arange(who.size) - np.repeat(np.cumsum(q) - q, q)]
+        where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
         where[active] = np.arange(na)
         again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
         who = np.concatenate([who, where[moved_b[again]]])
@@ -245,23 +251,21 @@ def _batched_ascent(
         F = np.abs(1.0 + G - G[np.arange(rows.size), lab][:, None])
         F[gone[active[who], rows]] = 0.0
         pmax = F.max(axis=1, initial=0.0)
-        pc = F.argmax(axis=1) if rows.size else np.zeros(0, dtype=np.intp)
+        pc = F.argmax(axis=1)
         best = np.zeros(na)
         np.maximum.at(best, who, pmax)
         win = np.flatnonzero((pmax == best[who]) & (pmax > 1.0 + tol))
         if not win.size:
-            return D, moves, labels
+            return moves, labels
         first = np.unique(who[win], return_index=True)[1]
         win = win[first]  # one move per agent: its best (first if tied)
         a, t, c = active[who[win]], rows[win], pc[win]
-        old = labels[a, t]
-        M[a, old] -= A_tilde[t]
+        M[a, labels[a, t]] -= A_tilde[t]
         M[a, c] += A_tilde[t]
         labels[a, t] = c
         moves[a] += 1
         moved_b = np.concatenate([moved_b, a])
         moved_r = np.concatenate([moved_r, t])
-        where[active] = -1
         active = a
     raise RuntimeError(f"local search did not converge in {max_rounds} rounds")
 
@@ -298,7 +302,7 @@ def virtual_peer_scores(X: np.ndarray, D: np.ndarray) -> np.ndarray:
     return G
 
 
-def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
+def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
     """Warm partitions of one block of agents (the unit of work of ``executor``).
 
     Agent ``b`` clusters the rows of ``At`` not in ``gone[b]`` (her ``T₋ᵢ``).  Her
@@ -313,37 +317,32 @@ def _warm_block(At, start, gone, tol, D_ref, order, r_sorted):
     """
     b, n = gone.shape
     k = At.shape[1]
+    labels = np.broadcast_to(start, (b, n)).copy()
     levels = _exact_levels(At)
     if levels is None:
-        keep = ~gone
-        who, rows = np.nonzero(keep)  # row-major: each agent's rows in increasing order
+        who, rows = np.nonzero(~gone)  # row-major: each agent's rows in increasing order
 
         def sums(lab):
-            key = who * k + lab[who, rows]
-            return np.stack(
-                [np.bincount(key, weights=At[rows, j], minlength=b * k) for j in range(k)], axis=1
-            ).reshape(b, k, k)
+            return _level_sums(At, who * k + lab[who, rows], rows, b * k).reshape(b, k, k)
 
+        M0 = sums(labels)
     else:  # the same numbers from exact sums, without a pass over every agent's rows
-        exact_M0 = _exact_start_sums(levels, start, gone)
+        base = _exact_start_sums(levels, start, gone)
 
         def sums(lab):
-            if lab is lab0:
-                return _exact_total(exact_M0)
-            return _exact_total(_exact_moved_sums(levels, exact_M0, start, lab, gone))
+            return _exact_total(_exact_moved_sums(levels, base, start, lab, gone))
+
+        M0 = _exact_total(base)
 
     def conditioned(M):
         cond = np.linalg.cond(M)
         return np.isfinite(cond) & (cond < _COND_LIMIT)
 
-    lab0 = np.broadcast_to(start, (b, n))
-    M0 = sums(lab0)
     singular = ~conditioned(M0)
     moves = np.zeros(b, dtype=np.intp)
-    labels = lab0.copy()
     go = np.flatnonzero(~singular)
     if go.size:
-        _, moves[go], labels[go] = _batched_ascent(
+        moves[go], labels[go] = _batched_ascent(
             At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
         )
     M = sums(labels)
@@ -375,9 +374,7 @@ def _exact_levels(At: np.ndarray):
         rest = rest - q
         out.append(q)
         sigma = sigma * 2.0 ** (p - 53)  # |rest| <= ulp(σ)/2: the next grid
-    if np.any(rest != 0.0):
-        return None
-    return out
+    return None if np.any(rest != 0.0) else out
 
 
 def _level_sums(q, key, rows, size):
@@ -391,23 +388,19 @@ def _level_sums(q, key, rows, size):
 def _exact_start_sums(levels, start, gone):
     """Per level, ``Cᵀq`` of each agent's rows at the common start labels: the sum
     over all rows minus her own (exact on the level's grid), shape ``(b·k, k)``."""
-    b, n = gone.shape
-    k = levels[0].shape[1]
+    b, k = gone.shape[0], levels[0].shape[1]
     who, rows = np.nonzero(gone)
     key = who * k + start[rows]
-    out = []
-    for q in levels:
-        total = _level_sums(q, start, np.arange(n), k)  # (k, k), exact
-        mine = _level_sums(q, key, rows, b * k)
-        out.append(np.tile(total, (b, 1)) - mine)
-    return out
+    return [  # all rows (exact, (k, k)) minus hers
+        np.tile(_level_sums(q, start, slice(None), k), (b, 1)) - _level_sums(q, key, rows, b * k)
+        for q in levels
+    ]
 
 
 def _exact_moved_sums(levels, base, start, lab, gone):
     """The level sums of labels ``lab``: ``base`` (at ``start``) plus the moved rows."""
-    b, n = gone.shape
-    k = levels[0].shape[1]
-    who, rows = np.nonzero((lab != start[None, :]) & ~gone)
+    b, k = gone.shape[0], levels[0].shape[1]
+    who, rows = np.nonzero((lab != start) & ~gone)
     to, frm = who * k + lab[who, rows], who * k + start[rows]
     return [
         m + _level_sums(q, to, rows, b * k) - _level_sums(q, frm, rows, b * k)
@@ -418,61 +411,29 @@ def _exact_moved_sums(levels, base, start, lab, gone):
 def _exact_total(level_sums):
     """The rounded ``Σ`` of the exact level sums (one fixed order), shape ``(b, k, k)``."""
     M = (level_sums[0] + level_sums[1]) + level_sums[2]
-    k = M.shape[1]
-    return M.reshape(-1, k, k)
+    return M.reshape(-1, M.shape[1], M.shape[1])
 
 
-def _scratch_partition(sub, rank_tol, C, exact, seed):
+def _scratch_partition(sub, seed, *, C: int, method: str, rank_tol):
     """DMI-cluster ``A[T₋ᵢ]`` afresh for one agent (the unit of work of ``executor``).
 
     Returns ``(D, columns, reason)``; ``reason`` is ``None`` when the partition can be
     used, else why the agent cannot be paid.
     """
-    if np.all(sub == sub[0]):
-        return (
-            None,
-            None,
-            (
-                "the tasks she did not do all have the same answer "
-                "shares: no partition can be learned from them"
-            ),
-        )
-    res = dmi_cluster(
-        sub,
-        method="exact" if exact else "auto",
-        rank_tol=rank_tol,
-        random_state=np.random.default_rng(seed),
+    why = (
+        "the tasks she did not do all have the same answer "
+        "shares: no partition can be learned from them"
     )
-    if res.k != C:
-        return (
-            None,
-            None,
-            (
-                f"the tasks she did not do have rank([A 1]) = {res.k} != "
-                f"C = {C}: the learned partition cannot label all C options"
-            ),
+    if not np.all(sub == sub[0]):
+        rng = np.random.default_rng(seed)
+        res = dmi_cluster(sub, method=method, rank_tol=rank_tol, random_state=rng)
+        if res.k == C:
+            return res.D, np.asarray(res.columns, dtype=np.intp), None
+        why = (
+            f"the tasks she did not do have rank([A 1]) = {res.k} != "
+            f"C = {C}: the learned partition cannot label all C options"
         )
-    return res.D, np.asarray(res.columns, dtype=np.intp), None
-
-
-def _scratch_partitions(A, agents: Agents, es: list, s: Settings, exact: bool) -> list:
-    """``(D, columns, reason)`` of :func:`_scratch_partition` for the slots ``es``,
-    through ``executor``."""
-    subs = []
-    for e in es:
-        keep = np.ones(A.shape[0], dtype=bool)
-        keep[agents.r_row[agents.bounds[e] : agents.bounds[e + 1]]] = False
-        subs.append(A[keep])
-    C = A.shape[1]
-    return map_tasks(
-        s.executor,
-        _scratch_partition,
-        subs,
-        [s.rank_tol] * len(es),
-        [C] * len(es),
-        [exact] * len(es),
-        agents.seeds[list(es)].tolist(),
-    )
+    return None, None, why
 
 
 def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, init):
@@ -493,36 +454,23 @@ def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, i
     return solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
 
 
-def _warm_jobs(aug, res_g, in_g, agents: Agents, tol: float):
-    """The blocks of agents of one group and their :func:`_warm_block` arguments: each
-    starts from the group's partition applied to all rows, ``T₋ᵢ`` only is hers."""
-    n_rows = aug.shape[0]
+def _group_start(aug, res_g, tol: float):
+    """The :func:`_warm_block` arguments every block of one group shares: the group's
+    partition applied to all rows (the start), its rows by margin (:func:`_row_margins`)."""
     At = aug[:, list(res_g.columns)]
-    D = np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)
+    D = np.broadcast_to(res_g.D, (aug.shape[0],) + res_g.D.shape)
     start = np.argmax(virtual_peer_scores(At, D), axis=1)
     margin = _row_margins(At, start, res_g.D, tol)
     order = np.argsort(margin, kind="stable")
-    B = max(1, _BLOCK_ENTRIES // n_rows)
-    blocks, jobs = [], []
-    for begin in range(0, in_g.size, B):
-        blk = in_g[begin : begin + B]
-        gone = np.zeros((blk.size, n_rows), dtype=bool)  # rows in T_i
-        pos = np.concatenate([np.arange(agents.bounds[e], agents.bounds[e + 1]) for e in blk])
-        rows = agents.r_row[pos]
-        gone[np.repeat(np.arange(blk.size), np.diff(agents.bounds)[blk]), rows] = True
-        blocks.append(blk)
-        jobs.append((At, start, gone, tol, res_g.D, order, margin[order]))
-    return blocks, jobs
+    return At, start, tol, res_g.D, order, margin[order]
 
 
-def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds):
-    """``method="warm"``: ``(D, columns, n_moves, redo)`` per slot; ``redo`` marks the
-    agents whose partition must be recomputed from scratch."""
-    k, n_rows, E = know.full.k, know.A.shape[0], agents.ids.size
-    D = np.zeros((E, k, k))
-    columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
-    n_moves = np.zeros(E, dtype=np.intp)
-    redo = np.zeros(E, dtype=bool)
+def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds, out):
+    """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot and returns
+    ``redo``, the slots whose partition must be recomputed from scratch."""
+    D, columns, n_moves = out
+    n_rows = know.A.shape[0]
+    redo = np.zeros(agents.ids.size, dtype=bool)
     # Start of agent i: the partition learned without her whole group of agents
     # (group = worker id mod N_GROUPS), applied to all rows.  It does not involve
     # her reports, so neither does the local maximum reached from it.
@@ -530,6 +478,7 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
     # "high-pay" and label arrays see every agent's reports: not for these starts
     group_init = s.init if isinstance(s.init, str) and s.init != "high-pay" else "paper"
     group_of = agents.ids % N_GROUPS
+    B = max(1, _BLOCK_ENTRIES // n_rows)  # agents per block
     blocks, jobs = [], []
     for g in np.unique(group_of).tolist():
         in_g = np.flatnonzero(group_of == g)
@@ -538,15 +487,16 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
             redo[in_g] = True
             continue
         columns[in_g] = res_g.columns
-        b, j = _warm_jobs(aug, res_g, in_g, agents, s.tol)
-        blocks += b
-        jobs += j
+        common = _group_start(aug, res_g, s.tol)
+        for begin in range(0, in_g.size, B):
+            blocks.append(in_g[begin : begin + B])
+            jobs.append((agents.gone(blocks[-1], n_rows), *common))
     out = map_tasks(s.executor, _warm_block, *zip(*jobs)) if jobs else []
     for blk, (D_blk, moves, singular) in zip(blocks, out):
         D[blk] = D_blk
         n_moves[blk] = moves
         redo[blk] |= singular
-    return D, columns, n_moves, redo
+    return redo
 
 
 def learn_partitions(
@@ -575,23 +525,29 @@ def learn_partitions(
         One partition per agent slot; ``ok`` is False (with a reason) where none can be
         learned without the agent's reports.
     """
-    k, E = know.full.k, agents.ids.size
-    if s.method == "exact" or E == 0:
-        D = np.zeros((E, k, k))
-        columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
-        n_moves, redo, exact = np.zeros(E, dtype=np.intp), np.ones(E, dtype=bool), True
-        fallback = np.zeros(E, dtype=bool)
-    else:
-        D, columns, n_moves, redo = _warm_partitions(rep, know, agents, s, group_seeds)
-        # no practical exact solver beyond k = 3: keep the warm result where there is one
-        exact = k <= 3
-        fallback = redo if exact else np.zeros(E, dtype=bool)
-    es = np.flatnonzero(redo).tolist()
+    k, E, n_rows = know.full.k, agents.ids.size, know.A.shape[0]
+    D = np.zeros((E, k, k))
+    columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
+    n_moves = np.zeros(E, dtype=np.intp)
+    warm = s.method == "warm" and E > 0
+    redo = np.ones(E, dtype=bool)  # method="exact": every agent from scratch
+    if warm:
+        redo = _warm_partitions(rep, know, agents, s, group_seeds, (D, columns, n_moves))
+    # no practical exact solver beyond k = 3: keep the warm result where there is one
+    method = "exact" if not warm or k <= 3 else "auto"
+    es = np.flatnonzero(redo)
+    found = map_tasks(
+        s.executor,
+        partial(_scratch_partition, C=k, method=method, rank_tol=s.rank_tol),
+        [know.A[~agents.gone([e], n_rows)[0]] for e in es],
+        agents.seeds[es].tolist(),
+    )
     ok, reasons = np.ones(E, dtype=bool), {}
-    for e, (D_e, cols_e, why) in zip(es, _scratch_partitions(know.A, agents, es, s, exact)):
+    for e, (D_e, cols_e, why) in zip(es.tolist(), found):
         if why is not None:
             ok[e] = False
             reasons[int(agents.ids[e])] = why
         else:
             D[e], columns[e] = D_e, cols_e
+    fallback = redo if warm and k <= 3 else np.zeros(E, dtype=bool)
     return Partitions(D, columns, ok, reasons, n_moves, fallback)

@@ -44,8 +44,14 @@ from ._kdmi_partitions import (
     Settings,
     virtual_peer_scores,
 )
-from .mechanisms import check_executor, check_reports, count_det, split_halves, dmi_mechanism
-from .mechanisms import Reports
+from .mechanisms import (
+    Reports,
+    check_executor,
+    check_reports,
+    dmi_mechanism,
+    half_dets,
+    split_halves,
+)
 
 __all__ = ["KDMIResult", "kdmi_mechanism"]
 
@@ -137,27 +143,16 @@ class KDMIResult:
 
 
 def _check_agents(agents, m: int) -> np.ndarray:
-    mask = np.zeros(m, dtype=bool)
     if agents is None:
-        mask[:] = True
-        return mask
+        return np.ones(m, dtype=bool)
     arr = np.asarray(agents)
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
         raise TypeError(f"agents must be a 1-D array of worker ids, got {agents!r}")
-    if arr.size == 0:
-        return mask
-    if arr.min() < 0 or arr.max() >= m:
+    if arr.size and (arr.min() < 0 or arr.max() >= m):
         raise ValueError(f"agents must lie in 0..{m - 1}, got {arr.tolist()}")
-    mask[arr] = True
+    mask = np.zeros(m, dtype=bool)
+    mask[arr.astype(np.intp)] = True
     return mask
-
-
-def _check_positive_tol(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not (
-        np.isscalar(value) and np.isreal(value) and np.isfinite(value) and value >= 0
-    ):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
 
 
 def _high_pay_plurality(rep: Reports, counts: np.ndarray, answered: np.ndarray, rng):
@@ -187,10 +182,9 @@ _INITS = ("paper", "sp", "high-pay")
 
 
 def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> Settings:
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if payment not in _PAYMENTS:
-        raise ValueError(f"payment must be one of {_PAYMENTS}, got {payment!r}")
+    for name, value, allowed in (("method", method, _METHODS), ("payment", payment, _PAYMENTS)):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(init, str) and init not in _INITS:
         raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
     if (
@@ -199,24 +193,13 @@ def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> S
         or n_init < 1
     ):
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
-    tol = _check_positive_tol(tol, "tol")
-    executor = check_executor(executor)
-    return Settings(method, payment, init, int(n_init), rank_tol, tol, executor)
-
-
-def _start_labels(init, rep: Reports, counts, answered, n_rows: int, rng):
-    """The start of the knowledge extraction: a named rule or labels of the answered tasks."""
-    if isinstance(init, str) and init == "high-pay":
-        return _high_pay_plurality(rep, counts, answered, rng)
-    if isinstance(init, str):
-        return init
-    start = np.asarray(init)
-    if start.shape != (n_rows,) or (start.size and start.dtype.kind not in "iu"):
-        raise ValueError(
-            f"init as labels must be {n_rows} integers (one per "
-            f"answered task), got shape {start.shape}"
-        )
-    return start
+    if isinstance(tol, (bool, np.bool_)) or not (
+        np.isscalar(tol) and np.isreal(tol) and np.isfinite(tol) and tol >= 0
+    ):
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    return Settings(
+        method, payment, init, int(n_init), rank_tol, float(tol), check_executor(executor)
+    )
 
 
 def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
@@ -227,8 +210,7 @@ def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
     answered = n_t > 0
     if not answered.any():
         raise ValueError("no task has any answer: there is nothing to cluster")
-    rows_of = np.full(rep.n_tasks, -1, dtype=np.intp)
-    rows_of[answered] = np.arange(int(answered.sum()))
+    rows_of = np.where(answered, np.cumsum(answered) - 1, -1)
     A = counts[answered] / n_t[answered, None]
     problem = prepare(A, s.rank_tol)  # A is prepared once
     if problem.k != C:
@@ -239,20 +221,27 @@ def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
             "answer distributions of the tasks do not span the simplex (e.g. too few "
             "tasks, or all tasks alike)"
         )
-    start = _start_labels(s.init, rep, counts, answered, A.shape[0], rng)
+    # The start: a named rule, or labels of the answered tasks.
+    start = s.init
+    if isinstance(start, str) and start == "high-pay":
+        start = _high_pay_plurality(rep, counts, answered, rng)
+    elif not isinstance(start, str):
+        start = np.asarray(start)
+        if start.shape != (A.shape[0],) or (start.size and start.dtype.kind not in "iu"):
+            raise ValueError(
+                f"init as labels must be {A.shape[0]} integers (one per "
+                f"answered task), got shape {start.shape}"
+            )
     full = solve(problem, method="auto", random_state=rng, init=start, n_init=s.n_init)
-    sign_v, log_v = np.linalg.slogdet(cluster_sums(A, full.labels, C))
-    return Knowledge(
-        counts, n_t, answered, rows_of, A, full, float(log_v) if sign_v != 0 else -np.inf
-    )
+    log_v = np.linalg.slogdet(cluster_sums(A, full.labels, C))[1]  # -inf when singular
+    return Knowledge(counts, n_t, answered, rows_of, A, full, float(log_v))
 
 
 def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
     """Who can be paid: ``(eligible, n_dropped, reasons)``; ``reasons`` says why each
     asked-for agent who cannot be paid cannot."""
     C, k, n_rows = rep.n_options, know.full.k, know.A.shape[0]
-    min_tasks = 2 * C if payment == "split" else C
-    need = "2C" if payment == "split" else "C"
+    need, min_tasks = ("2C", 2 * C) if payment == "split" else ("C", C)
     n_i = rep.tasks_per_worker()
     u_i = np.bincount(rep.worker, weights=usable, minlength=rep.n_workers).astype(np.intp)
     n_dropped = n_i - u_i
@@ -262,12 +251,12 @@ def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
         if n_i[a] == 0:
             reasons[a] = "no reports"
         elif u_i[a] < min_tasks:
-            reasons[a] = f"only {int(u_i[a])} usable tasks, fewer than {need} = {min_tasks}" + (
-                f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
-                "answered by nobody else and were dropped)"
-                if n_dropped[a]
-                else ""
-            )
+            reasons[a] = f"only {int(u_i[a])} usable tasks, fewer than {need} = {min_tasks}"
+            if n_dropped[a]:
+                reasons[a] += (
+                    f" ({int(n_dropped[a])} of her {int(n_i[a])} tasks were "
+                    "answered by nobody else and were dropped)"
+                )
         else:
             reasons[a] = (
                 f"she answered {int(n_i[a])} of the {n_rows} answered tasks; "
@@ -278,8 +267,7 @@ def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
 
 def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     ids = np.flatnonzero(eligible)
-    slot = np.full(rep.n_workers, -1, dtype=np.intp)
-    slot[ids] = np.arange(ids.size)
+    slot = np.where(eligible, np.cumsum(eligible) - 1, -1)
     r_idx = np.flatnonzero(slot[rep.worker] >= 0)
     r_idx = r_idx[np.argsort(slot[rep.worker[r_idx]], kind="stable")]
     r_slot = slot[rep.worker[r_idx]]
@@ -287,40 +275,40 @@ def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     return Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
 
 
-def _virtual_peer(rep: Reports, know: Knowledge, agents: Agents, part: Partitions, usable):
+def _payments(
+    rep: Reports, know: Knowledge, agents: Agents, part: Partitions, usable, s, split_keys
+):
     """The virtual peer's label ``C*ᵢ = idxmax(A_{-i}[t, L] D*_{-i})`` of each report of
-    a paid agent on a usable task: ``(report index, slot, label)``."""
+    a paid agent on a usable task, and the payments.
+
+    Returns ``(report index, label, half, payment)``: the reports the virtual peer
+    labelled, her label and the half (``T₁``: 0, ``T₂``: 1) of each, and each slot's
+    payment.
+    """
+    C = rep.n_options
     use = usable[agents.r_idx] & part.ok[agents.r_slot]
     u_idx, u_slot = agents.r_idx[use], agents.r_slot[use]
-    X = _others_shares(rep, know.counts, know.n_t, u_idx, part.columns[u_slot])  # A_{-i}[t, L]
+    # A_{-i}[t, L]: the other agents' answer shares on each report's task, augmented by
+    # a 1 and restricted to the agent's columns L.
+    t = rep.task[u_idx]
+    others = know.counts[t].astype(float)
+    others[np.arange(t.size), rep.label[u_idx]] -= 1.0
+    others /= (know.n_t[t] - 1)[:, None]
+    X = np.take_along_axis(np.hstack([others, np.ones((t.size, 1))]), part.columns[u_slot], axis=1)
     peer = np.argmax(virtual_peer_scores(X, part.D[u_slot]), axis=1)
-    return u_idx, u_slot, peer
-
-
-def _payments(rep: Reports, payment: str, used, peer, split_keys, part: Partitions):
-    """Each slot's payment and the half (``T₁``: 0, ``T₂``: 1) of each used report.
-
-    ``used = (report index, slot)`` of the reports the virtual peer labelled.
-    """
-    u_idx, u_slot = used
-    C, E = rep.n_options, part.ok.size
-    if payment == "split":
+    if s.payment == "split":
         half = split_halves(u_slot, None, keys=split_keys[u_idx])
-        M = np.bincount(
-            ((u_slot * 2 + half) * C + peer) * C + rep.label[u_idx], minlength=E * 2 * C * C
-        ).reshape(E, 2, C, C)
-        det = count_det(M)
-        return det[:, 0] * det[:, 1], half
-    half = np.zeros(u_slot.size, dtype=np.intp)
-    M = np.bincount((u_slot * C + peer) * C + rep.label[u_idx], minlength=E * C * C).reshape(
-        E, C, C
-    )
+    else:  # "whole": all of T_i in part 0
+        half = np.zeros(u_slot.size, dtype=np.intp)
+    det = half_dets(u_slot, half, peer, rep.label[u_idx], part.ok.size, C)
+    if s.payment == "split":
+        return u_idx, peer, half, det[:, 0] * det[:, 1]
     # sign det(C*_{-i}ᵀ A[T_-i]) = sign det(D*_{-i}) · sign det(B),  Ã = A B
     Bm = np.hstack([np.eye(C), np.ones((C, 1))])[:, part.columns]  # (C, E, C)
     sign = np.sign(np.linalg.det(np.moveaxis(Bm, 1, 0))) * np.sign(
         np.linalg.det(np.where(part.ok[:, None, None], part.D, np.eye(C)))
     )
-    return sign * count_det(M), half
+    return u_idx, peer, half, sign * det[:, 0]
 
 
 def _scatter(size: int, idx, values, fill, dtype=None) -> np.ndarray:
@@ -491,8 +479,7 @@ def kdmi_mechanism(
     agents = _group_agents(rep, eligible, know.rows_of, seeds)
     part = learn_partitions(rep, know, agents, s, group_seeds)
     reasons.update(part.reasons)
-    u_idx, u_slot, peer = _virtual_peer(rep, know, agents, part, usable)
-    pay, half = _payments(rep, s.payment, (u_idx, u_slot), peer, split_keys, part)
+    u_idx, peer, half, pay = _payments(rep, know, agents, part, usable, s, split_keys)
     paid = agents.ids[part.ok]
     return KDMIResult(
         labels=_scatter(rep.n_tasks, know.answered, know.full.labels, -1, np.intp),
@@ -515,14 +502,3 @@ def kdmi_mechanism(
         payment=payment,
         exact_fallback=_scatter(m, agents.ids, part.fallback, False, bool),
     )
-
-
-def _others_shares(rep: Reports, counts, n_t, idx, cols) -> np.ndarray:
-    """``A_{-i}[t, L]`` for the reports ``idx``: the other agents' answer shares on
-    each report's task, augmented by a 1 and restricted to the columns ``cols``."""
-    t = rep.task[idx]
-    others = counts[t].astype(float)
-    others[np.arange(t.size), rep.label[idx]] -= 1.0
-    others /= (n_t[t] - 1)[:, None]
-    aug = np.hstack([others, np.ones((t.size, 1))])
-    return np.take_along_axis(aug, cols, axis=1)

@@ -33,6 +33,7 @@ Theorem 3.2, Figures 6 and 7).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy import sparse
@@ -48,6 +49,7 @@ __all__ = [
     "check_executor",
     "check_reports",
     "count_det",
+    "half_dets",
     "map_tasks",
     "split_halves",
 ]
@@ -62,20 +64,22 @@ def _int_array(x, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.size == 0:
         return np.zeros(0, dtype=np.intp)
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            bad = int(np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))[0])
-            raise TypeError(
-                f"{name} must hold whole numbers, found {float(arr[bad])} at position {bad}"
-            )
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+    if bad.size:
+        raise TypeError(
+            f"{name} must hold whole numbers, found {float(arr[bad[0]])} at position {bad[0]}"
+        )
     arr = arr.astype(np.intp)
     if arr.min() < 0:
         bad = int(np.argmin(arr))
         raise ValueError(f"{name} must be non-negative, found {int(arr[bad])} at position {bad}")
     return arr
 
+
+#: The id arrays of :class:`Reports` and the sizes their ids lie below.
+_FIELDS = (("task", "n_tasks"), ("worker", "n_workers"), ("label", "n_options"))
 
 #: Largest count matrix :meth:`Reports.counts` builds (cells; 512 MiB of int64), as
 #: ``dmi_lib.answers.MAX_DENSE_CELLS`` for answer tables.
@@ -122,46 +126,34 @@ class Reports:
     n_options: int
 
     def __post_init__(self):
-        task = _int_array(self.task, "task")
-        worker = _int_array(self.worker, "worker")
-        label = _int_array(self.label, "label")
+        arrays = [_int_array(getattr(self, name), name) for name, _ in _FIELDS]
+        task, worker, label = arrays
         if not task.size == worker.size == label.size:
             raise ValueError(
                 "task, worker and label must have the same length, got "
                 f"{task.size}, {worker.size} and {label.size}"
             )
-        n, m, C = (
-            check_int(self.n_tasks, "n_tasks", 0),
-            check_int(self.n_workers, "n_workers", 0),
-            check_int(self.n_options, "n_options", 0),
-        )
-        for arr, size, name, size_name in (
-            (task, n, "task", "n_tasks"),
-            (worker, m, "worker", "n_workers"),
-            (label, C, "label", "n_options"),
-        ):
+        sizes = [check_int(getattr(self, size_name), size_name, 0) for _, size_name in _FIELDS]
+        for arr, size, (name, size_name) in zip(arrays, sizes, _FIELDS):
             if arr.size and arr.max() >= size:
                 bad = int(np.argmax(arr))
                 raise ValueError(
                     f"{name} ids must lie in 0..{size - 1} ({size_name} = {size}), found "
                     f"{int(arr[bad])} at position {bad}"
                 )
-        if task.size > 1:
-            key = worker * n + task  # < m*n, fits in intp for any realistic crowd
-            order = np.argsort(key, kind="stable")
-            dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-            if dup.size:
-                first, second = sorted(order[dup[0] : dup[0] + 2])
-                raise ValueError(
-                    f"duplicate report: worker {int(worker[first])} answered task "
-                    f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
-                )
-        for name, arr in (("task", task), ("worker", worker), ("label", label)):
+        key = worker * sizes[0] + task  # < m*n, fits in intp for any realistic crowd
+        order = np.argsort(key, kind="stable")  # a repeated key: its positions ascending
+        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+        if dup.size:
+            first, second = order[dup[0] : dup[0] + 2]
+            raise ValueError(
+                f"duplicate report: worker {int(worker[first])} answered task "
+                f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
+            )
+        for (name, size_name), arr, size in zip(_FIELDS, arrays, sizes):
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
-        object.__setattr__(self, "n_tasks", n)
-        object.__setattr__(self, "n_workers", m)
-        object.__setattr__(self, "n_options", C)
+            object.__setattr__(self, size_name, size)
 
     @classmethod
     def from_arrays(
@@ -187,19 +179,12 @@ class Reports:
             Negative ids, ids beyond the given sizes, arrays of different lengths,
             or a (task, worker) pair that occurs twice.
         """
-        arrays = {
-            name: _int_array(x, name)
-            for name, x in (("task", task), ("worker", worker), ("label", label))
-        }
-        sizes = {}
-        for name, size_name, given in (
-            ("task", "n_tasks", n_tasks),
-            ("worker", "n_workers", n_workers),
-            ("label", "n_options", n_options),
-        ):
-            arr = arrays[name]
-            sizes[size_name] = (int(arr.max()) + 1 if arr.size else 0) if given is None else given
-        return cls(task=arrays["task"], worker=arrays["worker"], label=arrays["label"], **sizes)
+        arrays = [_int_array(x, name) for x, (name, _) in zip((task, worker, label), _FIELDS)]
+        sizes = [
+            (int(arr.max()) + 1 if arr.size else 0) if given is None else given
+            for arr, given in zip(arrays, (n_tasks, n_workers, n_options))
+        ]
+        return cls(*arrays, *sizes)
 
     # -- shapes ------------------------------------------------------------- #
     @property
@@ -230,9 +215,7 @@ class Reports:
                 f"({cells} cells, about {8 * cells / 2**30:.3g} GiB), more than "
                 f"{_MAX_COUNT_CELLS} cells; are the task ids dense (0..n_tasks-1)?"
             )
-        return np.bincount(self.task * C + self.label, minlength=self.n_tasks * C).reshape(
-            self.n_tasks, C
-        )
+        return np.bincount(self.task * C + self.label, minlength=cells).reshape(self.n_tasks, C)
 
     def answer_matrix(self):
         """Row-normalised counts (Algorithm 4, line 2) and the mask of answered tasks.
@@ -273,19 +256,15 @@ class Reports:
         return np.bincount(self.task, minlength=self.n_tasks)
 
     # -- one worker --------------------------------------------------------- #
-    def _check_worker(self, i) -> int:
-        i = check_int(i, "worker id", 0)
-        if i >= self.n_workers:
-            raise ValueError(f"worker id must lie in 0..{self.n_workers - 1}, got {i}")
-        return i
-
     def worker_tasks(self, i) -> np.ndarray:
         """``Tᵢ``: the tasks worker ``i`` answered, ascending."""
         return self.worker_reports(i)[0]
 
     def worker_reports(self, i):
         """``(tasks, labels)`` of worker ``i``, ordered by task."""
-        i = self._check_worker(i)
+        i = check_int(i, "worker id", 0)
+        if i >= self.n_workers:
+            raise ValueError(f"worker id must lie in 0..{self.n_workers - 1}, got {i}")
         rows = np.flatnonzero(self.worker == i)
         order = np.argsort(self.task[rows], kind="stable")
         return self.task[rows][order].copy(), self.label[rows][order].copy()
@@ -342,8 +321,8 @@ def dmi(U) -> float:
     >>> dmi([[0.25, 0.25], [0.25, 0.25]])
     0.0
     """
-    arr = np.asarray(U) if not isinstance(U, np.ndarray) else U
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
+    arr = np.asarray(U)
+    if arr.dtype.kind not in "biuf":
         raise TypeError(
             f"U must be a numeric joint-distribution matrix, got dtype {arr.dtype} "
             f"(e.g. {np.ravel(arr)[:1].tolist()!r})"
@@ -371,6 +350,19 @@ def count_det(M: np.ndarray) -> np.ndarray:
     d = np.linalg.det(F) if F.size else np.zeros(F.shape[:-2])
     bound = np.prod(F.sum(axis=-1), axis=-1)
     return np.where(bound < _EXACT_DET_BOUND, np.rint(d), d)
+
+
+def half_dets(group, part, row, col, n_groups: int, C: int) -> np.ndarray:
+    """``det Mʰ_g``, exactly (:func:`count_det`), for the count matrices
+    ``Mʰ_g(c, c') = #{items of group g in part h : row = c, col = c'}``, shape
+    ``(n_groups, 2)``.
+
+    The payments of both mechanisms: a pair's answers on the two halves of their shared
+    tasks (DMI-Mechanism), the virtual peer's labels against an agent's answers on the
+    two halves of her tasks (K-DMI).
+    """
+    M = np.bincount(((group * 2 + part) * C + row) * C + col, minlength=n_groups * 2 * C * C)
+    return count_det(M.reshape(n_groups, 2, C, C))
 
 
 def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.ndarray:
@@ -427,32 +419,6 @@ def _report_lookup(rep: Reports):
     return key[order], rep.label[order]
 
 
-def _make_lookup(keys, labels, n_tasks, n_workers, dense_limit: int = _DENSE_TABLE_LIMIT):
-    """A vectorised ``(worker, task) -> (exists, label)`` lookup over the reports.
-
-    A dense ``worker × task`` table when it has at most ``dense_limit`` cells (direct
-    indexing), else a binary search in the sorted keys.
-    """
-    if n_workers * n_tasks <= dense_limit:
-        small = labels.size == 0 or labels.max() < 127
-        table = np.full(n_workers * n_tasks, -1, dtype=np.int8 if small else np.int32)
-        table[keys] = labels
-
-        def lookup(worker, task):
-            got = table[worker.astype(np.int64) * n_tasks + task]
-            return got >= 0, got.astype(np.intp)
-
-        return lookup
-
-    def lookup(worker, task):
-        q = worker.astype(np.int64) * n_tasks + task
-        pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
-        found = keys[pos] == q if keys.size else np.zeros(q.size, bool)
-        return found, labels[pos]
-
-    return lookup
-
-
 # --------------------------------------------------------------------------- #
 # DMI-Mechanism (Kong 2020)
 # --------------------------------------------------------------------------- #
@@ -496,7 +462,7 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     )
     XT = X.T.tocsc()
     most = np.zeros(m, dtype=np.int64)
-    I, J, S = [], [], []
+    found = []
     # Rows of XXᵀ hold about Σ_t n_t² / m entries each; bound a block to ~4e6.
     per_row = float(np.sum(rep.workers_per_task().astype(float) ** 2)) / max(m, 1)
     block = max(1, int(4e6 // max(per_row, 1.0)))
@@ -506,10 +472,8 @@ def _eligible_pairs(rep: Reports, min_shared: int):
         off = rows != prod.col
         np.maximum.at(most, rows[off], prod.data[off])
         keep = off & (rows < prod.col) & (prod.data >= min_shared)
-        I.append(rows[keep])
-        J.append(prod.col[keep])
-        S.append(prod.data[keep])
-    I, J, S = (np.concatenate(x).astype(np.intp) for x in (I, J, S))
+        found.append((rows[keep], prod.col[keep], prod.data[keep]))
+    I, J, S = (np.concatenate(x).astype(np.intp) for x in zip(*found))
     order = np.lexsort((J, I))
     return I[order], J[order], S[order], most
 
@@ -524,9 +488,17 @@ def _chunks(ends: np.ndarray, n: int, chunk_items: int):
 
 def _walk_shared(rep: Reports, I, J, keys, labels, chunk_items: int, dense_limit: int):
     """Walk ``I[p]``'s tasks and look ``J[p]`` up: ``(pair, task, label_i, label_j)``
-    chunks, in ``(pair, task)`` order."""
+    chunks, in ``(pair, task)`` order.
+
+    The lookup of ``(J[p], task)`` indexes a dense ``worker × task`` table of labels
+    (``-1``: no report) when it has at most ``dense_limit`` cells, else binary-searches
+    the sorted keys.
+    """
     n = rep.n_tasks
-    lookup = _make_lookup(keys, labels, n, rep.n_workers, dense_limit)
+    dense = rep.n_workers * n <= dense_limit
+    if dense:
+        table = np.full(rep.n_workers * n, -1, dtype=np.int8 if rep.n_options < 128 else np.int32)
+        table[keys] = labels
     n_i = rep.tasks_per_worker()
     starts = np.r_[0, np.cumsum(n_i)[:-1]]  # keys are sorted by worker, then task
     per = n_i[I].astype(np.int64)
@@ -536,7 +508,13 @@ def _walk_shared(rep: Reports, I, J, keys, labels, chunk_items: int, dense_limit
         pair = np.repeat(np.arange(lo, hi), cnt)
         pos = np.repeat(starts[I[lo:hi]] - (np.cumsum(cnt) - cnt), cnt) + np.arange(pair.size)
         task = keys[pos] % n
-        found, lj = lookup(J[pair], task)
+        q = J[pair].astype(np.int64) * n + task
+        if dense:
+            lj = table[q]
+            found = lj >= 0
+        else:  # I is not empty, so neither are the keys
+            at = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+            found, lj = keys[at] == q, labels[at]
         out.append((pair[found], task[found], labels[pos][found], lj[found]))
     return out
 
@@ -587,39 +565,21 @@ def _shared_answers(
     """
     if how not in ("auto", "walk", "join"):
         raise ValueError(f"_enumeration must be 'auto', 'walk' or 'join', got {how!r}")
-    n_t = rep.workers_per_task().astype(np.int64)
-    cost_walk = int(rep.tasks_per_worker()[I].sum())
-    cost_join = int((n_t * (n_t - 1) // 2).sum())
-    if how == "auto":
-        how = "join" if cost_join < cost_walk else "walk"
     if I.size == 0:
-        out = []
-    elif how == "walk":
+        return (np.zeros(0, dtype=np.intp),) * 3
+    if how == "auto":
+        n_t = rep.workers_per_task().astype(np.int64)
+        cost_join = int((n_t * (n_t - 1) // 2).sum())
+        how = "join" if cost_join < int(rep.tasks_per_worker()[I].sum()) else "walk"
+    if how == "walk":
         out = _walk_shared(rep, I, J, keys, labels, chunk_items, dense_limit)
     else:
         out = _join_shared(rep, I, J, chunk_items)
-    if not out:
-        empty = np.zeros(0, dtype=np.intp)
-        return empty, empty, empty
-    small = np.iinfo(np.int32).max  # compact dtypes: these arrays can be long
-    dt_pair, dt_task, dt_label = (
-        np.int32 if size < small else np.int64 for size in (I.size, rep.n_tasks, rep.n_options)
-    )
-    pair, task, li, lj = (
-        np.concatenate([chunk[j].astype(dt) for chunk in out])
-        for j, dt in enumerate((dt_pair, dt_task, dt_label, dt_label))
-    )
+    pair, task, li, lj = (np.concatenate(x).astype(np.intp) for x in zip(*out))
     if how == "join":  # the walk already yields (pair, task) order
-        canon = np.argsort(pair.astype(np.int64) * rep.n_tasks + task)
+        canon = np.argsort(pair * rep.n_tasks + task)
         pair, li, lj = pair[canon], li[canon], lj[canon]
-    return pair.astype(np.intp), li.astype(np.intp), lj.astype(np.intp)
-
-
-def _shared_answers_chunk(rep, I, J, keys, labels, offset):
-    """:func:`_shared_answers` (walk) for a chunk of pairs, pair ids shifted by
-    ``offset`` (the unit of work of ``executor`` in :func:`dmi_mechanism`)."""
-    pair, li, lj = _shared_answers(rep, I, J, keys, labels, "walk")
-    return pair + offset, li, lj
+    return pair, li, lj
 
 
 def dmi_mechanism(
@@ -681,29 +641,21 @@ def dmi_mechanism(
     I, J, S, most = _eligible_pairs(rep, 2 * C)
     keys, labels = _report_lookup(rep)
 
-    n_i = rep.tasks_per_worker()
-    if executor is None or I.size == 0:
-        pair, label_i, label_j = _shared_answers(rep, I, J, keys, labels, _enumeration)
-    else:  # chunks of pairs; each chunk is in (pair, task) order, so is their union
-        cuts = np.linspace(0, I.size, min(I.size, 16) + 1).astype(int)
-        lo, hi = cuts[:-1], cuts[1:]
-        out = map_tasks(
-            executor,
-            _shared_answers_chunk,
-            [rep] * lo.size,
-            [I[a:b] for a, b in zip(lo, hi)],
-            [J[a:b] for a, b in zip(lo, hi)],
-            [keys] * lo.size,
-            [labels] * lo.size,
-            lo.tolist(),
-        )
-        pair, label_i, label_j = (np.concatenate(x) for x in zip(*out))
+    # Through an executor: chunks of pairs, walked; each chunk is in (pair, task)
+    # order, so is their union.
+    n_chunks = 1 if executor is None else min(max(I.size, 1), 16)
+    cuts = np.linspace(0, I.size, n_chunks + 1).astype(int)
+    how = _enumeration if executor is None else "walk"
+    out = map_tasks(
+        executor,
+        partial(_shared_answers, rep, keys=keys, labels=labels, how=how),
+        [I[a:b] for a, b in zip(cuts, cuts[1:])],
+        [J[a:b] for a, b in zip(cuts, cuts[1:])],
+    )
+    pair = np.concatenate([chunk[0] + a for chunk, a in zip(out, cuts)])
+    label_i, label_j = (np.concatenate([chunk[j] for chunk in out]) for j in (1, 2))
 
-    part = split_halves(pair, rng)
-    M = np.bincount(
-        ((pair * 2 + part) * C + label_i) * C + label_j, minlength=I.size * 2 * C * C
-    ).reshape(I.size, 2, C, C)
-    det = count_det(M)
+    det = half_dets(pair, split_halves(pair, rng), label_i, label_j, I.size, C)
     pair_pay = det[:, 0] * det[:, 1]
 
     n_peers = np.bincount(I, minlength=m) + np.bincount(J, minlength=m)
@@ -714,14 +666,14 @@ def dmi_mechanism(
     ).astype(float)
     paid = n_peers > 0
     payments[~paid] = np.nan
-    reasons = {}
-    for a in np.flatnonzero(~paid).tolist():
-        reasons[a] = (
-            "no reports"
-            if n_i[a] == 0
-            else f"no peer shares at least 2C = {2 * C} tasks with this agent "
-            f"(largest overlap: {int(most[a])} of her {int(n_i[a])} tasks)"
-        )
+    n_i = rep.tasks_per_worker()
+    reasons = {
+        a: "no reports"
+        if n_i[a] == 0
+        else f"no peer shares at least 2C = {2 * C} tasks with this agent "
+        f"(largest overlap: {int(most[a])} of her {int(n_i[a])} tasks)"
+        for a in np.flatnonzero(~paid).tolist()
+    }
     return DMIMechanismResult(
         payments=payments,
         paid=paid,
@@ -746,6 +698,4 @@ def check_executor(executor):
 
 def map_tasks(executor, fn, *iterables) -> list:
     """``map`` through ``executor`` (serial when ``None``), results in input order."""
-    if executor is None:
-        return list(map(fn, *iterables))
-    return list(executor.map(fn, *iterables))
+    return list((map if executor is None else executor.map)(fn, *iterables))

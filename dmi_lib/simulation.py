@@ -79,9 +79,7 @@ def always(C, option) -> np.ndarray:
     option = check_int(option, "option", 0)
     if option >= C:
         raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
-    S = np.zeros((C, C))
-    S[:, option] = 1.0
-    return S
+    return np.tile(np.eye(C)[option], (C, 1))
 
 
 def permutation_strategy(perm) -> np.ndarray:
@@ -101,9 +99,7 @@ def permutation_strategy(perm) -> np.ndarray:
         raise ValueError(f"perm must be a non-empty 1-D array, got shape {perm.shape}")
     if perm.dtype.kind not in "iu" or not np.array_equal(np.sort(perm), np.arange(perm.size)):
         raise ValueError(f"perm must be a permutation of 0..{perm.size - 1}, got {perm.tolist()}")
-    S = np.zeros((perm.size, perm.size))
-    S[np.arange(perm.size), perm] = 1.0
-    return S
+    return np.eye(perm.size)[perm]
 
 
 def random_strategy(C, random_state=None, *, alpha: float = 1.0) -> np.ndarray:
@@ -156,7 +152,7 @@ def check_strategies(strategies, C: int | None = None) -> np.ndarray:
 # Task states
 # --------------------------------------------------------------------------- #
 def _check_states(states) -> np.ndarray:
-    states = np.asarray(states) if not isinstance(states, np.ndarray) else states
+    states = np.asarray(states)
     if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] == 0:
         raise ValueError(f"states must be an (n_tasks, C) matrix, got shape {np.shape(states)}")
     return check_distribution(states, "states", axis=1)
@@ -238,8 +234,7 @@ def random_states(
     if worlds is None:
         if not 0.0 <= accuracy <= 1.0:
             raise ValueError(f"accuracy must lie in [0, 1], got {accuracy!r}")
-        off = (1.0 - accuracy) / (C - 1) if C > 1 else 0.0
-        worlds = np.full((C, C), off)
+        worlds = np.full((C, C), (1.0 - accuracy) / max(C - 1, 1))
         np.fill_diagonal(worlds, accuracy if C > 1 else 1.0)
     worlds = check_distribution(worlds, "worlds", axis=1, ndim=2)
     if worlds.shape[1] != C:
@@ -275,9 +270,8 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
     ``max(sizes)`` draws each agent makes, not over agents); when subsets are a large
     fraction of ``n`` it is cheaper to sort random keys (blocked to bound memory).
     """
-    m = sizes.size
-    s_max = int(sizes.max()) if m else 0
-    if m == 0 or s_max == 0:
+    m, s_max = sizes.size, int(sizes.max())  # m >= 1
+    if s_max == 0:
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
     if s_max * s_max <= 8 * n:
         chosen = np.empty((m, s_max), dtype=np.intp)
@@ -289,8 +283,7 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
             r = np.minimum(r, np.maximum(j, 0))
             dup = (chosen[:, :idx] == r[:, None]).any(axis=1) if idx else np.zeros(m, bool)
             chosen[:, idx] = np.where(active, np.where(dup, j, r), -1)
-        worker = np.repeat(np.arange(m), s_max).reshape(m, s_max)
-        return worker[valid], chosen[valid]
+        return np.nonzero(valid)[0], chosen[valid]
     block = max(1, 4_000_000 // n)
     workers, tasks = [], []
     for start in range(0, m, block):
@@ -298,7 +291,7 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
         keys = rng.random((stop - start, n))
         order = np.argsort(keys, axis=1)[:, :s_max]
         valid = np.arange(s_max)[None, :] < sizes[start:stop, None]
-        workers.append(np.repeat(np.arange(start, stop), s_max).reshape(-1, s_max)[valid])
+        workers.append(start + np.nonzero(valid)[0])
         tasks.append(order[valid])
     return np.concatenate(workers), np.concatenate(tasks)
 
@@ -341,19 +334,12 @@ def simulate_reports(
     S = check_strategies(strategies, C)
     m = S.shape[0]
     rng = check_random_state(random_state)
-    rep = Reports.from_arrays(
-        task,
-        worker,
-        np.zeros(np.asarray(task).shape, dtype=int),
-        n_tasks=n,
-        n_workers=m,
-        n_options=C,
-    )
+    rep = Reports(task, worker, np.zeros(np.shape(task), dtype=int), n, m, C)  # checks the ids
     t, w = rep.task, rep.worker
     u = rng.random((2, t.size))
     signals = _inverse_cdf(np.cumsum(states, axis=1)[t], u[0])
     labels = _inverse_cdf(np.cumsum(S, axis=2)[w, signals], u[1])
-    out = Reports(task=t, worker=w, label=labels, n_tasks=n, n_workers=m, n_options=C)
+    out = Reports(t, w, labels, n, m, C)
     return (out, signals) if return_signals else out
 
 
@@ -415,10 +401,10 @@ def simulate_crowd(
             f"tasks_per_agent has {sizes.size} entries but there are {m} agents (strategies)"
         )
     sizes = np.broadcast_to(sizes, (m,)).astype(np.intp)
-    if sizes.min() < 0 or sizes.max() > n:
-        bad = int(np.flatnonzero((sizes < 0) | (sizes > n))[0])
+    bad = np.flatnonzero((sizes < 0) | (sizes > n))
+    if bad.size:
         raise ValueError(
-            f"tasks_per_agent must lie in 0..n_tasks = {n}, got {int(sizes[bad])} for agent {bad}"
+            f"tasks_per_agent must lie in 0..n_tasks = {n}, got {sizes[bad[0]]} for agent {bad[0]}"
         )
     rng = check_random_state(random_state)
     worker, task = _sample_subsets(n, sizes, rng)
@@ -498,11 +484,10 @@ def simulate_single_task(
         raise ValueError(f"prediction_noise must lie in [0, 1], got {prediction_noise!r}")
     joint = prior[:, None] * P  # Pr[w, c]
     marginal = joint.sum(axis=0)  # Pr[c]
-    impossible = (P[true_world] > 0) & (marginal <= 0)
-    if np.any(impossible):
-        c = int(np.flatnonzero(impossible)[0])
+    impossible = np.flatnonzero((P[true_world] > 0) & (marginal <= 0))
+    if impossible.size:
         raise ValueError(
-            f"signal {c} can occur in world {true_world} but has prior probability 0 "
+            f"signal {impossible[0]} can occur in world {true_world} but has prior probability 0 "
             "(world_prior puts no mass on worlds that emit it): the Bayesian prediction "
             "is undefined"
         )
