@@ -185,7 +185,7 @@ def restart_all(page: cdp.CDP, live_pid: int | None, timeout: float) -> dict:
         raise Failure('the "restart & run all" button is covered by another element')
     s = time.monotonic()
     page.click(box["x"], box["y"])
-    wait_for(page, "dmiLive.restarts === 1 || dmiLive.state !== 'ready'", 30, "the restart")
+    wait_for(page, "dmiLive.restarts === 1", 60, "the kernel to restart")
     state = wait_for(
         page,
         "(dmiLive.state === 'error' && 'error') || (dmiLive.restarts === 1 && "
