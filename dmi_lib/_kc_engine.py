@@ -167,10 +167,6 @@ class State(NamedTuple):
     D: np.ndarray | None
     logabs: float
 
-    def with_labels_as(self, dtype) -> State:
-        """The same state, its labels as ``dtype`` (not copied if they are)."""
-        return self._replace(labels=self.labels.astype(dtype, copy=False))
-
 
 class Bounds:
     """Which rows can change their ``idxmax(XD)`` while ``D`` drifts from ``D₀``.
@@ -525,8 +521,15 @@ class Engine:
         return passes.Screen(total, idx, tgt, labels.take(idx), gap, bkt, V, counts, margin, True)
 
     def partition(self, D) -> np.ndarray:
-        """``idxmax(XD)``, first maximum: the labels of the partition ``D`` makes."""
-        return passes.first_max_labels(self.Xt, D, self.options.block, self.ldtype)
+        """``idxmax(XD)``, the first maximum of each row: the labels of the
+        partition ``D`` makes, in blocks of rows (no tie rule, nothing else
+        collected)."""
+        DT, block = np.ascontiguousarray(D.T), self.options.block
+        labels = np.empty(self.n, dtype=self.ldtype)
+        for s in range(0, self.n, block):
+            G = DT @ self.Xt[:, s : s + block]
+            labels[s : s + block] = passes.first_index(G >= G.max(axis=0))
+        return labels
 
     # ---- the finishing ascent ----------------------------------------------- #
     def _line_search(self, V, counts, D, tol, M=None):

@@ -186,17 +186,6 @@ def first_index(mask):
     return lut.take(code)
 
 
-def first_max_labels(Xt, D, block: int, dtype=np.intp) -> np.ndarray:
-    """``idxmax(XD)``, the first maximum of each row: the partition ``D`` makes,
-    in blocks of ``block`` rows (no tie rule, nothing else collected)."""
-    DT = np.ascontiguousarray(D.T)
-    labels = np.empty(Xt.shape[1], dtype=dtype)
-    for s in range(0, Xt.shape[1], block):
-        G = DT @ Xt[:, s : s + block]
-        labels[s : s + block] = first_index(G >= G.max(axis=0))
-    return labels
-
-
 def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
     """``CᵀX`` of a block of rows (``Xs``: ``k × B``); without weights the last
     column holds the exact, integer cluster sizes."""
@@ -520,19 +509,9 @@ def screen_rows(
             idx.append(mv.glob.astype(itype))
             tgt.append(mv.tgt.astype(np.int32))
             gap.append(g)
-    idx = _cat(idx, itype)
+    idx, tgt, gap = _cat(idx, itype), _cat(tgt, np.int32), _cat(gap, float)
     bkt = _cat(bkt, np.uint8) if buckets else None
-    return Screen(
-        idx.size,
-        idx,
-        _cat(tgt, np.int32),
-        labels.take(idx),
-        _cat(gap, float),
-        bkt,
-        V,
-        counts,
-        margin,
-    )
+    return Screen(idx.size, idx, tgt, labels.take(idx), gap, bkt, V, counts, margin)
 
 
 def _cat(parts: list, dtype) -> np.ndarray:

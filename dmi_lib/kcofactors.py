@@ -141,7 +141,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int):
     rows move (not with the compiled passes, which pass over every row).
     """
     info, labels, st = _run_start(eng, labels)
-    st = best = st.with_labels_as(eng.ldtype)
+    st = best = st._replace(labels=st.labels.astype(eng.ldtype, copy=False))  # not copied if so
     h = eng.label_hash(st.labels)
     seen = {h: 0}
     bounds = eng.batch_bounds()
@@ -257,10 +257,8 @@ def _start(eng: Engine, problem: Problem, r: int, init, rng, rows=None):
     problem, or all): ``init`` first, random starts after it."""
     if r == 0 and not isinstance(init, str):
         return "labels", init if rows is None else init[rows]
-    if r == 0 and init == "paper":
-        return "paper", paper_init(problem, rows)
-    if r == 0 and init == "sp":
-        return "sp", sp_init(problem, rows)
+    if r == 0 and init != "random":
+        return init, (paper_init if init == "paper" else sp_init)(problem, rows)
     return "random", eng.random_init(rng)
 
 
