@@ -356,7 +356,7 @@ def assign_rows(
     Xt, D, labels, tol, out, *, block: int, weighted=False, rows=None, margins=False, new_sums=False
 ) -> Assignment:
     """The batch phase's assignment at ``D``, in numpy, over all rows or ``rows``
-    (an index array, or segments ``(idx, Xs)``, see :func:`_blocks`).
+    (an index array, or segments ``(idx, Xs)``, see :func:`_block_moves`).
 
     Writes ``idxmax(XD)`` with the footnote's tie rule into ``out`` (which must
     hold ``labels`` already when ``rows`` is given; None: nothing written) and
