@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -158,18 +159,13 @@ class KCOptions:
                 raise ValueError(f"KCOptions.{name} must be >= 0, got {getattr(self, name)!r}")
 
 
-class State:
+class State(NamedTuple):
     """One clustering with ``M = CᵀX`` and, if it is non-singular, ``D = M⁻¹``."""
 
-    __slots__ = ("labels", "M", "D", "logabs", "sign")
-
-    def __init__(self, labels, M, D, logabs, sign):
-        self.labels, self.M, self.D, self.logabs, self.sign = labels, M, D, logabs, sign
-
-    def with_labels_as(self, dtype) -> State:
-        """The same state, its labels as ``dtype`` (not copied if they are)."""
-        labels = self.labels.astype(dtype, copy=False)
-        return State(labels, self.M, self.D, self.logabs, self.sign)
+    labels: np.ndarray
+    M: np.ndarray
+    D: np.ndarray | None
+    logabs: float
 
 
 class Bounds:
@@ -187,10 +183,8 @@ class Bounds:
     """
 
     def __init__(self, n: int, options: KCOptions):
-        self.n = n
         self.n_watch = min(n - 1, max(options.watch_min, n // options.watch_fraction))
         self.D0, self.theta = None, -np.inf
-        self._mask = None  # n bytes, made when rows() first needs it
         self.settling = False  # the batch phase sets it once few rows move
         # The ascent's back-off: margins that went stale before any use cost a
         # full pass's extra work and a sort; after such misses in a row, the next
@@ -231,12 +225,7 @@ class Bounds:
             return segments
         touched = np.concatenate(self.touched)
         self.touched = [touched]
-        if self._mask is None:
-            self._mask = np.zeros(self.n, dtype=bool)
-        mask = self._mask  # the touched rows not among those (n bytes, kept clear)
-        mask[rows] = True
-        extra = touched[~mask[touched]]
-        mask[rows] = False
+        extra = touched[np.isin(touched, rows, invert=True, kind="table")]  # not among those
         return segments + [(np.unique(extra), None)]
 
     def touch(self, rows):
@@ -357,11 +346,11 @@ class Engine:
         r = k - 1
         # sv / √(Σw) with the weights divided by the largest first (prepare scaled
         # sv by √w_max): no overflow of Σw for weights near the float range
-        total = problem.total_weight
-        sv = problem.singular_values[:r]
+        total, sv, w = problem.total_weight, problem.singular_values[:r], None
         if problem.weights is not None:
             wmax = float(problem.weights.max())
-            total = float((problem.weights / wmax).sum())
+            w = problem.weights / wmax
+            total = float(w.sum())
             sv = sv / math.sqrt(wmax)
         scale = sv / problem.scale / math.sqrt(total)
         # Unit mean square per coordinate: CᵀX is as well conditioned as the
@@ -374,12 +363,9 @@ class Engine:
         # move's determinant factor is 1 + wᵢ·xᵢ·(d_c' − d_c); idxmax(XD) is
         # unchanged (wᵢ > 0).  The last column of CᵀX then holds the weight of each
         # cluster instead of its size; the compiled passes assume sizes (unweighted).
-        wmin = None
-        if problem.weights is not None:
-            w = problem.weights / problem.weights.max()
+        if w is not None:
             Xt *= w
-            wmin = float(w.min())
-        self._setup(Xt, wmin, options, n_init)
+        self._setup(Xt, None if w is None else float(w.min()), options, n_init)
 
     def _setup(self, Xt, wmin, options: KCOptions, n_init: int):
         """Set the solver up on ``X`` (``Xt``, its transpose); ``wmin``: the smallest
@@ -442,14 +428,14 @@ class Engine:
             M = self.sums(labels)
         if M[:, -1].min() < 0.5 * self.wmin:  # an empty cluster (sizes: whole numbers
             # of rows, or sums of weights of at least wmin)
-            return State(labels, M, None, -np.inf, 0.0)
+            return State(labels, M, None, -np.inf)
         if self.k >= LU_MIN_K:
             return self._state_lu(labels, M)
         s = np.linalg.svd(M, compute_uv=False)
         if not s[-1] > RCOND * s[0]:
-            return State(labels, M, None, -np.inf, 0.0)
-        sign, logabs = np.linalg.slogdet(M)
-        return State(labels, M, np.linalg.inv(M), float(logabs), float(sign))
+            return State(labels, M, None, -np.inf)
+        logabs = np.linalg.slogdet(M)[1]
+        return State(labels, M, np.linalg.inv(M), float(logabs))
 
     def _state_lu(self, labels, M) -> State:
         """:meth:`state` for many clusters: one LU factorisation gives ``det`` and
@@ -459,14 +445,12 @@ class Engine:
         lu, piv = scipy.linalg.lu_factor(M, check_finite=False)
         diag = np.diag(lu)
         if not np.all(np.abs(diag) > 0):
-            return State(labels, M, None, -np.inf, 0.0)
+            return State(labels, M, None, -np.inf)
         D = scipy.linalg.lu_solve((lu, piv), np.eye(self.k), check_finite=False)
         cond = np.abs(M).sum(axis=0).max() * np.abs(D).sum(axis=0).max()
         if not cond * RCOND < 1.0:
-            return State(labels, M, None, -np.inf, 0.0)
-        swaps = np.count_nonzero(piv != np.arange(self.k))
-        sign = (-1.0) ** swaps * np.prod(np.sign(diag))
-        return State(labels, M, D, float(np.log(np.abs(diag)).sum()), float(sign))
+            return State(labels, M, None, -np.inf)
+        return State(labels, M, D, float(np.log(np.abs(diag)).sum()))
 
     def tie_tol(self, D) -> float:
         return passes.tie_tol(self.k, self.row_l1_max, D)
@@ -488,14 +472,13 @@ class Engine:
         that writes new int32 labels runs in the compiled kernel when
         :attr:`kernels` is set, the rest in numpy
         (:func:`~dmi_lib._kc_passes.assign_rows`)."""
-        full = rows is None and self.kernels is not None and not margins
-        if full and out is not None and out is not labels:
-            if labels.dtype == out.dtype == np.int32:
-                self.compiled_passes += 1
-                moved, V, hd = self.kernels.assign_kernel(
-                    self.Xt, np.ascontiguousarray(D), labels, float(tol), out, bool(new_sums)
-                )
-                return passes.Assignment(int(moved), V, int(hd), None, True)
+        full = rows is None and self.kernels is not None and not margins and out is not None
+        if full and out is not labels and labels.dtype == out.dtype == np.int32:
+            self.compiled_passes += 1
+            moved, V, hd = self.kernels.assign_kernel(
+                self.Xt, np.ascontiguousarray(D), labels, float(tol), out, bool(new_sums)
+            )
+            return passes.Assignment(int(moved), V, int(hd), None, True)
         kw = {"rows": rows, "margins": margins, "new_sums": new_sums}
         return self._numpy(passes.assign_rows, D, labels, tol, out, **kw)
 
@@ -538,8 +521,15 @@ class Engine:
         return passes.Screen(total, idx, tgt, labels.take(idx), gap, bkt, V, counts, margin, True)
 
     def partition(self, D) -> np.ndarray:
-        """``idxmax(XD)``, first maximum: the labels of the partition ``D`` makes."""
-        return passes.first_max_labels(self.Xt, D, self.options.block, self.ldtype)
+        """``idxmax(XD)``, the first maximum of each row: the labels of the
+        partition ``D`` makes, in blocks of rows (no tie rule, nothing else
+        collected)."""
+        DT, block = np.ascontiguousarray(D.T), self.options.block
+        labels = np.empty(self.n, dtype=self.ldtype)
+        for s in range(0, self.n, block):
+            G = DT @ self.Xt[:, s : s + block]
+            labels[s : s + block] = passes.first_index(G >= G.max(axis=0))
+        return labels
 
     # ---- the finishing ascent ----------------------------------------------- #
     def _line_search(self, V, counts, D, tol, M=None):
@@ -627,15 +617,11 @@ class Engine:
             # its rounding can hide a step that does not raise |det| (or makes
             # CᵀX singular).  Check the step on CᵀX itself and undo it if so.
             st = self.state(labels, M + dM)
-            if st.D is not None and st.logabs > self._logabs(M) + math.log1p(tol):
+            if st.D is not None and st.logabs > np.linalg.slogdet(M)[1] + math.log1p(tol):
                 return int(rows.size), M + dM
             labels[rows] = sc.src[sel]
         best = int(np.argmax(sc.gap))
         return self._sequential(sc.idx[best : best + 1], labels, M, D, tol), M
-
-    @staticmethod
-    def _logabs(M) -> float:
-        return float(np.linalg.slogdet(M)[1])
 
     # ---- starts -------------------------------------------------------------- #
     def make_nonsingular(self, labels):

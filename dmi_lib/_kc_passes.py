@@ -112,15 +112,7 @@ def row_hash_weights(rows) -> np.ndarray:
     >>> bool((row_hash_weights(np.array([2, 0])) == hash_weights(3)[[2, 0]]).all())
     True
     """
-    z = np.asarray(rows).astype(np.uint64)
-    z *= np.uint64(GOLDEN)
-    z += np.uint64(HASH_SEED)
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(MIX1)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(MIX2)
-    z ^= z >> np.uint64(31)
-    return z
+    return weight(np.asarray(rows).astype(np.uint64))
 
 
 def row_l1(Xs) -> np.ndarray:
@@ -194,17 +186,6 @@ def first_index(mask):
     return lut.take(code)
 
 
-def first_max_labels(Xt, D, block: int, dtype=np.intp) -> np.ndarray:
-    """``idxmax(XD)``, the first maximum of each row: the partition ``D`` makes,
-    in blocks of ``block`` rows (no tie rule, nothing else collected)."""
-    DT = np.ascontiguousarray(D.T)
-    labels = np.empty(Xt.shape[1], dtype=dtype)
-    for s in range(0, Xt.shape[1], block):
-        G = DT @ Xt[:, s : s + block]
-        labels[s : s + block] = first_index(G >= G.max(axis=0))
-    return labels
-
-
 def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
     """``CᵀX`` of a block of rows (``Xs``: ``k × B``); without weights the last
     column holds the exact, integer cluster sizes."""
@@ -233,8 +214,9 @@ def _pair_change(Xs, hit, kt, ks, k: int, weighted: bool, groups: int):
 class _Moves(NamedTuple):
     """The rows of one block that the footnote's rule moves (numpy passes)."""
 
-    G: np.ndarray  # (XD)ᵀ of the block, (k, B)
-    flat: np.ndarray  # flat indices of the rows' own entries in G
+    Xs: np.ndarray  # the block's rows of X, transposed (k, B)
+    lab: np.ndarray  # their labels
+    base: int  # the first row's index (full passes; 0 otherwise)
     cur: np.ndarray  # each row's entry of its own cluster
     hit: np.ndarray  # positions in the block of the rows that move
     tgt: np.ndarray | None  # their first maximum
@@ -243,73 +225,55 @@ class _Moves(NamedTuple):
     hi_hit: np.ndarray | None  # their maximum
 
 
-def _block_moves(DT, Xs, lab, tol, base, ridx, arange) -> _Moves:
-    """``C ← idxmax(XD)`` on one block of rows ``Xs`` (``k × B``) with labels
-    ``lab``; ``base`` is the first row's index (full passes) or ``ridx`` the
-    rows' indices."""
-    G = DT @ Xs
-    width = G.shape[1]
-    # Reductions over the short axis 0 of a C-ordered (k, B) block run as k
-    # vectorised passes; the argmax is needed only for the rows that move.
-    flat = lab.astype(np.intp)  # G[lab[i], i] as a flat take: 2x take_along_axis
-    flat *= width
-    flat += arange[:width]
-    cur = G.reshape(-1).take(flat)
-    hi = G.max(axis=0)
-    hit = np.flatnonzero(cur < hi - tol)
-    glob = hit + base if ridx is None else ridx.take(hit)
-    if not hit.size:
-        return _Moves(G, flat, cur, hit, None, None, glob, None)
-    hi_hit = hi.take(hit)  # (take: several times faster than fancy indexing)
-    if 2 * hit.size < width:
-        tgt = first_index(G.take(hit, axis=1) >= hi_hit)
-    else:  # most rows move (early iterations): skip the gather
-        tgt = first_index(G >= hi).take(hit)
-    return _Moves(G, flat, cur, hit, tgt, lab.take(hit), glob, hi_hit)
-
-
-def _margins(mv: _Moves, l1):
-    """``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁``: hides the current entries of
-    ``mv.G`` (in place)."""
-    mv.G.reshape(-1)[mv.flat] = -np.inf
-    margin = mv.cur - mv.G.max(axis=0)
-    margin /= l1
-    return margin
-
-
-def _blocks(Xt, labels, rows, block: int):
-    """``(Xs, lab, base, ridx, l1_slice)`` per block: of all rows (``rows`` None),
-    of an index array, or of segments ``(idx, Xs)`` with ``Xs`` the rows' columns
-    of ``Xt`` gathered already (or None)."""
+def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
+    """``C ← idxmax(XD)`` block by block: a :class:`_Moves` per block of all rows
+    (``rows`` None), of an index array, or of segments ``(idx, Xs)`` with ``Xs``
+    the rows' columns of ``Xt`` gathered already (or None).  Unless ``margin`` is
+    None (full passes), each block's margins ``νᵢ = (g_cur − max_{c≠cur} g_c) /
+    ‖xᵢ‖₁`` are written into it once the caller is done with the block."""
+    DT, tol = np.ascontiguousarray(D.T), float(tol)
     if rows is None:
-        for s in range(0, Xt.shape[1], block):
-            e = min(s + block, Xt.shape[1])
-            yield Xt[:, s:e], labels[s:e], s, None, slice(s, e)
-        return
-    for idx, Xr in [(rows, None)] if isinstance(rows, np.ndarray) else rows:
-        for s in range(0, idx.size, block):
-            r = idx[s : s + block]
-            Xs = Xt.take(r, axis=1) if Xr is None else Xr[:, s : s + block]
-            yield Xs, labels.take(r), 0, r, None
-
-
-def _aranges(Xt, rows, block: int):
-    """``arange`` of the longest block (the flat indices of its rows in ``G``)."""
-    if rows is None:
-        n_rows = Xt.shape[1]
+        spans = [(s, Xt[:, s : s + block]) for s in range(0, Xt.shape[1], block)]
+        parts = ((Xs, labels[s : s + Xs.shape[1]], s, None) for s, Xs in spans)
     else:
         segments = [(rows, None)] if isinstance(rows, np.ndarray) else rows
-        n_rows = sum(idx.size for idx, _ in segments)
-    return np.arange(min(block, max(n_rows, 1)))
-
-
-def _index_type(n: int):
-    """The type of the row indices a screen collects: int32 below 2³¹ rows."""
-    return np.int32 if n < 2**31 else np.intp
+        parts = (
+            (Xt.take(r, axis=1) if Xr is None else Xr[:, s : s + block], labels.take(r), 0, r)
+            for idx, Xr in segments
+            for s in range(0, idx.size, block)
+            for r in [idx[s : s + block]]
+        )
+    for Xs, lab, base, ridx in parts:
+        G = DT @ Xs
+        width = G.shape[1]
+        # Reductions over the short axis 0 of a C-ordered (k, B) block run as k
+        # vectorised passes; the argmax is needed only for the rows that move.
+        flat = lab.astype(np.intp)  # G[lab[i], i] as a flat take: 2x take_along_axis
+        flat *= width
+        flat += np.arange(width)
+        cur = G.reshape(-1).take(flat)
+        hi = G.max(axis=0)
+        hit = np.flatnonzero(cur < hi - tol)
+        glob = hit + base if ridx is None else ridx.take(hit)
+        if not hit.size:
+            yield _Moves(Xs, lab, base, cur, hit, None, None, glob, None)
+        else:
+            hi_hit = hi.take(hit)  # (take: several times faster than fancy indexing)
+            if 2 * hit.size < width:
+                tgt = first_index(G.take(hit, axis=1) >= hi_hit)
+            else:  # most rows move (early iterations): skip the gather
+                tgt = first_index(G >= hi).take(hit)
+            yield _Moves(Xs, lab, base, cur, hit, tgt, lab.take(hit), glob, hi_hit)
+        if margin is not None:  # hides the current entries of G (in place)
+            G.reshape(-1)[flat] = -np.inf
+            m = margin[base : base + width]
+            np.subtract(cur, G.max(axis=0), out=m)
+            m /= row_l1(Xs)
 
 
 def weight(i):
-    """``hash_weights(n)[i]`` in a compiled pass, by the same uint64 arithmetic."""
+    """``hash_weights(n)[i]`` (splitmix64 of ``i``), of an array of uint64 row
+    indices or, in a compiled pass, of one row."""
     z = np.uint64(i) * np.uint64(GOLDEN) + np.uint64(HASH_SEED)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
@@ -392,7 +356,7 @@ def assign_rows(
     Xt, D, labels, tol, out, *, block: int, weighted=False, rows=None, margins=False, new_sums=False
 ) -> Assignment:
     """The batch phase's assignment at ``D``, in numpy, over all rows or ``rows``
-    (an index array, or segments ``(idx, Xs)``, see :func:`_blocks`).
+    (an index array, or segments ``(idx, Xs)``, see :func:`_block_moves`).
 
     Writes ``idxmax(XD)`` with the footnote's tie rule into ``out`` (which must
     hold ``labels`` already when ``rows`` is given; None: nothing written) and
@@ -404,27 +368,23 @@ def assign_rows(
     if new_sums and (out is None or rows is not None):
         raise ValueError("new_sums needs a full pass that writes the labels (out)")
     k = Xt.shape[0]
-    DT, tol = np.ascontiguousarray(D.T), float(tol)
-    arange = _aranges(Xt, rows, block)
     margin = np.empty(Xt.shape[1]) if margins and rows is None else None
     V, moved, hd = np.zeros((k, k)), 0, 0
-    for Xs, lab, base, ridx, span in _blocks(Xt, labels, rows, block):
-        mv = _block_moves(DT, Xs, lab, tol, base, ridx, arange)
+    for mv in _block_moves(Xt, D, labels, tol, rows, block, margin):
         h = mv.hit.size
         if h:
             if not new_sums:
-                V += _pair_change(Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1).T
+                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1).T
             delta = (mv.tgt - mv.src).astype(np.uint64)  # wraps modulo 2**64
             hd += int((row_hash_weights(mv.glob) * delta).sum(dtype=np.uint64))
+        span = slice(mv.base, mv.base + mv.Xs.shape[1])
         if out is not None:
-            if ridx is None and out is not labels:
-                out[base : base + Xs.shape[1]] = lab
+            if rows is None and out is not labels:
+                out[span] = mv.lab
             if h:
                 out[mv.glob] = mv.tgt
         if new_sums:
-            V += label_sums(out[base : base + Xs.shape[1]], Xs, k, weighted)
-        if margin is not None:
-            margin[span] = _margins(mv, row_l1(Xs))
+            V += label_sums(out[span], mv.Xs, k, weighted)
         moved += h
     return Assignment(moved, V, hd % 2**64, margin)
 
@@ -530,21 +490,18 @@ def screen_rows(
     the gap buckets and, per bucket, the change of ``CᵀX`` if its rows move (the
     line search's sums); with ``margins`` (a full pass) every row's margin."""
     k, nb = Xt.shape[0], N_BUCKETS
-    DT, tol = np.ascontiguousarray(D.T), float(tol)
-    arange = _aranges(Xt, rows, block)
     margin = np.empty(Xt.shape[1]) if margins and rows is None else None
     V = np.zeros((nb, k, k)) if buckets else None
     counts = np.zeros(nb, dtype=np.int64) if buckets else None
-    itype = _index_type(labels.size)
+    itype = np.int32 if labels.size < 2**31 else np.intp  # row indices: int32 below 2³¹ rows
     idx, tgt, gap, bkt = [], [], [], []
-    for Xs, lab, base, ridx, span in _blocks(Xt, labels, rows, block):
-        mv = _block_moves(DT, Xs, lab, tol, base, ridx, arange)
+    for mv in _block_moves(Xt, D, labels, tol, rows, block, margin):
         if mv.hit.size:
             g = mv.hi_hit - mv.cur.take(mv.hit)
             if buckets:
                 b = gap_buckets(g)
                 kt, ks = b * k + mv.tgt, b * k + mv.src
-                Vb = _pair_change(Xs, mv.hit, kt, ks, k, weighted, nb)
+                Vb = _pair_change(mv.Xs, mv.hit, kt, ks, k, weighted, nb)
                 V += Vb.reshape(k, nb, k).transpose(1, 2, 0)
                 counts += np.bincount(b, minlength=nb)
                 bkt.append(b.astype(np.uint8))
@@ -552,20 +509,14 @@ def screen_rows(
             idx.append(mv.glob.astype(itype))
             tgt.append(mv.tgt.astype(np.int32))
             gap.append(g)
-        if margin is not None:
-            margin[span] = _margins(mv, row_l1(Xs))
-    idx = np.concatenate(idx) if idx else np.empty(0, dtype=itype)
-    return Screen(
-        int(idx.size),
-        idx,
-        np.concatenate(tgt) if tgt else np.empty(0, dtype=np.int32),
-        labels.take(idx),
-        np.concatenate(gap) if gap else np.empty(0),
-        (np.concatenate(bkt) if bkt else np.empty(0, dtype=np.uint8)) if buckets else None,
-        V,
-        counts,
-        margin,
-    )
+    idx, tgt, gap = _cat(idx, itype), _cat(tgt, np.int32), _cat(gap, float)
+    bkt = _cat(bkt, np.uint8) if buckets else None
+    return Screen(idx.size, idx, tgt, labels.take(idx), gap, bkt, V, counts, margin)
+
+
+def _cat(parts: list, dtype) -> np.ndarray:
+    """The blocks' ``parts`` end to end (empty, of ``dtype``, when there are none)."""
+    return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
 
 def other_maxima(G, w, lab, other):
@@ -685,11 +636,9 @@ def available() -> bool:
     """Whether the compiled passes can be used (numba installed and not disabled
     by ``DMI_LIB_NO_NUMBA``)."""
     raw = os.environ.get("DMI_LIB_NO_NUMBA", "").strip().lower()
-    if raw in ("", "0", "false", "no", "off"):
-        pass
-    elif raw in ("1", "true", "yes", "on"):
+    if raw in ("1", "true", "yes", "on"):
         return False
-    else:
+    if raw not in ("", "0", "false", "no", "off"):
         raise ValueError(
             f"DMI_LIB_NO_NUMBA must be one of 1/true/yes/on (numba off) or "
             f"0/false/no/off/empty (numba on), got {os.environ['DMI_LIB_NO_NUMBA']!r}"

@@ -123,7 +123,7 @@ def _run_start(eng: Engine, labels):
 
 
 # long function: the paper's loop with its three extra stop tests, in one place
-def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
+def _k_cofactors_single(eng: Engine, labels, max_iter: int):
     """One run of k-cofactors from ``labels``: the final
     :class:`~dmi_lib._kc_engine.State` and the run's :class:`_RunInfo`.
 
@@ -133,7 +133,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
     It also stops when the clustering repeats an earlier one (a cycle,
     recognised by a fingerprint of the labels), when the next step would be
     singular (an emptied cluster), when the best score has not risen for
-    ``patience`` iterations (default ``options.batch_patience``) or after
+    ``options.batch_patience`` iterations or after
     ``max_iter`` iterations.  Then :func:`_ascent` climbs from the best state
     seen to a local maximum.  ``CᵀX`` is updated from the moved rows, or summed
     afresh after a step that moved most rows and every :data:`REFRESH`
@@ -141,8 +141,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
     rows move (not with the compiled passes, which pass over every row).
     """
     info, labels, st = _run_start(eng, labels)
-    patience = eng.options.batch_patience if patience is None else patience
-    st = best = st.with_labels_as(eng.ldtype)
+    st = best = st._replace(labels=st.labels.astype(eng.ldtype, copy=False))  # not copied if so
     h = eng.label_hash(st.labels)
     seen = {h: 0}
     bounds = eng.batch_bounds()
@@ -172,7 +171,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int, patience=None):
             info.cycled, info.cycle_length = True, it - seen[h]
             break
         seen[h] = it
-        if stalled >= patience:  # wandering: the ascent takes over
+        if stalled >= eng.options.batch_patience:  # wandering: the ascent takes over
             info.batch_stalled = True
             break
     info.batch_iterations = it
@@ -258,10 +257,8 @@ def _start(eng: Engine, problem: Problem, r: int, init, rng, rows=None):
     problem, or all): ``init`` first, random starts after it."""
     if r == 0 and not isinstance(init, str):
         return "labels", init if rows is None else init[rows]
-    if r == 0 and init == "paper":
-        return "paper", paper_init(problem, rows)
-    if r == 0 and init == "sp":
-        return "sp", sp_init(problem, rows)
+    if r == 0 and init != "random":
+        return init, (paper_init if init == "paper" else sp_init)(problem, rows)
     return "random", eng.random_init(rng)
 
 
@@ -521,19 +518,13 @@ def k_cofactors(
     36.0
     """
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
+    kw = {"n_init": n_init, "random_state": random_state, "max_iter": max_iter}
     if problem.weights is not None and not np.all(problem.weights > 0):
         init = check_init(init, problem.n, problem.k)
         if not isinstance(init, str):
             init = init[problem.weights > 0]
-        return without_zero_weights(
-            problem,
-            lambda sub: _k_cofactors_result(
-                sub, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
-            ),
-        )
-    return _k_cofactors_result(
-        problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
-    )
+        return without_zero_weights(problem, lambda sub: _k_cofactors_result(sub, init=init, **kw))
+    return _k_cofactors_result(problem, init=init, **kw)
 
 
 # --------------------------------------------------------------------------- #
