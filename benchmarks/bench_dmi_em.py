@@ -25,7 +25,7 @@ import argparse
 import statistics
 import time
 
-from dmi_lib.crowd_data import load_dataset
+from dmi_lib.extras.crowd_data import load_dataset
 from dmi_lib.extras.dmi_em import dmi_em
 from dmi_book.studies.fair_peers import DS_FULL, full_ds, own_dawid_skene
 

@@ -22,7 +22,6 @@ from .mechanisms import Reports, dmi_mechanism
 from .kdmi import kdmi_mechanism
 from .simulation import simulate_crowd, simulate_reports
 from .datasets import load_paper_data
-from .crowd_data import list_datasets, load_dataset
 
 __version__ = "0.1.0"
 
@@ -51,6 +50,4 @@ __all__ = [
     "simulate_crowd",
     "simulate_reports",
     "load_paper_data",
-    "list_datasets",
-    "load_dataset",
 ]

@@ -12,7 +12,8 @@ layers below it (:data:`LAYERS`):
 3. elicitation: aggregation of answer matrices and tables, the mechanisms, and beside
    them what goes beyond the paper (``dmi_lib.extras``: ``practical``, ``beyond`` and the
    Dask path ``scale_out``)
-4. simulation and data
+4. simulation and data (the paper's data; and in ``dmi_lib.extras``, ``crowd_data``: the
+   real crowds' data sets)
 5. on top, never imported by the library: the book's package ``dmi_book`` (its figures,
    ``dmi_book.plotting``, and studies, ``dmi_book.studies``)
 """
@@ -63,7 +64,7 @@ LAYERS = {
     "dmi_lib.tabular": 3,
     "dmi_lib.extras": 3,
     "dmi_lib.simulation": 4,
-    "dmi_lib.crowd_data": 4,
+    "dmi_lib.extras.crowd_data": 4,
     "dmi_lib.datasets": 4,
     "dmi_book": 5,
 }
@@ -235,7 +236,7 @@ def test_the_face_check_sees_each_kind_of_import(kind):
 
 
 def test_the_layer_check_sees_an_upward_import():
-    assert layer("dmi_lib") == 4.5 and layer("dmi_lib.extras") == 3.5
+    assert layer("dmi_lib") == 5.0 and layer("dmi_lib.extras") == 4.5
     assert layer("dmi_lib.core") > layer("dmi_lib.exact") > layer("dmi_lib.problem")
     assert layer("dmi_lib._kc_engine") == layer("dmi_lib.kcofactors")
     assert layer("dmi_book.plotting.geometry") == 5 and layer("dmi_lib.nowhere") is None

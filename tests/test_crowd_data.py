@@ -1,4 +1,4 @@
-"""Tests of dmi_lib.crowd_data: shipped files, loaders, shapes, gold, reference accuracies."""
+"""Tests of dmi_lib.extras.crowd_data: shipped files, loaders, shapes, gold, reference accuracies."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dmi_lib.crowd_data import (
+from dmi_lib.extras.crowd_data import (
     HOSSEINI_TREATMENTS,
     PRELEC_STUDIES,
     CrowdDataset,
@@ -420,7 +420,7 @@ def test_hosseini_all_treatments_plurality():
 # --------------------------------------------------------------------------- #
 import shutil  # noqa: E402
 
-from dmi_lib import crowd_data as _cd  # noqa: E402
+from dmi_lib.extras import crowd_data as _cd  # noqa: E402
 
 
 def test_manifest_lists_every_shipped_file():

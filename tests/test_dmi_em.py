@@ -275,7 +275,7 @@ def test_a_zero_weight_answer_is_no_answer():
 # What it is for: a whole crowd relabelling, a few gold tasks
 # --------------------------------------------------------------------------- #
 def test_whole_crowd_swap_with_gold_gives_the_clean_answers():
-    from dmi_lib.crowd_data import load_dataset
+    from dmi_lib.extras.crowd_data import load_dataset
 
     d = load_dataset("bluebirds")
     ans = d.answers[["task", "worker", "label"]]

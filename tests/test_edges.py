@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dmi_lib
-from dmi_lib import crowd_data, exact, mechanisms, problem, simulation
+from dmi_lib import exact, mechanisms, problem, simulation
+from dmi_lib.extras import crowd_data
 from dmi_lib._kc_engine import Engine
 from dmi_lib.labels import distinct_rows
 from dmi_lib.linear_partitions import estimated_programs, linear_partition_optimum

@@ -26,6 +26,7 @@ import pytest
 from packaging.requirements import Requirement
 
 import dmi_lib
+from dmi_lib.extras import crowd_data
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "dmi_lib" / "data"
@@ -116,7 +117,7 @@ CHECK = textwrap.dedent(
     from pathlib import Path
 
     import dmi_lib
-    from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, list_datasets, load_dataset
+    from dmi_lib.extras.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, list_datasets, load_dataset
     from dmi_lib.datasets import load_paper_data, paper_data_names
 
     loaded = []
@@ -172,7 +173,7 @@ def test_the_installed_wheel_loads_every_data_set_without_the_book(fresh, tmp_pa
     assert report["version"] == dmi_lib.__version__
     assert report["missing"] == ["matplotlib", "ipywidgets", "dmi_book", "dask", "numba"]
     names = {name for name, _, _ in report["loaded"]}
-    assert names == set(dmi_lib.list_datasets()) | set(dmi_lib.datasets.paper_data_names())
+    assert names == set(crowd_data.list_datasets()) | set(dmi_lib.datasets.paper_data_names())
     manifest = [ln for ln in (DATA / "SHA256SUMS").read_text().splitlines() if ln]
     assert report["manifest_lines"] == len(manifest) > 0
 

@@ -516,7 +516,7 @@ def test_to_reports_counts_match_answer_matrix():
 # aggregate() on every shipped data set
 # --------------------------------------------------------------------------- #
 def _every_dataset():
-    from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
+    from dmi_lib.extras.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
 
     out = [
         (n, load_dataset(n))

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import aggregation
-from dmi_lib.crowd_data import load_dataset
+from dmi_lib.extras.crowd_data import load_dataset
 from dmi_lib.labels import same_partition
 from dmi_lib.tabular import METHODS, DMIAggregator, MajorityVote, SurprisinglyPopular, aggregate
 from dmi_lib.answers import answer_matrix
@@ -578,7 +578,8 @@ def test_fraction_refers_to_the_larger_label_whatever_the_column_order():
     "method", ["surprisingly-popular", "dmi", "dmi-practical", "dmi-validated"]
 )
 def test_multi_task_methods_refuse_per_task_label_spaces(method):
-    from dmi_lib import aggregate, load_dataset
+    from dmi_lib import aggregate
+    from dmi_lib.extras.crowd_data import load_dataset
 
     ds = load_dataset("hosseini2021_spvoting", treatment="Top-Top")
     with pytest.raises(ValueError, match="per-task"):

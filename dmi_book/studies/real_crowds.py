@@ -4,7 +4,7 @@
 Plurality, surprisingly popular (the Definition; Algorithm 5 on single-task data),
 the spectral truth serum (Algorithm 6), DMI-clustering with the paper's naming
 (Algorithm 1, clusters named by gold agreement) and the beyond-the-paper aggregators
-of :mod:`dmi_lib.extras.practical`, on the shipped real data sets (:mod:`dmi_lib.crowd_data`):
+of :mod:`dmi_lib.extras.practical`, on the shipped real data sets (:mod:`dmi_lib.extras.crowd_data`):
 
 * :func:`accuracy_study`, :func:`margin_study`, :func:`gold_curve` — accuracy
   against gold, held out from the gold tasks that name the clusters;
@@ -32,7 +32,7 @@ from dmi_lib._validation import check_random_state
 from dmi_lib.aggregation import name_clusters, surprisingly_popular
 from dmi_lib.answers import check_answers, check_options, factorize, answer_matrix
 from dmi_lib.core import dmi_cluster
-from dmi_lib.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
+from dmi_lib.extras.crowd_data import HOSSEINI_TREATMENTS, PRELEC_STUDIES, load_dataset
 from dmi_lib.kdmi import kdmi_mechanism
 from dmi_lib.mechanisms import dmi_mechanism
 from dmi_lib.extras.practical import name_clusters_bayes, validated_dmi_aggregate
@@ -175,7 +175,7 @@ def to_reports(answers, *, options=None):
 # --------------------------------------------------------------------------- #
 # The study of book/13_real_crowds.ipynb (also run by scripts/real_crowds_study.py)
 # --------------------------------------------------------------------------- #
-#: The multi-task data sets of the study: ``dmi_lib.crowd_data`` names, and the seven
+#: The multi-task data sets of the study: ``dmi_lib.extras.crowd_data`` names, and the seven
 #: Prelec et al. studies as ``"prelec2017_sp/<study>"``.
 STUDY_DATASETS = (
     "bluebirds",

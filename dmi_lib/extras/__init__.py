@@ -12,6 +12,8 @@ of :mod:`dmi_lib` is the paper's algorithms, tables and data.
   ``aggregate(method="dmi-em")`` runs it.
 * :mod:`dmi_lib.extras.beyond` — the paper's future directions tried out (chapter 14):
   continuous and kernel DMI-clustering, projections, a third-moment aggregator.
+* :mod:`dmi_lib.extras.crowd_data` — real public crowdsourcing data sets with gold labels
+  (chapter 13), shipped with the package and checked against a SHA-256 manifest.
 * :mod:`dmi_lib.extras.scale_out` — aggregation of answer tables larger than memory on
   Dask (chapter 13 at scale); ``aggregate`` takes this path for a Dask table.
 """

@@ -35,7 +35,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from .answers import factorize
+from ..answers import factorize
 
 __all__ = [
     "CrowdDataset",
