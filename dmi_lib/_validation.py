@@ -23,10 +23,6 @@ __all__ = [
 ]
 
 
-def _describe(x) -> str:
-    return f"{type(x).__name__}"
-
-
 def check_matrix(
     A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1, ndim: int = 2, dtype=np.float64
 ) -> np.ndarray:
@@ -148,7 +144,7 @@ def check_random_state(seed) -> np.random.Generator:
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(0, 2**31 - 1))
     raise TypeError(
-        f"random_state must be None, an int or a numpy Generator, got {_describe(seed)}"
+        f"random_state must be None, an int or a numpy Generator, got {type(seed).__name__}"
     )
 
 
@@ -235,10 +231,9 @@ MAX_WEIGHT_RATIO = 1e12
 
 def check_weight_ratio(weights, solver: str) -> None:
     """Refuse weights whose positive values span more than :data:`MAX_WEIGHT_RATIO`."""
-    w = weights
-    if w is None:
+    if weights is None:
         return
-    pos = w[w > 0]
+    pos = weights[weights > 0]
     ratio = float(pos.max() / pos.min())
     if not ratio <= MAX_WEIGHT_RATIO:
         raise ValueError(
