@@ -39,11 +39,12 @@ def check_matrix(
     if A is None:
         raise TypeError(f"{name} must be an array-like of numbers, got None")
     if isinstance(A, np.ma.MaskedArray):
-        if np.ma.getmaskarray(A).any():
-            bad = np.argwhere(np.ma.getmaskarray(A))[0]
+        mask = np.ma.getmaskarray(A)
+        if mask.any():
+            bad, count = np.argwhere(mask)[0], int(mask.sum())
             raise ValueError(
-                f"{name} is a masked array with {int(np.ma.count_masked(A))} masked "
-                f"entr{'y' if np.ma.count_masked(A) == 1 else 'ies'} (first at index "
+                f"{name} is a masked array with {count} masked "
+                f"entr{'y' if count == 1 else 'ies'} (first at index "
                 f"{tuple(int(i) for i in bad)}): a masked entry has no value to "
                 "cluster; drop those rows (or fill them) first"
             )
@@ -81,7 +82,7 @@ def check_labels(labels, n: int, k: int | None = None, name: str = "labels") -> 
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} rows")
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # not bool either
         raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):

@@ -324,8 +324,7 @@ def linear_partition_optimum(
             "inputs, mean_split / cone_partition for k <= 3, or k-cofactors"
         )
     labels, _ = linear_partitions(A, rank_tol=rank_tol, max_partitions=max_partitions)
-    k = problem.k
-    M = np.stack([cluster_sums(problem.A_tilde, lab, k) for lab in labels])
+    M = np.stack([cluster_sums(problem.A_tilde, lab, problem.k) for lab in labels])
     best = int(np.argmax(np.abs(np.linalg.det(M))))
     return build_result(
         problem,

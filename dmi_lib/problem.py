@@ -475,10 +475,7 @@ def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
                 "current= only applies to ties='first' (ties='all' returns every maximal entry)"
             )
         return M >= M.max(axis=1, keepdims=True) - tol
-    labels = argmax_rows(M, current=current, tol=tol)
-    out = np.zeros(M.shape, dtype=int)
-    out[np.arange(M.shape[0]), labels] = 1
-    return out
+    return np.eye(M.shape[1], dtype=int)[argmax_rows(M, current=current, tol=tol)]
 
 
 def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
@@ -576,8 +573,7 @@ def assign(A, D, columns) -> np.ndarray:
             f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
             f"got {columns}"
         )
-    A_aug = np.hstack([A, np.ones((A.shape[0], 1))])
-    return np.argmax(A_aug[:, columns] @ D, axis=1)
+    return np.argmax(augment(A)[:, columns] @ D, axis=1)
 
 
 # --------------------------------------------------------------------------- #
@@ -649,9 +645,7 @@ class DMIResult:
     @property
     def C(self) -> np.ndarray:
         """One-hot cluster matrix ``C`` (n × k)."""
-        out = np.zeros((self.labels.size, self.k), dtype=int)
-        out[np.arange(self.labels.size), self.labels] = 1
-        return out
+        return np.eye(self.k, dtype=int)[self.labels]
 
     @property
     def sizes(self) -> np.ndarray:
@@ -742,15 +736,9 @@ def with_zero_weight_rows(problem: Problem, keep: np.ndarray, res: DMIResult) ->
     labels[keep] = res.labels
     labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
     info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
+    # the fields of a Solution, in order (see build_result)
     return build_result(
-        problem,
-        labels,
-        res.method,
-        res.exact,
-        info=info,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        cycled=res.cycled,
+        problem, labels, res.method, res.exact, info, res.n_iter, res.converged, res.cycled
     )
 
 
