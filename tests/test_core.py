@@ -858,6 +858,12 @@ def test_method_exact_refuses_when_no_exact_solver():
         dmi_cluster(rng.normal(size=(40, 4)), method="exact")
 
 
+def test_result_one_hot_matrix_and_sizes_follow_the_labels():
+    res = dmi_cluster([[0.0], [1.0], [2.0], [7.0], [8.0]])
+    assert res.C.tolist() == [[int(c == lab) for c in range(res.k)] for lab in res.labels]
+    assert res.sizes.tolist() == np.bincount(res.labels).tolist() == res.C.sum(axis=0).tolist()
+
+
 def test_the_solver_choice_follows_the_brute_force_caps():
     """method="auto" brute-forces k >= 4 up to AUTO_BRUTE_FORCE_LIMIT labelings,
     method="exact" up to EXACT_BRUTE_FORCE_LIMIT, and each says why."""
