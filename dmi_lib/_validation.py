@@ -23,10 +23,6 @@ __all__ = [
 ]
 
 
-def _describe(x) -> str:
-    return f"{type(x).__name__}"
-
-
 def check_matrix(
     A, name: str = "A", *, min_rows: int = 1, min_cols: int = 1, ndim: int = 2, dtype=np.float64
 ) -> np.ndarray:
@@ -43,11 +39,12 @@ def check_matrix(
     if A is None:
         raise TypeError(f"{name} must be an array-like of numbers, got None")
     if isinstance(A, np.ma.MaskedArray):
-        if np.ma.getmaskarray(A).any():
-            bad = np.argwhere(np.ma.getmaskarray(A))[0]
+        mask = np.ma.getmaskarray(A)
+        if mask.any():
+            bad, count = np.argwhere(mask)[0], int(mask.sum())
             raise ValueError(
-                f"{name} is a masked array with {int(np.ma.count_masked(A))} masked "
-                f"entr{'y' if np.ma.count_masked(A) == 1 else 'ies'} (first at index "
+                f"{name} is a masked array with {count} masked "
+                f"entr{'y' if count == 1 else 'ies'} (first at index "
                 f"{tuple(int(i) for i in bad)}): a masked entry has no value to "
                 "cluster; drop those rows (or fill them) first"
             )
@@ -85,7 +82,7 @@ def check_labels(labels, n: int, k: int | None = None, name: str = "labels") -> 
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} rows")
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # not bool either
         raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
@@ -148,7 +145,7 @@ def check_random_state(seed) -> np.random.Generator:
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(0, 2**31 - 1))
     raise TypeError(
-        f"random_state must be None, an int or a numpy Generator, got {_describe(seed)}"
+        f"random_state must be None, an int or a numpy Generator, got {type(seed).__name__}"
     )
 
 
@@ -235,10 +232,9 @@ MAX_WEIGHT_RATIO = 1e12
 
 def check_weight_ratio(weights, solver: str) -> None:
     """Refuse weights whose positive values span more than :data:`MAX_WEIGHT_RATIO`."""
-    w = weights
-    if w is None:
+    if weights is None:
         return
-    pos = w[w > 0]
+    pos = weights[weights > 0]
     ratio = float(pos.max() / pos.min())
     if not ratio <= MAX_WEIGHT_RATIO:
         raise ValueError(

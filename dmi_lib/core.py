@@ -14,6 +14,7 @@ linearly partitioned).
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -32,7 +33,6 @@ from .problem import (
     AUTO_BRUTE_FORCE_LIMIT,
     DMIResult,
     Problem,
-    Solution,
     assign,
     build_result,
     has_zero_weights,
@@ -187,8 +187,14 @@ def solve(
     check_random_state(random_state)
     kcofactors.check_init(init, problem.n, problem.k)
     solver, reason = _choose_solver(problem, method)
-    if solver is None:
-        solver = _k_cofactors_solver(n_init, random_state, init, max_iter)
+    if solver is None:  # k-cofactors (Algorithm 2)
+        solver = functools.partial(
+            kcofactors.k_cofactors_solution,
+            n_init=n_init,
+            random_state=random_state,
+            init=init,
+            max_iter=max_iter,
+        )
     solution = solver(problem)
     if reason is not None:
         solution = solution._replace(info={**(solution.info or {}), "auto_reason": reason})
@@ -201,46 +207,27 @@ def _choose_solver(problem: Problem, method: str):
     k, n = problem.k, problem.n
     if method == "brute-force":
         return brute_force_solver, None
-    if method in ("auto", "exact"):
-        if k == 2:
-            return mean_split_solver, "k = 2: split at the mean, O(n)"
-        if k == 3:
-            return cones_solver, "k = 3: three cones at the mean, O(n log n)"
-        if labelings_within(n, k, AUTO_BRUTE_FORCE_LIMIT):
-            reason = (
-                f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= {AUTO_BRUTE_FORCE_LIMIT} labelings"
-            )
-            return brute_force_solver, reason
+    if method == "k-cofactors":
+        return None, None
+    if k == 2:
+        return mean_split_solver, "k = 2: split at the mean, O(n)"
+    if k == 3:
+        return cones_solver, "k = 3: three cones at the mean, O(n log n)"
+    for cap, note in ((AUTO_BRUTE_FORCE_LIMIT, ""), (EXACT_BRUTE_FORCE_LIMIT, " (method='exact')")):
+        if labelings_within(n, k, cap) and (method == "exact" or not note):
+            reason = f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= {cap} labelings{note}"
+            return functools.partial(brute_force_solver, max_labelings=cap), reason
     if method == "exact":
-        if labelings_within(n, k, EXACT_BRUTE_FORCE_LIMIT):
-            reason = (
-                f"k = {k} > 3 and k**(n-1) = {k ** (n - 1)} <= "
-                f"{EXACT_BRUTE_FORCE_LIMIT} labelings (method='exact')"
-            )
-            return lambda p: brute_force_solver(p, EXACT_BRUTE_FORCE_LIMIT), reason
         raise ValueError(
             f"no practical exact solver for k = rank([A 1]) = {k} with n = {n} rows: "
             "exact solvers cover k = 2 (points on a line), k = 3 (points in a plane) "
             f"and brute force for k**(n-1) <= {EXACT_BRUTE_FORCE_LIMIT} labelings "
             "(method='exact'); use method='k-cofactors' (a guaranteed local maximum)"
         )
-    if method == "auto":
-        return None, (
-            f"k = {k} > 3 and k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver "
-            "applies; k-cofactors, a local maximum"
-        )
-    return None, None
-
-
-def _k_cofactors_solver(n_init, random_state, init, max_iter):
-    """k-cofactors (Algorithm 2) as a solver, ``solution = solver(problem)``."""
-
-    def solver(problem: Problem) -> Solution:
-        return kcofactors.k_cofactors_solution(
-            problem, n_init=n_init, random_state=random_state, init=init, max_iter=max_iter
-        )
-
-    return solver
+    return None, (
+        f"k = {k} > 3 and k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver "
+        "applies; k-cofactors, a local maximum"
+    )
 
 
 def cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
@@ -302,16 +289,7 @@ class DMIClustering(Settings):
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster the rows of ``X`` (``sample_weight``: see :func:`dmi_cluster`)."""
-        res = dmi_cluster(
-            X,
-            method=self.method,
-            n_init=self.n_init,
-            random_state=self.random_state,
-            rank_tol=self.rank_tol,
-            init=self.init,
-            max_iter=self.max_iter,
-            sample_weight=sample_weight,
-        )
+        res = dmi_cluster(X, sample_weight=sample_weight, **self.get_params())
         self.result_ = res
         self.labels_ = res.labels
         self.n_clusters_ = res.k

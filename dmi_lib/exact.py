@@ -190,20 +190,26 @@ def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
     >>> mean_split([[0, 0], [1, 2], [2, 4], [3, 6]]).labels.tolist()
     [0, 0, 1, 1]
     """
-    problem = prepare(A, rank_tol, sample_weight=sample_weight)
-    if problem.k != 2:
+    return _exact_result(prepare(A, rank_tol, sample_weight=sample_weight), mean_split_solver, 2)
+
+
+#: What :func:`mean_split` and :func:`cone_partition` need, by ``k``, and the other.
+_NEEDS = {
+    2: ("mean_split needs the rows of A on a line", "cone_partition for k = 3"),
+    3: ("cone_partition needs the rows of A to span a plane", "mean_split for k = 2"),
+}
+
+
+def _exact_result(problem: Problem, solver, k: int | None = None):
+    """The :class:`DMIResult` of ``solver(problem)``, with rows of weight 0 set aside
+    (see ``dmi_cluster``); a ValueError naming the function if ``problem.k != k``."""
+    if k is not None and problem.k != k:
+        needs, other = _NEEDS[k]
         raise ValueError(
-            f"mean_split needs the rows of A on a line (k = rank([A 1]) = 2), got "
-            f"k = {problem.k} for A of shape {problem.A.shape} at "
-            f"rank_tol={problem.rank_tol:g}; use cone_partition for k = 3 or "
+            f"{needs} (k = rank([A 1]) = {k}), got k = {problem.k} for A of shape "
+            f"{problem.A.shape} at rank_tol={problem.rank_tol:g}; use {other} or "
             "dmi_lib.dmi_cluster in general"
         )
-    return _exact_result(problem, mean_split_solver)
-
-
-def _exact_result(problem: Problem, solver):
-    """The :class:`DMIResult` of ``solver(problem)``, with rows of weight 0 set aside
-    (see ``dmi_cluster``)."""
     if has_zero_weights(problem):
         return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
     return build_result(problem, *solver(problem))
@@ -238,18 +244,12 @@ def _ray_polygon(problem: Problem):
     sorted_angle = angle.take(order)
     del order
     # One edge per ray from the mean: equal angles merge (rays stay together).
-    new_ray = np.empty(n_away, dtype=bool)
-    new_ray[0] = True
-    np.not_equal(sorted_angle[1:], sorted_angle[:-1], out=new_ray[1:])
-    first = np.flatnonzero(new_ray)
-    del new_ray
+    first = np.flatnonzero(np.r_[True, sorted_angle[1:] != sorted_angle[:-1]])
     theta = sorted_angle.take(first)
     del sorted_angle
     edges = np.add.reduceat(Yo, first, axis=0)
     del Yo, first
-    X, Y = np.zeros(theta.size), np.zeros(theta.size)
-    np.cumsum(edges[:-1, 0], out=X[1:])
-    np.cumsum(edges[:-1, 1], out=Y[1:])
+    X, Y = np.r_[0.0, np.cumsum(edges[:-1, 0])], np.r_[0.0, np.cumsum(edges[:-1, 1])]
     return X, Y, theta, angle, away
 
 
@@ -336,15 +336,7 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
     >>> cone_partition(P).labels.tolist()
     [0, 0, 1, 1, 2]
     """
-    problem = prepare(A, rank_tol, sample_weight=sample_weight)
-    if problem.k != 3:
-        raise ValueError(
-            f"cone_partition needs the rows of A to span a plane (k = rank([A 1]) = 3), "
-            f"got k = {problem.k} for A of shape {problem.A.shape} at "
-            f"rank_tol={problem.rank_tol:g}; use mean_split for k = 2 or "
-            "dmi_lib.dmi_cluster in general"
-        )
-    return _exact_result(problem, cones_solver)
+    return _exact_result(prepare(A, rank_tol, sample_weight=sample_weight), cones_solver, 3)
 
 
 # --------------------------------------------------------------------------- #
@@ -421,9 +413,8 @@ def brute_force_solver(
     # is multiplied by one constant, same argmax), centred and scaled so that an
     # offset or the data's magnitude cannot cost precision or overflow.
     X = np.ones((n, k))
-    if k > 1:
-        Y = problem.Y
-        X[:, :-1] = Y / np.abs(Y).max(axis=0)
+    Y = problem.Y
+    X[:, :-1] = Y / np.abs(Y).max(axis=0)
     if problem.weights is not None:
         X *= (problem.weights / problem.weights.max())[:, None]
     E = np.einsum("cd,ij->icdj", np.eye(k), X)  # E[i, c]: row i's term in cluster c

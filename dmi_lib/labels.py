@@ -209,7 +209,7 @@ def distinct_rows(A):
     """
     A = check_matrix(A)
     n, d = A.shape
-    code, size = pd.factorize(A[:, 0])[0].astype(np.int64), None
+    code = pd.factorize(A[:, 0])[0].astype(np.int64)
     size = int(code.max()) + 1 if n else 0
     for j in range(1, d):
         c, u = pd.factorize(A[:, j])
@@ -219,12 +219,8 @@ def distinct_rows(A):
         code = code * len(u) + c
         size *= len(u)
     inverse, uniq = pd.factorize(code)  # order of first appearance
-    inverse = inverse.astype(np.intp)
-    m = len(uniq)
     # Groups are numbered in order of first appearance, so row i opens a group exactly
     # when its number exceeds every number before it.
-    opens = np.ones(n, dtype=bool)
-    opens[1:] = inverse[1:] > np.maximum.accumulate(inverse)[:-1]
+    opens = np.r_[True, inverse[1:] > np.maximum.accumulate(inverse)[:-1]][:n]
     index = np.flatnonzero(opens).astype(np.intp)
-    counts = np.bincount(inverse, minlength=m)
-    return index, inverse, counts
+    return index, inverse.astype(np.intp), np.bincount(inverse, minlength=len(uniq))

@@ -312,12 +312,9 @@ def linear_partition_optimum(
         res = brute_force(A, rank_tol=rank_tol)
         res.info["enumeration"] = "labelings"
         return res
-    _, inverse, _ = distinct_rows(problem.A)
-    seen = np.zeros(problem.n + 1, dtype=np.int64)  # distinct rows among the first m
-    first = np.zeros(inverse.max() + 1, dtype=bool)
-    for m, g in enumerate(inverse):
-        seen[m + 1] = seen[m] + (not first[g])
-        first[g] = True
+    opens = np.zeros(problem.n, dtype=np.int64)  # the first row of each distinct row
+    opens[distinct_rows(problem.A)[0]] = 1
+    seen = np.r_[0, np.cumsum(opens)]  # distinct rows among the first m
     work = estimated_programs(problem.n, problem.k, seen)
     if work > max_programs:
         raise ValueError(
@@ -327,8 +324,7 @@ def linear_partition_optimum(
             "inputs, mean_split / cone_partition for k <= 3, or k-cofactors"
         )
     labels, _ = linear_partitions(A, rank_tol=rank_tol, max_partitions=max_partitions)
-    k = problem.k
-    M = np.stack([cluster_sums(problem.A_tilde, lab, k) for lab in labels])
+    M = np.stack([cluster_sums(problem.A_tilde, lab, problem.k) for lab in labels])
     best = int(np.argmax(np.abs(np.linalg.det(M))))
     return build_result(
         problem,

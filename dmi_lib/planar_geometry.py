@@ -416,6 +416,8 @@ def _planar_defect(A, labels):
 
 
 def _planar(A, labels):
+    """``A`` and ``labels`` checked, and the rays of Algorithm 3: ``(A, labels, mean,
+    directions)`` (see :func:`partition_rays_2d`)."""
     A = check_matrix(A)
     if A.shape[1] != 2:
         raise ValueError(
@@ -425,7 +427,8 @@ def _planar(A, labels):
     defect, means = _planar_defect(A, labels)
     if defect:
         raise ValueError(defect)
-    return A, labels, means
+    mean = A.mean(axis=0)
+    return A, labels, mean, mean - means
 
 
 def partition_rays_2d(A, labels):
@@ -454,22 +457,7 @@ def partition_rays_2d(A, labels):
     >>> mean.tolist(), dirs.tolist()
     ([1.0, 1.0], [[1.0, 1.0], [-2.0, 1.0], [1.0, -2.0]])
     """
-    A, labels, means = _planar(A, labels)
-    mean = A.mean(axis=0)
-    return mean, mean - means
-
-
-def _cone_coefficients(A, mean, dirs):
-    """For each cluster ``c``: ``min(s, t)`` where ``x − ā = s·r_a + t·r_b`` and
-    ``r_a, r_b`` are the two rays other than ``r_c``; the point lies in cone ``c``
-    iff it is ``>= 0``."""
-    out = np.empty((A.shape[0], 3))
-    P = A - mean
-    for c in range(3):
-        a, b = [j for j in range(3) if j != c]
-        st = np.linalg.solve(np.stack([dirs[a], dirs[b]], axis=1), P.T)  # (2, n)
-        out[:, c] = st.min(axis=0)
-    return out
+    return _planar(A, labels)[2:]
 
 
 def cone_labels_2d(A, labels, *, current: bool = False):
@@ -499,9 +487,14 @@ def cone_labels_2d(A, labels, *, current: bool = False):
     >>> cone_labels_2d(A, [0, 1, 2, 0]).tolist()
     [0, 1, 2, 1]
     """
-    A, labels, _ = _planar(A, labels)
-    mean, dirs = partition_rays_2d(A, labels)
-    coef = _cone_coefficients(A, mean, dirs)
+    A, labels, mean, dirs = _planar(A, labels)
+    # coef[:, c] = min(s, t) where x − ā = s·r_a + t·r_b, r_a and r_b the two rays
+    # other than r_c: the point lies in cone c iff it is >= 0.
+    coef = np.empty((A.shape[0], 3))
+    for c in range(3):
+        a, b = [j for j in range(3) if j != c]
+        st = np.linalg.solve(np.stack([dirs[a], dirs[b]], axis=1), (A - mean).T)  # (2, n)
+        coef[:, c] = st.min(axis=0)
     new = np.argmax(coef, axis=1)
     if current:
         scale = np.abs(coef).max(axis=1)

@@ -360,26 +360,10 @@ def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int, weights=None) 
     With ``weights``, row ``i`` counts ``weights[i]`` times (``CᵀWÃ``).  Computed
     with one ``bincount`` per column (O(nk), no one-hot matrix).
     """
-    if weights is None:
-        return np.stack(
-            [
-                np.bincount(labels, weights=A_tilde[:, j], minlength=k)
-                for j in range(A_tilde.shape[1])
-            ],
-            axis=1,
-        )
+    X = A_tilde if weights is None else A_tilde * weights[:, None]
     return np.stack(
-        [
-            np.bincount(labels, weights=A_tilde[:, j] * weights, minlength=k)
-            for j in range(A_tilde.shape[1])
-        ],
-        axis=1,
+        [np.bincount(labels, weights=X[:, j], minlength=k) for j in range(X.shape[1])], axis=1
     )
-
-
-def _slogdet(M):
-    sign, logabs = np.linalg.slogdet(M)
-    return float(sign), float(logabs)
 
 
 def score_and_D(problem: Problem, labels: np.ndarray):
@@ -391,7 +375,7 @@ def score_and_D(problem: Problem, labels: np.ndarray):
         wmax = float(problem.weights.max())
         problem = dataclasses.replace(problem, weights=problem.weights / wmax)
     M = problem.cluster_sums(labels)
-    sign, logabs = _slogdet(M)
+    sign, logabs = map(float, np.linalg.slogdet(M))
     if sign == 0.0 or not np.isfinite(logabs):
         return 0.0, -np.inf, None
     return sign, logabs + problem.k * math.log(wmax), np.linalg.inv(M) / wmax
@@ -404,9 +388,13 @@ def log_dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=Non
     ``n**k`` and can exceed the float range.  ``sample_weight``: see
     :func:`dmi_cluster` (``CᵀWÃ``: row ``i`` counts ``wᵢ`` times).
     """
+    return score_and_D(*_labelled(A, labels, rank_tol, sample_weight))[1]
+
+
+def _labelled(A, labels, rank_tol, sample_weight=None):
+    """The prepared problem of ``A`` and the checked ``labels`` of its rows."""
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
-    labels = check_labels(labels, problem.n, problem.k)
-    return score_and_D(problem, labels)[1]
+    return problem, check_labels(labels, problem.n, problem.k)
 
 
 def dmi_score(A, labels, *, rank_tol: float | None = None, sample_weight=None) -> float:
@@ -487,10 +475,7 @@ def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
                 "current= only applies to ties='first' (ties='all' returns every maximal entry)"
             )
         return M >= M.max(axis=1, keepdims=True) - tol
-    labels = argmax_rows(M, current=current, tol=tol)
-    out = np.zeros(M.shape, dtype=int)
-    out[np.arange(M.shape[0]), labels] = 1
-    return out
+    return np.eye(M.shape[1], dtype=int)[argmax_rows(M, current=current, tol=tol)]
 
 
 def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
@@ -513,18 +498,15 @@ def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:
     return bool(np.all(M[rows, labels] >= M.max(axis=1) - tol))
 
 
-def _G(problem: Problem, labels: np.ndarray):
-    sign, logabs, D = score_and_D(problem, labels)
+def _inverse(problem: Problem, labels: np.ndarray) -> np.ndarray:
+    """``D = (CᵀÃ)⁻¹``, or a ValueError when ``CᵀÃ`` is singular."""
+    D = score_and_D(problem, labels)[2]
     if D is None:
         raise ValueError(
             "CᵀÃ is singular for these labels (an empty cluster, or cluster means that "
             "are affinely dependent): D = (CᵀÃ)⁻¹ does not exist"
         )
-    return problem.A_tilde @ D, D
-
-
-def _partition_tol(G: np.ndarray, tol: float) -> float:
-    return tol * max(1.0, float(np.abs(G).max()))
+    return D
 
 
 def is_linearly_partitioned(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
@@ -543,10 +525,9 @@ def is_linearly_partitioned(A, labels, *, tol: float = 1e-9, rank_tol: float | N
     False
     """
     tol = check_tol(tol)
-    problem = prepare(A, rank_tol)
-    labels = check_labels(labels, problem.n, problem.k)
-    G, _ = _G(problem, labels)
-    return in_idxmax(labels, G, tol=_partition_tol(G, tol))
+    problem, labels = _labelled(A, labels, rank_tol)
+    G = problem.A_tilde @ _inverse(problem, labels)
+    return in_idxmax(labels, G, tol=tol * max(1.0, float(np.abs(G).max())))
 
 
 def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = None):
@@ -556,7 +537,7 @@ def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = No
     ``F[i, c'] = 1 + ãᵢ·(d_c' - d_c)``.  ``F[i, c] = 1``.
     """
     if D is None:
-        _, D = _G(problem, labels)
+        D = _inverse(problem, labels)
     G = problem.A_tilde @ D
     rows = np.arange(problem.n)
     return 1.0 + G - G[rows, labels][:, None]
@@ -565,10 +546,8 @@ def move_factors(problem: Problem, labels: np.ndarray, D: np.ndarray | None = No
 def is_local_maximum(A, labels, *, tol: float = 1e-9, rank_tol: float | None = None) -> bool:
     """No single-row move increases ``|det(CᵀÃ)|`` (by more than a factor ``1+tol``)."""
     tol = check_tol(tol)
-    problem = prepare(A, rank_tol)
-    labels = check_labels(labels, problem.n, problem.k)
-    _, D = _G(problem, labels)
-    F = move_factors(problem, labels, D)
+    problem, labels = _labelled(A, labels, rank_tol)
+    F = move_factors(problem, labels)
     return bool(np.all(np.abs(F) <= 1.0 + tol))
 
 
@@ -594,8 +573,7 @@ def assign(A, D, columns) -> np.ndarray:
             f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
             f"got {columns}"
         )
-    A_aug = np.hstack([A, np.ones((A.shape[0], 1))])
-    return np.argmax(A_aug[:, columns] @ D, axis=1)
+    return np.argmax(augment(A)[:, columns] @ D, axis=1)
 
 
 # --------------------------------------------------------------------------- #
@@ -667,9 +645,7 @@ class DMIResult:
     @property
     def C(self) -> np.ndarray:
         """One-hot cluster matrix ``C`` (n × k)."""
-        out = np.zeros((self.labels.size, self.k), dtype=int)
-        out[np.arange(self.labels.size), self.labels] = 1
-        return out
+        return np.eye(self.k, dtype=int)[self.labels]
 
     @property
     def sizes(self) -> np.ndarray:
@@ -749,20 +725,7 @@ def positive_rows(problem: Problem) -> tuple[Problem, np.ndarray]:
     """The rows of positive weight as a problem of their own (same ``k``, columns,
     mean and axes), and the mask of those rows."""
     keep = problem.weights > 0
-    sub = Problem(
-        A=problem.A[keep],
-        k=problem.k,
-        columns=problem.columns,
-        mean=problem.mean,
-        axes=problem.axes,
-        singular_values=problem.singular_values,
-        rank_tol=problem.rank_tol,
-        weights=problem.weights[keep],
-        scale=problem.scale,
-        origin=problem.origin,
-        offset=problem.offset,
-    )
-    return sub, keep
+    return dataclasses.replace(problem, A=problem.A[keep], weights=problem.weights[keep]), keep
 
 
 def with_zero_weight_rows(problem: Problem, keep: np.ndarray, res: DMIResult) -> DMIResult:
@@ -773,15 +736,9 @@ def with_zero_weight_rows(problem: Problem, keep: np.ndarray, res: DMIResult) ->
     labels[keep] = res.labels
     labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
     info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
+    # the fields of a Solution, in order (see build_result)
     return build_result(
-        problem,
-        labels,
-        res.method,
-        res.exact,
-        info=info,
-        n_iter=res.n_iter,
-        converged=res.converged,
-        cycled=res.cycled,
+        problem, labels, res.method, res.exact, info, res.n_iter, res.converged, res.cycled
     )
 
 

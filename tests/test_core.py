@@ -858,6 +858,34 @@ def test_method_exact_refuses_when_no_exact_solver():
         dmi_cluster(rng.normal(size=(40, 4)), method="exact")
 
 
+def test_result_one_hot_matrix_and_sizes_follow_the_labels():
+    res = dmi_cluster([[0.0], [1.0], [2.0], [7.0], [8.0]])
+    assert res.C.tolist() == [[int(c == lab) for c in range(res.k)] for lab in res.labels]
+    assert res.sizes.tolist() == np.bincount(res.labels).tolist() == res.C.sum(axis=0).tolist()
+
+
+def test_the_solver_choice_follows_the_brute_force_caps():
+    """method="auto" brute-forces k >= 4 up to AUTO_BRUTE_FORCE_LIMIT labelings,
+    method="exact" up to EXACT_BRUTE_FORCE_LIMIT, and each says why."""
+    from dmi_lib.exact import EXACT_BRUTE_FORCE_LIMIT
+    from dmi_lib.problem import AUTO_BRUTE_FORCE_LIMIT
+
+    rng = np.random.default_rng(3)
+    A10, A11 = rng.normal(size=(10, 3)), rng.normal(size=(11, 3))  # 4**9, 4**10 labelings
+    for method in ("auto", "exact"):
+        res = dmi_cluster(A10, method=method)
+        assert res.method == "brute-force" and res.exact
+        assert res.info["auto_reason"].endswith(f"= {4**9} <= {AUTO_BRUTE_FORCE_LIMIT} labelings")
+    res = dmi_cluster(A11, method="exact")
+    assert res.method == "brute-force" and res.exact
+    assert res.info["auto_reason"].endswith(
+        f"= {4**10} <= {EXACT_BRUTE_FORCE_LIMIT} labelings (method='exact')"
+    )
+    res = dmi_cluster(A11, method="auto", random_state=0)
+    assert res.method == "k-cofactors" and not res.exact
+    assert f"k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver" in res.info["auto_reason"]
+
+
 def test_k_cofactors_path_is_seeded_and_ends_at_a_local_maximum():
     """dmi_cluster(method="k-cofactors"): a guaranteed local maximum (Theorem:
     linearly partitioned), identical for equal seeds."""

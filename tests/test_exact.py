@@ -323,6 +323,21 @@ def test_cones_k_not_3_raises():
         cone_partition(np.random.default_rng(0).normal(size=(6, 3)))
 
 
+def test_the_1d_and_2d_solvers_refuse_the_wrong_k_and_name_the_other():
+    with pytest.raises(
+        ValueError,
+        match=r"on a line \(k = rank\(\[A 1\]\) = 2\), got k = 3 .*"
+        r"use cone_partition for k = 3",
+    ):
+        mean_split(np.random.default_rng(0).normal(size=(6, 2)))
+    with pytest.raises(
+        ValueError,
+        match=r"span a plane \(k = rank\(\[A 1\]\) = 3\), got k = 2 .*"
+        r"use mean_split for k = 2",
+    ):
+        cone_partition([[0.0], [1.0], [5.0]])
+
+
 def test_cones_deterministic_and_row_permutation_invariant():
     rng = np.random.default_rng(3)
     A = rng.normal(size=(300, 2))

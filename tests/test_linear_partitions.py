@@ -26,6 +26,7 @@ from dmi_lib.kcofactors import k_cofactors
 from dmi_lib.linear_partitions import (
     arrangement_bound,
     count_labelings,
+    estimated_programs,
     fans_at_mean,
     linear_partition_optimum,
     linear_partitions,
@@ -247,3 +248,15 @@ def test_every_enumeration_finds_the_independent_optimum(rows, enumeration):
 def test_enumeration_is_checked():
     with pytest.raises(ValueError, match="enumeration must be one of .* got 'lp'"):
         linear_partition_optimum([[0.0], [1.0], [2.0]], enumeration="lp")
+
+
+def test_the_work_estimate_counts_the_distinct_rows_of_each_prefix():
+    """Identical rows share their cluster, so the estimate counts distinct rows only:
+    here 1, 2, 2, 3, 3, 3, 4, 5 among the first 1..8 rows."""
+    X = np.array([[0.0], [1.0], [0.0], [3.0], [1.0], [0.0], [7.0], [2.0]])
+    work = estimated_programs(8, 2, [0, 1, 2, 2, 3, 3, 3, 4, 5])
+    assert work < estimated_programs(8, 2)
+    with pytest.raises(ValueError, match=rf"up to {work} linear programs"):
+        linear_partition_optimum(X, enumeration="linear-partitions", max_programs=work - 1)
+    res = linear_partition_optimum(X, enumeration="linear-partitions", max_programs=work)
+    assert res.exact and np.isclose(res.log_score, brute_force(X).log_score)
