@@ -159,7 +159,7 @@ def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
     A : array_like, shape (n, d)
         Rows on a line (``rank([A 1]) = 2`` at ``rank_tol``).
     rank_tol : float, optional
-        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+        Relative rank tolerance, see :func:`dmi_lib.problem.dmi_rank`.
     sample_weight : array_like, shape (n,), optional
         Row ``i`` counts as ``sample_weight[i]`` identical rows (the weighted mean).
 
@@ -177,7 +177,7 @@ def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
 
     Notes
     -----
-    O(nd) after the SVD in :func:`dmi_lib.prepare`.
+    O(nd) after the SVD in :func:`dmi_lib.problem.prepare`.
 
     Examples
     --------
@@ -298,7 +298,7 @@ def cone_partition(A, *, rank_tol: float | None = None, sample_weight=None):
     A : array_like, shape (n, d)
         Rows spanning a plane (``rank([A 1]) = 3`` at ``rank_tol``).
     rank_tol : float, optional
-        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+        Relative rank tolerance, see :func:`dmi_lib.problem.dmi_rank`.
     sample_weight : array_like, shape (n,), optional
         Row ``i`` counts as ``sample_weight[i]`` identical rows.
 
@@ -481,7 +481,7 @@ def brute_force(
     ----------
     A : array_like, shape (n, d)
     rank_tol : float, optional
-        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+        Relative rank tolerance, see :func:`dmi_lib.problem.dmi_rank`.
     sample_weight : array_like, shape (n,), optional
         Row ``i`` counts as ``sample_weight[i]`` identical rows (``CᵀWÃ``); rows
         of weight 0 are not enumerated.

@@ -443,7 +443,7 @@ def k_cofactors(
         Cap on the batch iterations, and separately on the single-move passes, of
         each start.
     rank_tol : float, optional
-        Relative rank tolerance for ``k = rank([A 1])`` (see :func:`dmi_lib.dmi_rank`).
+        Relative rank tolerance for ``k = rank([A 1])`` (see :func:`dmi_lib.problem.dmi_rank`).
     sample_weight : array_like, shape (n,), optional
         Row ``i`` counts as ``sample_weight[i]`` identical rows (see
         :func:`dmi_lib.dmi_cluster`): ``CᵀWÃ``, and a move of row ``i`` multiplies

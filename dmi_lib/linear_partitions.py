@@ -111,7 +111,7 @@ def linear_partitions(
     A : array_like, shape (n, d)
         The points; ``k = rank([A 1])`` clusters.
     rank_tol : float, optional
-        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+        Relative rank tolerance, see :func:`dmi_lib.problem.dmi_rank`.
     nonempty : bool, default True
         Keep only partitions into exactly ``k`` non-empty clusters (the ones with a
         non-zero DMI-score).  With ``False``, partitions that use fewer clusters are
@@ -245,7 +245,7 @@ def linear_partition_optimum(
     ----------
     A : array_like, shape (n, d)
     rank_tol : float, optional
-        Relative rank tolerance, see :func:`dmi_lib.dmi_rank`.
+        Relative rank tolerance, see :func:`dmi_lib.problem.dmi_rank`.
     max_partitions : int
         Passed to :func:`linear_partitions`.
     max_programs : int
