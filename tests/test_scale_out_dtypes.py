@@ -77,7 +77,8 @@ def crowds(draw):
     for col, kind in (("task", task_kind), ("worker", worker_kind)):
         if kind == "categorical":
             df[col] = df[col].astype("category")
-    return df, draw(st.integers(1, 4)), (label_kind, task_kind, worker_kind)
+    # up to 20 partitions: more than one batch of partitions, added in a tree
+    return df, draw(st.integers(1, 20)), (label_kind, task_kind, worker_kind)
 
 
 def _outcome(fn):

@@ -155,17 +155,17 @@ def _scan(answers, options):
     column order by the pandas path's rule (given, or the labels seen, sorted), and
     the smallest and largest task id when they are integers (else None)."""
     integer_tasks = pd.api.types.is_integer_dtype(answers["task"].dtype)
-    extra = (answers["task"].min(), answers["task"].max()) if integer_tasks else ()
-    label = answers["label"]
-    # Each partition's distinct labels in order of first appearance, the partitions
-    # in order: no shuffle, and the table's global first appearance (the pandas
-    # path's column order for labels that cannot be sorted).
-    firsts = label.map_partitions(pd.Series.drop_duplicates, meta=label._meta)
-    na, seen, n_rows, *task_range = dask.compute(
-        answers[list(_COLUMNS)].isna().sum(),
-        firsts,  # the partitions concatenated in order
-        answers.shape[0],
-        *extra,
+    # One read of each partition: its missing values, rows, task range, and distinct
+    # labels in order of first appearance -- the partitions in order give the
+    # table's first appearance (the pandas path's column order for labels that
+    # cannot be sorted), with no shuffle.
+    parts = dask.compute(*[dask.delayed(_summary)(p, integer_tasks) for p in answers.to_delayed()])
+    na = sum(p[0] for p in parts)
+    seen = pd.concat([p[1] for p in parts])
+    n_rows = sum(p[2] for p in parts)
+    ranges = [p[3] for p in parts if p[2]]
+    task_range = (
+        (min(r[0] for r in ranges), max(r[1] for r in ranges)) if integer_tasks and ranges else ()
     )
     if n_rows == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
@@ -178,16 +178,19 @@ def _scan(answers, options):
     n_labels = len(seen) if options is None else len(pd.Index(options))
     # Integer ids in a range of at most MAX_DENSE_CELLS / n_labels values cannot be
     # too many tasks: no count (a distributed nunique shuffles every row).
-    in_range = bool(task_range) and (
-        (int(task_range[1]) - int(task_range[0]) + 1) * n_labels <= MAX_DENSE_CELLS
-    )
+    lo, size = (task_range[0], task_range[1] - task_range[0] + 1) if task_range else (0, 0)
+    in_range = 0 < size * n_labels <= MAX_DENSE_CELLS
     if n_rows * n_labels > MAX_DENSE_CELLS and not in_range:
         check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     opts = check_options(options, seen)[1]
-    return opts, (
-        int(task_range[0]),
-        int(task_range[1]) - int(task_range[0]) + 1,
-    ) if in_range else None
+    return opts, (lo, size) if in_range else None
+
+
+def _summary(part: pd.DataFrame, integer_tasks: bool):
+    """What :func:`_scan` reads of one partition."""
+    task = part["task"]
+    span = (int(task.min()), int(task.max())) if integer_tasks and len(part) else ()
+    return part[list(_COLUMNS)].isna().sum(), part["label"].drop_duplicates(), len(part), span
 
 
 def _check_duplicates(answers) -> None:
