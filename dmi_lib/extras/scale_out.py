@@ -260,13 +260,13 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
     while len(batches) > 1:  # a tree: each worker holds a few batches' counts at a time
         batches = [dask.delayed(_add_counts)(*b) for b in _in_batches(batches)]
     tasks, counts = batches[0].compute()
-    if span is not None:  # the answered ids of the range
+    if span is not None:  # the answered ids of the range, in sorted order
         rows = np.flatnonzero(counts.sum(axis=1))
         tasks, counts = (rows + span[0]).astype(answers["task"].dtype), counts[rows]
-    # The pandas path's task order: sorted, or (ids that cannot be sorted) the order
-    # of first appearance, which the tree kept.
-    codes, tasks = factorize(tasks)
-    counts = counts[np.argsort(codes, kind="stable")]
+    else:  # the pandas path's task order: sorted, or (ids that cannot be sorted)
+        # the order of first appearance, which the tree kept
+        codes, tasks = factorize(tasks)
+        counts = counts[np.argsort(codes, kind="stable")]
     A = counts / counts.sum(axis=1, keepdims=True)
     return AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"), options=opts)
 
