@@ -202,3 +202,26 @@ def test_the_size_cap_and_its_message_are_the_pandas_paths(ids):
         with pytest.raises(ValueError) as got:
             aggregate(dd.from_pandas(df, npartitions=3), "plurality")
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_gold_tasks_are_groups_of_their_own_as_with_pandas(ids):
+    """Gold that renames the clusters (each gold task told the option its answers did
+    not favour): the Dask path gives the pandas path's answer, which gold changed."""
+    rng = np.random.default_rng(3)
+    n_tasks, m = 60, 5
+    truth = rng.integers(0, 2, n_tasks)
+    task = np.repeat(np.arange(n_tasks), m)
+    label = np.where(rng.random(n_tasks * m) < 0.8, truth[task], 1 - truth[task])
+    df = pd.DataFrame({"task": task, "worker": np.tile(np.arange(m), n_tasks), "label": label})
+    if ids == "str":
+        df["task"] = [f"t{t:02d}" for t in df["task"]]
+    first = df["task"].drop_duplicates().iloc[:6]
+    gold = pd.Series(1 - truth[:6], index=first.to_numpy())
+    want = aggregate(df, "dmi", gold=gold)
+    assert not want.equals(aggregate(df, "dmi"))  # the gold matters here
+    with dask.config.set(scheduler="synchronous"):
+        got = aggregate(
+            dd.from_pandas(df.sample(frac=1, random_state=0), npartitions=11), "dmi", gold=gold
+        )
+    pd.testing.assert_series_equal(got, want)
