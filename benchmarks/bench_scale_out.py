@@ -4,7 +4,7 @@ Writes a synthetic answer log as partitioned Parquet (not committed; default
 ``benchmarks/results/answers-N/``), one file per 10⁶ answers, written by
 ``dmi_lib.extras.scale_out.write_answer_log`` (every task's answers spread over files, as in a
 log kept in time order), then aggregates it with ``dmi_lib.aggregate`` on a Dask LocalCluster
-(``read_answers`` + the distributed count → distinct vectors → map back path) and,
+(``read_answers`` + the distributed count → the decision on this machine) and,
 up to ``--pandas-max`` answers, with pandas on the whole table in memory.
 
 Reported per size and method: wall time (median of ``--repeats``), peak resident
