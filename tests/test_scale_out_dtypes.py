@@ -150,6 +150,9 @@ def test_task_ids_that_cannot_be_sorted_are_accepted_in_the_pandas_order():
     for parts in (1, 2, 3, 4):
         with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
             got = aggregate(dd.from_pandas(df, npartitions=parts, sort=False), "plurality")
+            twice = dd.from_pandas(pd.concat([df, df.iloc[:2]]), npartitions=parts, sort=False)
+            with pytest.raises(ValueError, match=r"has 2 \(task, worker\) pair\(s\)"):
+                aggregate(twice, "plurality")
         pd.testing.assert_series_equal(got, want)
 
 
