@@ -161,7 +161,8 @@ def _scan(answers, options):
     # cannot be sorted), with no shuffle.
     parts = dask.compute(*[dask.delayed(_summary)(p, integer_tasks) for p in answers.to_delayed()])
     na = sum(p[0] for p in parts)
-    seen = pd.concat([p[1] for p in parts])
+    # (an empty partition may have other dtypes: it would change the labels' dtype)
+    seen = [p[1].to_numpy() for p in parts if p[2]]
     n_rows = sum(p[2] for p in parts)
     ranges = [p[3] for p in parts if p[2]]
     task_range = (
@@ -172,7 +173,7 @@ def _scan(answers, options):
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
-    seen = pd.unique(seen.to_numpy())  # as the pandas path: the values
+    seen = pd.unique(np.concatenate(seen))  # as the pandas path: the values
     # The pandas path's size cap on tasks × options (its message): the tasks are
     # counted (one more pass) only when the rows alone do not rule it out.
     n_labels = len(seen) if options is None else len(pd.Index(options))
@@ -208,15 +209,16 @@ def _batch_counts(opts: pd.Index, span, *parts: pd.DataFrame):
     """``(tasks, counts)`` of some partitions: their distinct task ids in order of first
     appearance and each one's answer count per option (a ``(tasks, C)`` array); for
     integer ids in ``span = (lo, size)``, tasks None and row ``t`` is task ``lo + t``."""
-    part = pd.concat(parts) if len(parts) > 1 else parts[0]
+    parts = [p for p in parts if len(p)] or parts[:1]  # an empty one may have other dtypes
+    task, label = (np.concatenate([p[c].to_numpy() for p in parts]) for c in ("task", "label"))
     C = len(opts)
     if span is None:
-        codes, tasks = pd.factorize(part["task"].to_numpy())
+        codes, tasks = pd.factorize(task)
         size = len(tasks)
     else:
         tasks, size = None, span[1]
-        codes = part["task"].to_numpy().astype(np.int64) - span[0]
-    key = codes.astype(np.int64) * C + opts.get_indexer(part["label"].to_numpy())
+        codes = task.astype(np.int64) - span[0]
+    key = codes.astype(np.int64) * C + opts.get_indexer(label)
     return tasks, np.bincount(key, minlength=size * C).reshape(size, C)
 
 
