@@ -4,12 +4,14 @@ Writes a synthetic answer log as partitioned Parquet (not committed; default
 ``benchmarks/results/answers-N/``), one file per 10⁶ answers, written by
 ``dmi_lib.extras.scale_out.write_answer_log`` (every task's answers spread over files, as in a
 log kept in time order), then aggregates it with ``dmi_lib.aggregate`` on a Dask LocalCluster
-(``read_answers`` + the distributed count → distinct vectors → map back path) and,
+(``read_answers`` + the distributed count → the decision on this machine) and,
 up to ``--pandas-max`` answers, with pandas on the whole table in memory.
 
 Reported per size and method: wall time (median of ``--repeats``), peak resident
-memory of each worker process (sampled every 0.2 s) and of the pandas process, and
-the ratio Dask / pandas.
+memory of each worker process (sampled every 0.2 s), of the client (this process,
+which holds the answer matrix, as pandas does) and of the pandas process, the ratio
+Dask / pandas, and the machine's 1-minute load average before and after each
+size/method (the machine may be shared: a load above the core count slows both).
 
     python3 dev.py bench scale_out                      # 10^6, 10^7, 10^8 answers
     python3 dev.py bench scale_out --sizes 1e6 1e7 --pandas-max 1e7
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import statistics
 import threading
 import time
@@ -106,9 +109,11 @@ def main(argv=None) -> None:
             flush=True,
         )
         for method in args.methods:
+            load_before = os.getloadavg()[0]
             d_times, peaks = [], {}
             for _ in range(args.repeats):
-                with PeakRSS(worker_rss) as mem:
+                me = psutil.Process()
+                with PeakRSS(lambda: {**worker_rss(), "client": me.memory_info().rss}) as mem:
                     t = time.perf_counter()
                     got = aggregate(
                         read_answers(str(path / "*.parquet")), method, duplicates=args.duplicates
@@ -121,7 +126,8 @@ def main(argv=None) -> None:
                 "method": method,
                 "tasks": len(got),
                 "dask_s": statistics.median(d_times),
-                "peak_worker_GiB": max(peaks.values()) / 2**30,
+                "peak_worker_GiB": max(v for k, v in peaks.items() if k != "client") / 2**30,
+                "peak_client_GiB": peaks["client"] / 2**30,
             }
             if n <= args.pandas_max:
                 p_times = []
@@ -139,6 +145,7 @@ def main(argv=None) -> None:
                 row["ratio"] = row["dask_s"] / row["pandas_s"]
                 row["equal"] = bool(got.equals(want))
                 del want
+            row["load_before"], row["load_after"] = load_before, os.getloadavg()[0]
             rows.append(row)
             print(pd.DataFrame([row]).to_string(index=False, float_format="%.2f"), flush=True)
     client.close()

@@ -46,9 +46,13 @@ def crowd(n_tasks=600, m=7, C=3, seed=0, accuracy=0.6, string_ids=False):
     return df.sample(frac=1.0, random_state=seed).reset_index(drop=True), truth
 
 
-def test_task_counts_equal_the_answer_matrix(client):
-    df, _ = crowd(C=4, seed=1)
-    counts, opts = task_counts(dd.from_pandas(df, npartitions=6))
+@pytest.mark.parametrize("parts", [6, 70])
+@pytest.mark.parametrize("string_ids", [False, True])
+def test_task_counts_equal_the_answer_matrix(client, parts, string_ids):
+    """Integer ids (dense counts over their range) and string ids; 70 partitions are
+    counted in 9 batches, added in a tree of two levels."""
+    df, _ = crowd(C=4, seed=1, string_ids=string_ids)
+    counts, opts = task_counts(dd.from_pandas(df, npartitions=parts))
     got = counts.compute().sort_index()
     am = answer_matrix(df)
     assert list(opts) == list(am.options)

@@ -1,11 +1,15 @@
 """The Dask path equals the pandas path for every column dtype (properties).
 
-Each example draws a small crowd whose ``task`` and ``label`` columns have one of the
-dtypes a user's table may have -- integers, floats, strings, objects mixing numbers
-and strings, categoricals -- splits it into partitions with ``dask.dataframe.from_pandas``
-under Dask's default string conversion, and checks that ``aggregate`` gives the same
-Series, or the same error, on both paths.  The single-threaded scheduler keeps the
-examples fast; the cluster tests are in ``test_scale_out.py``.
+Each example draws a small crowd whose ``task``, ``worker`` and ``label`` columns have
+one of the dtypes a user's table may have -- integers, floats, strings, objects mixing
+numbers and strings (ids that cannot be sorted included), categoricals -- splits it
+into partitions, either with ``dask.dataframe.from_pandas`` (made without Dask's
+string conversion, which would turn an object label ``1.0`` into ``'1.0'`` before
+the library sees it) or by writing it to Parquet or CSV files read back with
+``read_answers`` (under Dask's default string conversion), and checks that
+``aggregate`` gives the same Series, or the same error, on both paths (for files:
+the pandas path on the same files read by pandas).  The single-threaded scheduler
+keeps the examples fast; the cluster tests are in ``test_scale_out.py``.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ dd = pytest.importorskip("dask.dataframe")
 
 from dmi_lib import aggregate  # noqa: E402
 from dmi_lib.answers import answer_matrix  # noqa: E402
-from dmi_lib.extras.scale_out import task_counts  # noqa: E402
+from dmi_lib.extras.scale_out import read_answers, task_counts  # noqa: E402
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
 #: Label columns: how the option codes 0, 1, 2, … are stored.
 LABELS = {
@@ -73,7 +77,8 @@ def crowds(draw):
     for col, kind in (("task", task_kind), ("worker", worker_kind)):
         if kind == "categorical":
             df[col] = df[col].astype("category")
-    return df, draw(st.integers(1, 4)), (label_kind, task_kind, worker_kind)
+    # up to 20 partitions: more than one batch of partitions, added in a tree
+    return df, draw(st.integers(1, 20)), (label_kind, task_kind, worker_kind)
 
 
 def _outcome(fn):
@@ -84,18 +89,24 @@ def _outcome(fn):
         return (type(exc).__name__, str(exc))
 
 
-@SETTINGS
-@given(crowds(), st.sampled_from(["plurality", "dmi", "surprisingly-popular"]))
-def test_dask_path_equals_pandas_path_for_every_dtype(crowd, method):
-    df, parts, kinds = crowd
-    want = _outcome(lambda: aggregate(df, method, duplicates="keep"))
-    with dask.config.set(scheduler="synchronous"):
-        ddf = dd.from_pandas(df, npartitions=parts)
-        got = _outcome(lambda: aggregate(ddf, method, duplicates="keep"))
-    if len({isinstance(t, str) for t in df["task"]}) == 2:
-        # The documented refusal: the Dask path sorts its answer by task.
-        assert got[0] == "TypeError" and "task ids of mixed types" in got[1], (kinds, got)
-    elif isinstance(want, tuple) or isinstance(got, tuple):
+def _tables(df, parts, source, folder):
+    """The pandas table and the Dask table of one crowd from ``source``: made in
+    memory (``from_pandas`` without string conversion), or written to ``parts``
+    Parquet files or one CSV file and read back by pandas and by ``read_answers``."""
+    if source == "pandas":
+        with dask.config.set({"dataframe.convert-string": False}):
+            return df, dd.from_pandas(df, npartitions=parts)
+    if source == "parquet":
+        for i, chunk in enumerate(np.array_split(np.arange(len(df)), parts)):
+            df.iloc[chunk].to_parquet(folder / f"a-{i}.parquet", index=False)
+        return pd.read_parquet(folder), read_answers(str(folder / "a-*.parquet"))
+    df.to_csv(folder / "a.csv", index=False)
+    # small blocks: one file, several partitions (dtypes read from its first block)
+    return pd.read_csv(folder / "a.csv"), read_answers(str(folder / "a.csv"), blocksize=64)
+
+
+def _check_equal(want, got, kinds):
+    if isinstance(want, tuple) or isinstance(got, tuple):
         assert isinstance(got, tuple) and isinstance(want, tuple), (kinds, got, want)
         assert got == want, kinds
     else:
@@ -104,8 +115,49 @@ def test_dask_path_equals_pandas_path_for_every_dtype(crowd, method):
         assert [type(v) for v in got.index] == [type(v) for v in want.index], kinds
 
 
-def test_object_labels_keep_their_values_under_string_conversion():
-    """``1.0`` stays the float ``1.0`` (Dask's default conversion would give ``'1.0'``)."""
+@SETTINGS
+@given(
+    crowds(),
+    st.sampled_from(["plurality", "dmi", "surprisingly-popular"]),
+    st.sampled_from(["pandas", "parquet", "csv"]),
+)
+def test_dask_path_equals_pandas_path_for_every_dtype(tmp_path_factory, crowd, method, source):
+    df, parts, kinds = crowd
+    folder = tmp_path_factory.mktemp("answers")
+    try:
+        table, ddf = _tables(df, parts, source, folder)
+    except (TypeError, ValueError) as exc:  # Arrow cannot store an object column mixing types
+        assert source == "parquet" and any("mixed" in k for k in kinds), (kinds, exc)
+        return
+    want = _outcome(lambda: aggregate(table, method, duplicates="keep"))
+    with dask.config.set(scheduler="synchronous"):
+        got = _outcome(lambda: aggregate(ddf, method, duplicates="keep"))
+    _check_equal(want, got, kinds + (source,))
+
+
+def test_task_ids_that_cannot_be_sorted_are_accepted_in_the_pandas_order():
+    """Task ids 1 and "a" in one column (Python cannot sort them): both paths give the
+    same answer, tasks in pandas' order for such ids (numbers first, then strings)."""
+    df = pd.DataFrame(
+        {
+            "task": pd.Series(["b", 1, 1, "b", 2.5, "a", 2.5, "a"], dtype=object),
+            "worker": [1, 1, 2, 2, 1, 1, 2, 2],
+            "label": [0, 1, 1, 0, 1, 0, 0, 0],
+        }
+    )
+    want = aggregate(df, "plurality")
+    assert want.index.tolist() == [1, 2.5, "a", "b"]
+    for parts in (1, 2, 3, 4):
+        with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
+            got = aggregate(dd.from_pandas(df, npartitions=parts, sort=False), "plurality")
+            twice = dd.from_pandas(pd.concat([df, df.iloc[:2]]), npartitions=parts, sort=False)
+            with pytest.raises(ValueError, match=r"has 2 \(task, worker\) pair\(s\)"):
+                aggregate(twice, "plurality")
+        pd.testing.assert_series_equal(got, want)
+
+
+def test_object_labels_keep_their_values():
+    """``1.0`` stays the float ``1.0`` in a frame made without Dask's string conversion."""
     df = pd.DataFrame(
         {
             "task": [1, 1, 1, 2, 2, 2],
@@ -113,7 +165,7 @@ def test_object_labels_keep_their_values_under_string_conversion():
             "label": pd.Series([1.0, 1.0, "x", "x", "x", 2], dtype=object),
         }
     )
-    with dask.config.set({"dataframe.convert-string": True, "scheduler": "synchronous"}):
+    with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
         got = aggregate(dd.from_pandas(df, npartitions=2), "plurality")
     assert got.tolist() == [1.0, "x"] and isinstance(got.iloc[0], float)
     pd.testing.assert_series_equal(got, aggregate(df, "plurality"))
@@ -132,7 +184,7 @@ def test_mixed_labels_are_numbered_as_with_pandas(parts):
         }
     )
     want = aggregate(df, "plurality")
-    with dask.config.set(scheduler="synchronous"):
+    with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
         ddf = dd.from_pandas(df, npartitions=parts)
         got = aggregate(ddf, "plurality")
         _, opts = task_counts(ddf)
@@ -153,3 +205,26 @@ def test_the_size_cap_and_its_message_are_the_pandas_paths(ids):
         with pytest.raises(ValueError) as got:
             aggregate(dd.from_pandas(df, npartitions=3), "plurality")
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_gold_tasks_are_groups_of_their_own_as_with_pandas(ids):
+    """Gold that renames the clusters (each gold task told the option its answers did
+    not favour): the Dask path gives the pandas path's answer, which gold changed."""
+    rng = np.random.default_rng(3)
+    n_tasks, m = 60, 5
+    truth = rng.integers(0, 2, n_tasks)
+    task = np.repeat(np.arange(n_tasks), m)
+    label = np.where(rng.random(n_tasks * m) < 0.8, truth[task], 1 - truth[task])
+    df = pd.DataFrame({"task": task, "worker": np.tile(np.arange(m), n_tasks), "label": label})
+    if ids == "str":
+        df["task"] = [f"t{t:02d}" for t in df["task"]]
+    first = df["task"].drop_duplicates().iloc[:6]
+    gold = pd.Series(1 - truth[:6], index=first.to_numpy())
+    want = aggregate(df, "dmi", gold=gold)
+    assert not want.equals(aggregate(df, "dmi"))  # the gold matters here
+    with dask.config.set(scheduler="synchronous"):
+        got = aggregate(
+            dd.from_pandas(df.sample(frac=1, random_state=0), npartitions=11), "dmi", gold=gold
+        )
+    pd.testing.assert_series_equal(got, want)

@@ -1,17 +1,17 @@
 """Crowd aggregation beyond one machine: long answer tables as Dask DataFrames.
 
-DMI-clustering of crowd data needs only each task's answer *counts*, and those
-collapse to few distinct count vectors: with ``m`` answers per task and ``C``
-options there are at most ``C(m + C - 1, C - 1)`` of them, whatever the number of
-tasks.  So a log of 10⁸-10¹⁰ answers spread over many files is aggregated in three
-steps:
+DMI-clustering of crowd data needs only each task's answer *counts*: the answer
+matrix (tasks × options), which the pandas path caps at ``MAX_DENSE_CELLS`` cells
+whatever the number of answers.  So a log of 10⁸-10¹⁰ answers spread over many files
+is aggregated in two steps:
 
-1. **count** (distributed): one pass over the answers gives, per task, the number of
-   answers for each option (a group-by on ``task``, combined across partitions);
-2. **cluster** (one machine, tiny): the distinct count vectors with their
-   multiplicities are aggregated exactly as :func:`dmi_lib.tabular.aggregate` does
-   with a pandas table (the same code runs on the same distinct rows);
-3. **map back** (distributed): every task gets the label of its count vector.
+1. **count** (distributed): each batch of partitions is counted where it lives (per
+   task, the number of answers of each option), and the batches' counts are added
+   in a tree -- no shuffle of the answers, and no worker holds more than a few
+   batches' counts (each at most the answer matrix);
+2. **decide** (one machine): the answer matrix is aggregated exactly as
+   :func:`dmi_lib.tabular.aggregate` does with a pandas table (the same function on
+   the same groups of tasks with equal counts, in the same order).
 
 :func:`read_answers` opens partitioned Parquet or CSV files by glob;
 :func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` checks the call against
@@ -44,7 +44,17 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .._validation import check_positive, check_random_state
-from ..answers import MAX_DENSE_CELLS, Method, check_dense, check_options, gold_labels
+from ..answers import (
+    MAX_DENSE_CELLS,
+    AnswerMatrix,
+    Method,
+    check_dense,
+    check_options,
+    factorize,
+    gold_codes,
+    label_series,
+    task_groups,
+)
 
 __all__ = [
     "aggregate_dask",
@@ -145,126 +155,122 @@ def _scan(answers, options):
     column order by the pandas path's rule (given, or the labels seen, sorted), and
     the smallest and largest task id when they are integers (else None)."""
     integer_tasks = pd.api.types.is_integer_dtype(answers["task"].dtype)
-    extra = (answers["task"].min(), answers["task"].max()) if integer_tasks else ()
-    label, task = answers["label"], answers["task"]
-    # One task id of each Python type (object ids only): ids that cannot be sorted
-    # are refused below, before a group-by would fail on them.
-    samples = [task.map_partitions(_one_per_type, meta=task._meta)] if task.dtype == object else []
-    # Each partition's distinct labels in order of first appearance, the partitions
-    # in order: no shuffle, and the table's global first appearance (the pandas
-    # path's column order for labels that cannot be sorted).
-    firsts = label.map_partitions(_first_appearances, meta=label._meta)
-    na, seen, n_rows, *task_range = dask.compute(
-        answers[list(_COLUMNS)].isna().sum(),
-        firsts,  # the partitions concatenated in order
-        answers.shape[0],
-        *samples,
-        *extra,
+    # One read of each partition: its missing values, rows, task range, and distinct
+    # labels in order of first appearance -- the partitions in order give the
+    # table's first appearance (the pandas path's column order for labels that
+    # cannot be sorted), with no shuffle.
+    parts = dask.compute(*[dask.delayed(_summary)(p, integer_tasks) for p in answers.to_delayed()])
+    na = sum(p[0] for p in parts)
+    # (an empty partition may have other dtypes: it would change the labels' dtype)
+    seen = [p[1].to_numpy() for p in parts if p[2]]
+    n_rows = sum(p[2] for p in parts)
+    ranges = [p[3] for p in parts if p[2]]
+    task_range = (
+        (min(r[0] for r in ranges), max(r[1] for r in ranges)) if integer_tasks and ranges else ()
     )
-    if samples:
-        _check_sortable_tasks(task_range.pop(0))
     if n_rows == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
-    seen = pd.unique(seen.to_numpy())  # as the pandas path: the values
+    seen = pd.unique(np.concatenate(seen))  # as the pandas path: the values
     # The pandas path's size cap on tasks × options (its message): the tasks are
     # counted (one more pass) only when the rows alone do not rule it out.
     n_labels = len(seen) if options is None else len(pd.Index(options))
     # Integer ids in a range of at most MAX_DENSE_CELLS / n_labels values cannot be
     # too many tasks: no count (a distributed nunique shuffles every row).
-    in_range = bool(task_range) and (
-        (int(task_range[1]) - int(task_range[0]) + 1) * n_labels <= MAX_DENSE_CELLS
-    )
+    lo, size = (task_range[0], task_range[1] - task_range[0] + 1) if task_range else (0, 0)
+    in_range = 0 < size * n_labels <= MAX_DENSE_CELLS
     if n_rows * n_labels > MAX_DENSE_CELLS and not in_range:
         check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     opts = check_options(options, seen)[1]
-    return opts, (tuple(int(v) for v in task_range) if task_range else None)
+    return opts, (lo, size) if in_range else None
 
 
-def _first_appearances(labels: pd.Series) -> pd.Series:
-    """The distinct values of one partition's labels, in order of first appearance."""
-    return labels.drop_duplicates()
-
-
-def _one_per_type(tasks: pd.Series) -> pd.Series:
-    """One value of each Python type among one partition's task ids."""
-    kinds = tasks.map(type)
-    return tasks[~kinds.duplicated().to_numpy()]
-
-
-def _check_sortable_tasks(samples: pd.Series) -> None:
-    """Refuse task ids of types that cannot be compared (the answer is sorted by task)."""
-    values = list(dict.fromkeys(samples.tolist()))
-    try:
-        sorted(values)
-    except TypeError as exc:
-        kinds = sorted({type(v).__name__ for v in values})
-        raise TypeError(
-            f"task ids of mixed types {kinds} cannot be sorted ({exc}); a dask table "
-            "is aggregated in sorted task order: give the task ids one type, e.g. "
-            "answers.assign(task=answers['task'].astype(str))"
-        ) from exc
-
-
-def _keep_object_values(answers):
-    """``answers`` made from pandas tables without Dask's string conversion.
-
-    ``dask.dataframe.from_pandas`` turns object columns into strings by default
-    (``dataframe.convert-string``), so a label ``1.0`` would arrive as ``'1.0'`` and
-    ``1`` and ``'1'`` would merge.  The conversion is a parameter of the lazy
-    expression: where a source pandas table has object columns it is switched off,
-    so the values are the table's own, as on the pandas path.
-    """
-    expr = getattr(answers, "expr", None)
-    if expr is None:
-        return answers
-    from dask.dataframe.dask_expr._collection import new_collection
-    from dask.dataframe.dask_expr.io.io import FromPandas
-
-    for node in list(expr.find_operations(FromPandas)):
-        frame = getattr(node.frame, "_data", node.frame)
-        if node.pyarrow_strings_enabled and _has_objects(frame):
-            expr = expr.substitute(
-                node, node.substitute_parameters({"pyarrow_strings_enabled": False})
-            )
-    return answers if expr is answers.expr else new_collection(expr)
-
-
-def _has_objects(frame) -> bool:
-    dtypes = [frame.dtype] if isinstance(frame, pd.Series) else list(frame.dtypes)
-    return any(d == object for d in dtypes + [frame.index.dtype])
-
-
-def _task_values(tasks: pd.Series) -> pd.Series:
-    """A categorical task column as its values (object: one dtype in every partition)."""
-    return pd.Series(np.asarray(tasks, dtype=object), index=tasks.index, name="task")
-
-
-def _partition_counts(part: pd.DataFrame, opts: pd.Index) -> pd.DataFrame:
-    """Answer counts per task of one partition (tasks as index, one column per option)."""
-    C = len(opts)
-    label_codes = opts.get_indexer(part["label"].to_numpy())  # checked by _options
-    task_codes, tasks = pd.factorize(part["task"].to_numpy())
-    n = len(tasks)
-    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes, minlength=n * C).reshape(
-        n, C
-    )
-    return pd.DataFrame(
-        counts, index=pd.Index(tasks, name="task"), columns=[f"c{j}" for j in range(C)]
-    )
+def _summary(part: pd.DataFrame, integer_tasks: bool):
+    """What :func:`_scan` reads of one partition."""
+    task = part["task"]
+    span = (int(task.min()), int(task.max())) if integer_tasks and len(part) else ()
+    return part[list(_COLUMNS)].isna().sum(), part["label"].drop_duplicates(), len(part), span
 
 
 def _check_duplicates(answers) -> None:
     """Raise if some (task, worker) pair answers twice (a distributed group-by)."""
-    sizes = answers.groupby(["task", "worker"]).size()
+    sizes = answers.groupby(["task", "worker"], sort=False).size()
     n_dup = int((sizes > 1).sum().compute())
     if n_dup:
         raise ValueError(
             f"answers has {n_dup} (task, worker) pair(s) with several rows; "
             "pass duplicates='keep' to count every row as a vote"
         )
+
+
+def _batch_counts(opts: pd.Index, span, *parts: pd.DataFrame):
+    """``(tasks, counts)`` of some partitions: their distinct task ids in order of first
+    appearance and each one's answer count per option (a ``(tasks, C)`` array); for
+    integer ids in ``span = (lo, size)``, tasks None and row ``t`` is task ``lo + t``."""
+    parts = [p for p in parts if len(p)] or parts[:1]  # an empty one may have other dtypes
+    task, label = (np.concatenate([p[c].to_numpy() for p in parts]) for c in ("task", "label"))
+    C = len(opts)
+    if span is None:
+        codes, tasks = pd.factorize(task)
+        size = len(tasks)
+    else:
+        tasks, size = None, span[1]
+        codes = task.astype(np.int64) - span[0]
+    key = codes.astype(np.int64) * C + opts.get_indexer(label)
+    return tasks, np.bincount(key, minlength=size * C).reshape(size, C)
+
+
+def _add_counts(*batches):
+    """Batches of :func:`_batch_counts` (in partition order) added into one: the tasks
+    in order of first appearance over all of them."""
+    if batches[0][0] is None:  # one dense array each
+        return None, sum(counts for _, counts in batches)
+    codes, tasks = pd.factorize(np.concatenate([t for t, _ in batches]))
+    out = np.zeros((len(tasks), batches[0][1].shape[1]), dtype=np.int64)
+    np.add.at(out, codes, np.concatenate([c for _, c in batches]))
+    return tasks, out
+
+
+def _in_batches(items, size=8):
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
+    """The answer matrix of a Dask table, on this machine (tasks × options, at most
+    ``MAX_DENSE_CELLS`` cells as on the pandas path), counted where the data lives:
+    each batch of partitions is counted, and the batches are added in a tree."""
+    if not is_dask_frame(answers):
+        raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
+    missing = [c for c in _COLUMNS if c not in answers.columns]
+    if missing:
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs "
+            f"the columns {list(_COLUMNS)} (one row per answer)"
+        )
+    if duplicates not in ("error", "keep"):
+        raise ValueError(
+            f"duplicates must be 'error' or 'keep' for a dask table, got "
+            f"{duplicates!r} ('first' needs a global row order)"
+        )
+    opts, span = _scan(answers, options)
+    if duplicates == "error":
+        _check_duplicates(answers)
+    parts = answers[["task", "label"]].to_delayed()
+    batches = [dask.delayed(_batch_counts)(opts, span, *b) for b in _in_batches(parts)]
+    while len(batches) > 1:  # a tree: each worker holds a few batches' counts at a time
+        batches = [dask.delayed(_add_counts)(*b) for b in _in_batches(batches)]
+    tasks, counts = batches[0].compute()
+    if span is not None:  # the answered ids of the range, in sorted order
+        rows = np.flatnonzero(counts.sum(axis=1))
+        tasks, counts = (rows + span[0]).astype(answers["task"].dtype), counts[rows]
+    else:  # the pandas path's task order: sorted, or (ids that cannot be sorted)
+        # the order of first appearance, which the tree kept
+        codes, tasks = factorize(tasks)
+        counts = counts[np.argsort(codes, kind="stable")]
+    A = counts / counts.sum(axis=1, keepdims=True)
+    return AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"), options=opts)
 
 
 def task_counts(answers, *, options=None, duplicates: str = "error"):
@@ -283,77 +289,16 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
     Returns
     -------
     counts : dask.dataframe.DataFrame
-        Index ``task`` (one row per task, in no particular order), integer columns
-        ``c0 … c{C-1}``: the number of answers of each option.
+        Index ``task`` (one row per task, in sorted order as on the pandas path),
+        integer columns ``c0 … c{C-1}``: the number of answers of each option.
     options : pandas.Index
     """
-    if not is_dask_frame(answers):
-        raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
-    missing = [c for c in _COLUMNS if c not in answers.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs "
-            f"the columns {list(_COLUMNS)} (one row per answer)"
-        )
-    if duplicates not in ("error", "keep"):
-        raise ValueError(
-            f"duplicates must be 'error' or 'keep' for a dask table, got "
-            f"{duplicates!r} ('first' needs a global row order)"
-        )
-    answers = _keep_object_values(answers)
-    if isinstance(answers["task"].dtype, pd.CategoricalDtype):
-        # The pandas path counts a categorical task column by its values: so here
-        # (its categories may differ between partitions, or be unknown in Parquet).
-        answers = answers.assign(
-            task=answers["task"].map_partitions(_task_values, meta=("task", object))
-        )
-    opts, task_range = _scan(answers, options)
-    if duplicates == "error":
-        _check_duplicates(answers)
-    C = len(opts)
-    if task_range is not None and (task_range[1] - task_range[0] + 1) * C <= MAX_DENSE_CELLS:
-        # Integer task ids in a range the pandas path could hold densely: each
-        # partition counts into a dense (range × C) array and the arrays are
-        # summed in a tree -- no shuffle of one partial row per (task, partition).
-        return _dense_counts(answers, opts, task_range), opts
-    meta = pd.DataFrame(
-        {f"c{j}": pd.Series(dtype=np.int64) for j in range(len(opts))},
-        index=pd.Index([], name="task", dtype=answers["task"].dtype),
-    )
-    partial = answers.map_partitions(_partition_counts, opts, meta=meta)
-    # A task may span partitions: sum its partial counts (a tree reduction that
-    # keeps the result partitioned, so no single machine holds every task).
-    counts = partial.groupby(partial.index).sum(split_out=answers.npartitions)
-    return counts, opts
-
-
-def _dense_partition(part: pd.DataFrame, opts: pd.Index, lo: int, size: int) -> np.ndarray:
-    """Answer counts of one partition as a dense ``(size, C)`` array (task ``lo + t``)."""
-    C = len(opts)
-    key = (part["task"].to_numpy().astype(np.int64) - lo) * C + opts.get_indexer(
-        part["label"].to_numpy()
-    )
-    return np.bincount(key, minlength=size * C).reshape(size, C)
-
-
-def _dense_counts(answers, opts: pd.Index, task_range):
-    """:func:`task_counts` for integer task ids in ``task_range``: per-partition dense
-    counts summed in a tree (memory per worker: one ``range × C`` array, at most
-    ``MAX_DENSE_CELLS`` cells as on the pandas path), the answered tasks kept."""
-    lo, hi = task_range
-    size = hi - lo + 1
-    sums = [dask.delayed(_dense_partition)(p, opts, lo, size) for p in answers.to_delayed()]
-    while len(sums) > 1:  # a tree of pairwise sums
-        sums = [
-            dask.delayed(np.add)(sums[i], sums[i + 1]) if i + 1 < len(sums) else sums[i]
-            for i in range(0, len(sums), 2)
-        ]
-    total = sums[0].compute()
-    answered = np.flatnonzero(total.sum(axis=1))
-    index = pd.Index((answered + lo).astype(answers["task"].dtype), name="task")
-    columns = [f"c{j}" for j in range(len(opts))]
-    frame = pd.DataFrame(total[answered].astype(np.int64), index=index, columns=columns)
-    return dd.from_pandas(frame, npartitions=max(1, min(answers.npartitions, len(frame))))
+    am = _answer_matrix(answers, options, duplicates)
+    columns = [f"c{j}" for j in range(len(am.options))]
+    frame = pd.DataFrame(am.counts, index=am.tasks, columns=columns)
+    return dd.from_pandas(
+        frame, npartitions=max(1, min(answers.npartitions, len(frame)))
+    ), am.options
 
 
 def distinct_counts(counts):
@@ -366,93 +311,8 @@ def distinct_counts(counts):
     weights : ndarray of int, shape (u,)
         The number of tasks with each vector.
     """
-    groups = _count_groups(counts, pd.Index([])).sort_values(list(counts.columns))
-    return (
-        groups[list(counts.columns)].to_numpy(dtype=np.int64),
-        groups["n"].to_numpy(dtype=np.int64),
-    )
-
-
-def _gold_tasks(counts, gold, opts: pd.Index):
-    """The gold tasks' answer counts and option codes (gold is small: one machine)."""
-    gold, codes = gold_labels(gold, opts)
-    keys = list(gold.index)
-    found = counts.map_partitions(lambda p: p[p.index.isin(keys)]).compute().sort_index()
-    if len(found) < len(gold):
-        missing = [t for t in keys if t not in set(found.index)][:5]
-        raise ValueError(
-            f"gold names {len(gold) - len(found)} task(s) that have no "
-            f"answers, e.g. {missing} (check the task ids' type)"
-        )
-    return found, pd.Series(codes, index=gold.index).reindex(found.index).to_numpy()
-
-
-def _groups_of_partition(part: pd.DataFrame, gold_index) -> pd.DataFrame:
-    """Per count vector of the non-gold tasks of one partition: tasks and first task."""
-    part = part[~part.index.isin(gold_index)]
-    cols = list(part.columns)
-    out = (
-        part.reset_index().groupby(cols, sort=False).agg(n=("task", "size"), first=("task", "min"))
-    )
-    return out.reset_index()
-
-
-def _count_groups(counts, gold_index) -> pd.DataFrame:
-    """The count vectors of the tasks not in ``gold_index``, with their number of tasks
-    ``n`` and first task ``first`` (grouped in each partition, then combined)."""
-    cols = list(counts.columns)
-    meta = pd.DataFrame(
-        {
-            **{c: pd.Series(dtype=np.int64) for c in cols},
-            "n": pd.Series(dtype=np.int64),
-            "first": pd.Series(dtype=counts.index.dtype),
-        }
-    )
-    parts = counts.map_partitions(_groups_of_partition, gold_index, meta=meta).compute()
-    groups = parts.groupby(cols, sort=False).agg(n=("n", "sum"), first=("first", "min"))
-    return groups.reset_index()
-
-
-def _map_back(part: pd.DataFrame, rows, values, gold_values) -> pd.Series:
-    table = pd.MultiIndex.from_arrays(np.asarray(rows).T)
-    ids = table.get_indexer(pd.MultiIndex.from_arrays(part.to_numpy(dtype=np.int64).T))
-    out = pd.Series(values[np.maximum(ids, 0)], index=part.index, name="agg_label")
-    is_gold = part.index.isin(gold_values.index)
-    if is_gold.any():  # gold tasks are groups of their own
-        out[is_gold] = gold_values.reindex(part.index[is_gold]).to_numpy()
-    if (ids[~is_gold] < 0).any():  # cannot happen: the groups come from these counts
-        raise RuntimeError("a task's count vector is missing from the groups")
-    return out
-
-
-def _group_table(counts, gold, opts: pd.Index) -> pd.DataFrame:
-    """The groups of interchangeable tasks (:func:`dmi_lib.answers.task_groups`), in the
-    pandas path's order: count columns, ``n`` tasks, ``first`` task and ``gold`` option
-    (``-1``: none; a gold task is a group of its own)."""
-    cols = list(counts.columns)
-    if gold is not None:
-        gold_counts, gold_codes = _gold_tasks(counts, gold, opts)
-    else:
-        gold_counts, gold_codes = counts.head(0), np.empty(0, dtype=np.intp)
-    gold_index = gold_counts.index
-    groups = _count_groups(counts, gold_index)
-    table = pd.concat(
-        [
-            groups,
-            pd.DataFrame(
-                {
-                    **{c: gold_counts[c].to_numpy() for c in cols},
-                    "n": 1,
-                    "first": gold_index.to_numpy(),
-                    "gold": gold_codes,
-                }
-            ),
-        ],
-        ignore_index=True,
-    )
-    table["gold"] = table["gold"].fillna(-1).astype(np.intp)
-    # The pandas path's order: groups by their first task, tasks in sorted order.
-    return table.sort_values("first", kind="stable").reset_index(drop=True)
+    rows, weights = np.unique(counts.compute().to_numpy(), axis=0, return_counts=True)
+    return rows.astype(np.int64), weights.astype(np.int64)
 
 
 def aggregate_dask(
@@ -472,11 +332,12 @@ def aggregate_dask(
     its method table (:data:`dmi_lib.tabular.METHODS`): the methods that run on Dask
     (``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``) give every task with the
     same answer counts the same label (:func:`dmi_lib.answers.task_groups`), so the
-    groups are formed where the data lives, decided on one machine by the same
-    function as the pandas path (the method's ``groups``, in the same order) and the
-    labels mapped back: the answer equals the pandas path's exactly.  Ties go to
-    the first option (``ties="random"`` draws once per task in the global task order,
-    which a partitioned table does not have; ``aggregate`` refuses it).
+    answer matrix is counted where the data lives (:func:`task_counts`) and decided
+    on one machine by the same function as the pandas path (the method's
+    ``groups``, on the same groups in the same order): the answer equals the pandas
+    path's exactly.  Ties go to the first option (``ties="random"`` draws once per
+    task in the global task order, which a partitioned table does not have;
+    ``aggregate`` refuses it).
 
     Parameters
     ----------
@@ -494,19 +355,30 @@ def aggregate_dask(
         See :func:`task_counts`.
     compute : bool
         Return a pandas Series sorted by task (default, equal to the pandas path's
-        answer) or a lazy Dask Series (one row per task, partitioned, unsorted).
+        answer) or the same answer as a Dask Series, partitioned like ``answers``
+        (the answers are counted and the labels decided either way: the answer has
+        one row per task, at most ``MAX_DENSE_CELLS`` cells' worth, as on the
+        pandas path).
 
     Notes
     -----
-    Dtypes: the answer equals the pandas path's for task and label columns of
-    every dtype it accepts -- integers, floats, strings, categoricals, objects
-    mixing numbers and strings (tested as a property).  Object columns of a frame
-    made by ``dask.dataframe.from_pandas`` keep their values: Dask's default string
-    conversion (which would turn a label ``1.0`` into ``'1.0'``) is switched off
-    for such source tables.  Labels that cannot be sorted are numbered by first
-    appearance in the partitions' order, as the pandas path does.  Task ids of
-    types that cannot be sorted (ints and strings) are refused (``TypeError``):
-    the answer is sorted by task.
+    Dtypes: the answer equals the pandas path's for task, worker and label columns
+    of every dtype it accepts -- integers, floats, strings, categoricals, objects
+    mixing numbers and strings, task ids Python cannot sort (``1`` and ``"a"``:
+    pandas' order, numbers first) -- for frames made in memory and for files read
+    by :func:`read_answers` (tested as a property).  The library sees the values
+    Dask gives it: ``dask.dataframe.from_pandas`` under Dask's default string
+    conversion (``dataframe.convert-string``) turns every object column into
+    strings before any of this runs (a label ``1.0`` becomes ``'1.0'``, and ``1``
+    and ``'1'`` merge); make such frames inside
+    ``dask.config.set({"dataframe.convert-string": False})``.  Labels that cannot
+    be sorted are numbered by first appearance in the partitions' order, as the
+    pandas path does.
+
+    Memory: each worker holds a batch of partitions and a few partial answer
+    matrices (for integer task ids in a range, dense arrays over the range), each
+    at most ``MAX_DENSE_CELLS`` cells as on the pandas path; this process holds the
+    answer matrix, as the pandas path does.
 
     Returns
     -------
@@ -525,42 +397,15 @@ def aggregate_dask(
     if not method.dask:
         raise ValueError(f"method {method.name!r} is not available for a dask table")
     rng = check_random_state(random_state)
-    task_dtype = answers["task"].dtype if "task" in answers.columns else None
-    counts, opts = task_counts(answers, options=options, duplicates=duplicates)
-    counts = counts.persist()  # read twice: the groups, then the map back
-    cols = list(counts.columns)
-    table = _group_table(counts, gold if method.name == "dmi" else None, opts)
-    rows = table[cols].to_numpy(dtype=np.int64)
-    row_gold = table["gold"].to_numpy()
-    plain = row_gold < 0
-    codes, _ = method.groups(
-        rows, table["n"].to_numpy(), opts, None if plain.all() else row_gold, rng, kw or {}
-    )
-    values = opts[codes].to_numpy()
-    gold_values = pd.Series(values[~plain], index=table["first"][~plain].to_numpy())
-    meta = pd.Series(
-        dtype=values.dtype,
-        name="agg_label",
-        index=pd.Index([], name="task", dtype=counts.index.dtype),
-    )
-    labels = counts.map_partitions(_map_back, rows[plain], values[plain], gold_values, meta=meta)
-    if not compute:
-        return labels
-    out = labels.compute().sort_index()
-    if (
-        pd.api.types.is_string_dtype(task_dtype)
-        or task_dtype == object
-        or isinstance(task_dtype, pd.CategoricalDtype)
-    ):
-        # Dask reads strings as Arrow strings (missing value pd.NA), and a
-        # categorical task column arrives as objects; build the index as the
-        # pandas path does: pd.Index of the column's NumPy values (for a
-        # categorical, the NumPy form of its categories).
-        values = np.asarray(out.index.to_numpy(), dtype=object)
-        if isinstance(task_dtype, pd.CategoricalDtype):
-            values = np.asarray(pd.Index(values.tolist()))
-        out.index = pd.Index(values, name="task")
-    return out
+    am = _answer_matrix(answers, options, duplicates)
+    # The pandas path's decision (dmi_lib.tabular): once per group of tasks with the
+    # same answer counts, a gold task a group of its own.
+    g = None if gold is None or method.name != "dmi" else gold_codes(gold, am)
+    index, inverse, weights = task_groups(am.counts, g)
+    row_gold = None if g is None else g[index]
+    codes, _ = method.groups(am.counts[index], weights, am.options, row_gold, rng, kw or {})
+    out = label_series(am, codes[inverse])
+    return out if compute else dd.from_pandas(out, npartitions=answers.npartitions)
 
 
 def write_answer_log(
