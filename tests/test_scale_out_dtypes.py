@@ -28,6 +28,11 @@ from dmi_lib.answers import answer_matrix  # noqa: E402
 from dmi_lib.extras.scale_out import read_answers, task_counts  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+# Dask's own Parquet reader calls reset_index(inplace=True), which pandas deprecates; the
+# warning is about Dask's code, not this library's.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:The inplace keyword in DataFrame.reset_index is deprecated"
+)
 
 #: Label columns: how the option codes 0, 1, 2, … are stored.
 LABELS = {
