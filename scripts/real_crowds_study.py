@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-import warnings
 from importlib import metadata
 from pathlib import Path
 
@@ -41,6 +40,7 @@ from dmi_book.studies.fair_peers import (
     GLAD,
     MACE,
     SLOW_PEER_CONDITIONS,
+    crowdkit_fit,
     dmi_em_study,
     early_stop_table,
     slow_peers_study,
@@ -89,15 +89,8 @@ def crowdkit_peers() -> dict:
         ) from exc
 
     def run(make):
-        def fn(answers):
-            with warnings.catch_warnings():
-                # crowd-kit 1.4.2 calls pandas APIs that pandas 3.1 deprecates
-                # (inplace=, copy=); the results are unaffected.
-                warnings.filterwarnings("ignore", module="crowdkit")
-                warnings.filterwarnings("ignore", message=".*(inplace|copy) keyword")
-                return make().fit_predict(answers[["task", "worker", "label"]])
-
-        return fn
+        fit = crowdkit_fit(make)
+        return lambda answers: fit(answers).labels_
 
     return {
         "crowd-kit MV": run(MajorityVote),

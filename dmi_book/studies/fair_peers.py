@@ -20,6 +20,7 @@ relative change of its log-likelihood is below ``1e-13``).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
 import resource
@@ -59,6 +60,8 @@ __all__ = [
     "DS_OWN",
     "FULL_DS_ITER",
     "crowdkit_ds",
+    "crowdkit_fit",
+    "crowdkit_quiet",
     "dmi_em_study",
     "early_stop_table",
     "full_ds",
@@ -96,18 +99,32 @@ CONDITIONS = (
 )
 
 
+@contextlib.contextmanager
+def crowdkit_quiet():
+    """Silence the warnings crowd-kit 1.4.2 raises: it calls pandas APIs that pandas 3.1
+    deprecates (``inplace=``, ``copy=``); the results are unaffected."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module="crowdkit")
+        warnings.filterwarnings("ignore", message=".*(inplace|copy) keyword")
+        yield
+
+
+def crowdkit_fit(make):
+    """``answers -> fitted model``: the crowd-kit aggregator ``make()`` fitted on the
+    table's ``task``, ``worker`` and ``label`` columns (:func:`crowdkit_quiet`); its
+    ``labels_`` are what ``fit_predict`` returns."""
+
+    def fit(answers):
+        with crowdkit_quiet():
+            return make().fit(answers[["task", "worker", "label"]])
+
+    return fit
+
+
 def _crowdkit(**params):
     from crowdkit.aggregation import DawidSkene
 
-    def fit(answers):
-        with warnings.catch_warnings():
-            # crowd-kit 1.4.2 calls pandas APIs that pandas 3.1 deprecates (inplace=,
-            # copy=); the results are unaffected.
-            warnings.filterwarnings("ignore", module="crowdkit")
-            warnings.filterwarnings("ignore", message=".*(inplace|copy) keyword")
-            return DawidSkene(**params).fit(answers[["task", "worker", "label"]])
-
-    return fit
+    return crowdkit_fit(lambda: DawidSkene(**params))
 
 
 def _child(fit, answers, budget, conn):
@@ -130,7 +147,7 @@ def slow_peer(method: str, answers, budget: float = SLOW_PEER_BUDGET):
     make = {MACE: MACEModel, GLAD: GLADModel}[method]
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(_crowdkit_model(make), answers, budget, send))
+    proc = ctx.Process(target=_child, args=(crowdkit_fit(make), answers, budget, send))
     proc.start()
     send.close()
     try:
@@ -141,16 +158,6 @@ def slow_peer(method: str, answers, budget: float = SLOW_PEER_BUDGET):
     if labels is None and proc.exitcode != -signal.SIGXCPU:
         raise RuntimeError(f"{method} failed in its child process (exit code {proc.exitcode})")
     return labels, seconds
-
-
-def _crowdkit_model(make):
-    def fit(answers):
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", module="crowdkit")
-            warnings.filterwarnings("ignore", message=".*(inplace|copy) keyword")
-            return make().fit(answers[["task", "worker", "label"]])
-
-    return fit
 
 
 def full_ds(answers) -> pd.Series:
