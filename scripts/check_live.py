@@ -155,34 +155,43 @@ LIVE_JS = """({timings: dmiLive.timings, errors: dmiLive.errors, mode: dmiLive.m
   errorOutputs: Array.from(document.querySelectorAll(
     '[data-mime-type="application/vnd.jupyter.error"]')).map(e => e.textContent.slice(0, 300))})"""
 
-SWITCH_JS = """(() => { const b = document.querySelector('.dmi-live-switch');
-  b.scrollIntoView({block: 'center', behavior: 'instant'});
-  const r = b.getBoundingClientRect();
-  return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"""
-
-
-# the first "restart & run all" button a reader can see (a collapsed cell hides its own)
-RESTART_ALL_JS = """(() => { const b = Array.from(document.querySelectorAll(
-    '.thebe-restartall-button')).find((b) => b.checkVisibility({visibilityProperty: true}));
-  if (!b) return null;
+# An element's centre, scrolled into view, and whether a click there reaches it.
+CENTRE_JS = """((b) => { if (!b) return null;
   b.scrollIntoView({block: 'center', behavior: 'instant'});
   const r = b.getBoundingClientRect();
   const x = r.x + r.width / 2, y = r.y + r.height / 2;
   const hit = document.elementFromPoint(x, y);
-  return {x, y, hit: hit !== null && hit.closest('.thebe-restartall-button') === b}; })()"""
+  return {x, y, hit: hit !== null && (hit === b || b.contains(hit))}; })"""
+
+SWITCH_JS = CENTRE_JS + "(document.querySelector('.dmi-live-switch'))"
+
+
+# the first "restart & run all" button a reader can see (a collapsed cell hides its own)
+RESTART_ALL_JS = (
+    CENTRE_JS
+    + """(Array.from(document.querySelectorAll(
+    '.thebe-restartall-button')).find((b) => b.checkVisibility({visibilityProperty: true})))"""
+)
+
+
+def centre_of(page: cdp.CDP, js: str, what: str) -> dict:
+    """Scroll ``what`` into view (``js``: :data:`CENTRE_JS` applied to it); its centre
+    once the page has stopped moving, where a click must reach it."""
+    page.js(js)
+    time.sleep(0.3)
+    box = page.js(js)
+    if box is None:
+        raise Failure(f"no {what} on the page")
+    if not box["hit"]:
+        raise Failure(f"the {what} is covered by another element")
+    return box
 
 
 def restart_all(page: cdp.CDP, live_pid: int | None, timeout: float) -> dict:
     """Press a cell's "restart & run all" button, as a reader does: the kernel must be a
     new process (when ``live_pid`` is given) and every cell must run again on it."""
     before = kernels_under(live_pid) if live_pid is not None else None
-    box = page.js(RESTART_ALL_JS)
-    if box is None:
-        raise Failure('no "restart & run all" button on the live page')
-    time.sleep(0.3)
-    box = page.js(RESTART_ALL_JS)
-    if not box["hit"]:
-        raise Failure('the "restart & run all" button is covered by another element')
+    box = centre_of(page, RESTART_ALL_JS, '"restart & run all" button')
     s = time.monotonic()
     page.click(box["x"], box["y"])
     wait_for(page, "dmiLive.restarts === 1", 60, "the kernel to restart")
@@ -210,15 +219,7 @@ def restart_all(page: cdp.CDP, live_pid: int | None, timeout: float) -> dict:
 
 def switch_position(page: cdp.CDP) -> dict:
     """Scroll the switch into view; its centre once the page has stopped moving."""
-    page.js(SWITCH_JS)
-    time.sleep(0.3)
-    box = page.js(SWITCH_JS)
-    hit = page.js(
-        f"document.elementFromPoint({box['x']}, {box['y']}).closest('.dmi-live-switch') !== null"
-    )
-    if not hit:
-        raise Failure("the live-code switch is covered by another element")
-    return box
+    return centre_of(page, SWITCH_JS, "live-code switch")
 
 
 def start_live(port: int, page: str, log_path: Path) -> tuple[subprocess.Popen, str]:
