@@ -75,24 +75,44 @@ def check_matrix(
     return arr
 
 
-def check_labels(labels, n: int, k: int | None = None, name: str = "labels") -> np.ndarray:
-    """Return ``labels`` as an int array of length ``n`` with values in ``0..k-1``."""
+def check_labels(
+    labels, n: int | None = None, k: int | None = None, name: str = "labels"
+) -> np.ndarray:
+    """Return ``labels`` as a 1-D int array of whole numbers ``>= 0``.
+
+    The one check of a labeling or an id array: with ``n`` its length must be
+    ``n``, with ``k`` its values must lie in ``0..k-1``.  Floats are accepted when
+    they hold whole numbers (``2.0``); the messages name ``name`` and the first
+    offending value with its position.
+    """
     arr = np.asarray(labels)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.shape[0] != n:
+    if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has length {arr.shape[0]} but there are {n} rows")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.intp)
     if arr.dtype.kind not in "iuf":  # not bool either
-        raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise TypeError(f"{name} must be whole numbers, got non-integer values")
-    arr = arr.astype(np.intp)
-    if n and arr.min() < 0:
-        raise ValueError(f"{name} must be non-negative, found {int(arr.min())}")
-    if k is not None and n and arr.max() >= k:
+        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
+    if bad.size:
+        raise TypeError(
+            f"{name} must hold whole numbers, found {arr[bad[0]].item()!r} at position {bad[0]}"
+        )
+    bad = np.flatnonzero(np.abs(arr) >= 2**62)  # would wrap as an index
+    if bad.size:
         raise ValueError(
-            f"{name} must lie in 0..{k - 1} (k = {k} clusters), found {int(arr.max())}"
+            f"{name} must be less than 2**62 in absolute value, found {arr[bad[0]].item()!r} at position {bad[0]}"
+        )
+    arr = arr.astype(np.intp)
+    if arr.min() < 0:
+        bad = int(np.argmin(arr))
+        raise ValueError(f"{name} must be non-negative, found {int(arr[bad])} at position {bad}")
+    if k is not None and arr.max() >= k:
+        bad = int(np.argmax(arr))
+        raise ValueError(
+            f"{name} must lie in 0..{k - 1} (k = {k} clusters), found {int(arr[bad])} "
+            f"at position {bad}"
         )
     return arr
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import check_matrix
+from ._validation import check_labels, check_matrix
 
 __all__ = [
     "agreement",
@@ -38,21 +38,8 @@ __all__ = [
 ]
 
 
-def _labeling(x, name: str) -> np.ndarray:
-    a = np.asarray(x)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D labeling, got shape {a.shape}")
-    if a.size and not np.issubdtype(a.dtype, np.integer):
-        if not (np.issubdtype(a.dtype, np.floating) and np.all(a == np.round(a))):
-            raise ValueError(f"{name} must hold integer cluster ids, got dtype {a.dtype}")
-    a = a.astype(np.intp)
-    if a.size and a.min() < 0:
-        raise ValueError(f"{name} must hold cluster ids >= 0, got {int(a.min())}")
-    return a
-
-
 def _pair(a, b, names=("labels_a", "labels_b")) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _labeling(a, names[0]), _labeling(b, names[1])
+    a, b = check_labels(a, name=names[0]), check_labels(b, name=names[1])
     if a.shape != b.shape:
         raise ValueError(f"{names[0]} and {names[1]} have different lengths: {a.size} and {b.size}")
     return a, b

@@ -38,7 +38,7 @@ from functools import partial
 import numpy as np
 from scipy import sparse
 
-from ._validation import check_distribution, check_int, check_random_state
+from ._validation import check_distribution, check_int, check_labels, check_random_state
 from .exact import stacked_det
 
 __all__ = [
@@ -58,26 +58,6 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # Reports
 # --------------------------------------------------------------------------- #
-def _int_array(x, name: str) -> np.ndarray:
-    arr = np.asarray(x)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
-    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)))
-    if bad.size:
-        raise TypeError(
-            f"{name} must hold whole numbers, found {float(arr[bad[0]])} at position {bad[0]}"
-        )
-    arr = arr.astype(np.intp)
-    if arr.min() < 0:
-        bad = int(np.argmin(arr))
-        raise ValueError(f"{name} must be non-negative, found {int(arr[bad])} at position {bad}")
-    return arr
-
-
 #: The id arrays of :class:`Reports` and the sizes their ids lie below.
 _FIELDS = (("task", "n_tasks"), ("worker", "n_workers"), ("label", "n_options"))
 
@@ -126,7 +106,7 @@ class Reports:
     n_options: int
 
     def __post_init__(self):
-        arrays = [_int_array(getattr(self, name), name) for name, _ in _FIELDS]
+        arrays = [check_labels(getattr(self, name), name=name) for name, _ in _FIELDS]
         task, worker, label = arrays
         if not task.size == worker.size == label.size:
             raise ValueError(
@@ -179,7 +159,9 @@ class Reports:
             Negative ids, ids beyond the given sizes, arrays of different lengths,
             or a (task, worker) pair that occurs twice.
         """
-        arrays = [_int_array(x, name) for x, (name, _) in zip((task, worker, label), _FIELDS)]
+        arrays = [
+            check_labels(x, name=name) for x, (name, _) in zip((task, worker, label), _FIELDS)
+        ]
         sizes = [
             (int(arr.max()) + 1 if arr.size else 0) if given is None else given
             for arr, given in zip(arrays, (n_tasks, n_workers, n_options))

@@ -710,14 +710,30 @@ BAD_LABELS = [
         "out of range",
         [0, 1, 2, 3],
         ValueError,
-        r"labels must lie in 0..2 \(k = 3 clusters\), found 3",
+        r"labels must lie in 0..2 \(k = 3 clusters\), found 3 at position 3",
     ),
-    ("negative", [0, 1, -1, 2], ValueError, "labels must be non-negative, found -1"),
-    ("non-integer", [0, 1.5, 2, 0], TypeError, "labels must be whole numbers"),
-    ("nan", [0, np.nan, 2, 0], TypeError, "labels must be whole numbers"),
-    ("bool", [True, False, True, False], TypeError, "labels must be integers"),
-    ("strings", ["a", "b", "c", "a"], TypeError, "labels must be integers"),
+    ("negative", [0, 1, -1, 2], ValueError, "labels must be non-negative, found -1 at position 2"),
+    (
+        "non-integer",
+        [0, 1.5, 2, 0],
+        TypeError,
+        "labels must hold whole numbers, found 1.5 at position 1",
+    ),
+    (
+        "nan",
+        [0, np.nan, 2, 0],
+        TypeError,
+        "labels must hold whole numbers, found nan at position 1",
+    ),
+    ("bool", [True, False, True, False], TypeError, "labels must hold integers, got dtype bool"),
+    ("strings", ["a", "b", "c", "a"], TypeError, "labels must hold integers, got dtype <U1"),
     ("2-D", [[0, 1], [2, 0]], ValueError, "labels must be 1-D"),
+    (
+        "too large",
+        [0, 1, 2, 2.0**63],
+        ValueError,
+        r"labels must be less than 2\*\*62 in absolute value, found 9\.223372036854776e\+18 at position 3",
+    ),
 ]
 
 

@@ -56,12 +56,34 @@ def test_contingency_counts_pairs():
     [
         (lambda: agreement([0, 1], [0, 1, 1]), "different lengths"),
         (lambda: agreement([], []), "empty"),
-        (lambda: align_labels([0, -1], [0, 1]), "labels must hold cluster ids >= 0"),
-        (lambda: align_labels([0.5, 1], [0, 1]), "integer cluster ids"),
+        (
+            lambda: align_labels([0, -1], [0, 1]),
+            "labels must be non-negative, found -1 at position 1",
+        ),
+        (
+            lambda: contingency([0, 1], [1, -2]),
+            "labels_b must be non-negative, found -2 at position 1",
+        ),
         (lambda: align_labels([[0, 1]], [0, 1]), "1-D"),
         (lambda: align_labels([0, 1, 2], [0, 0, 0], k=2), "k = 2 names are too few"),
     ],
 )
 def test_bad_input_is_named(call, message):
     with pytest.raises(ValueError, match=message):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: align_labels([0.5, 1], [0, 1]),
+            "labels must hold whole numbers, found 0.5 at position 0",
+        ),
+        (lambda: contingency([0, 1], ["a", "b"]), "labels_b must hold integers, got dtype <U1"),
+        (lambda: agreement([0, 1], [True, False]), "reference must hold integers, got dtype bool"),
+    ],
+)
+def test_non_integer_labelings_are_named(call, message):
+    with pytest.raises(TypeError, match=message):
         call()
