@@ -52,6 +52,7 @@ __all__ = [
     "check_choice",
     "check_dense",
     "check_options",
+    "duplicate_pairs_error",
     "factorize",
     "gold_codes",
     "gold_labels",
@@ -299,6 +300,18 @@ def _repeated_pairs(answers: pd.DataFrame, task_codes: np.ndarray) -> np.ndarray
     return np.zeros(key.size, dtype=bool)
 
 
+def duplicate_pairs_error(n_repeated: int, task, worker) -> ValueError:
+    """The error for answers that repeat (task, worker) pairs, the same on every path:
+    ``n_repeated`` rows repeat an earlier row's pair; ``task``, ``worker`` is the
+    repeated pair whose first row comes first."""
+    return ValueError(
+        f"answers has {n_repeated} duplicate (task, worker) pair(s), e.g. "
+        f"task={python_scalar(task)!r}, worker={python_scalar(worker)!r}; pass "
+        "duplicates='keep' to count every row as a vote (or, on a pandas table, "
+        "duplicates='first' to keep each pair's first answer)"
+    )
+
+
 def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     """:func:`answer_matrix` and the rows of ``answers`` it counted."""
     answers = check_answers(answers)
@@ -307,13 +320,10 @@ def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     dup = _repeated_pairs(answers, task_codes) if duplicates != "keep" else None
     if dup is not None and dup.any():
         if duplicates == "error":
-            i = int(np.argmax(dup))
-            t, w = answers["task"].iloc[i], answers["worker"].iloc[i]
-            raise ValueError(
-                f"answers has {int(dup.sum())} duplicate (task, worker) pair(s), e.g. "
-                f"task={python_scalar(t)!r}, worker={python_scalar(w)!r}; pass duplicates='keep' to count "
-                "every row as a vote, or duplicates='first' to keep each pair's first "
-                "answer"
+            first = answers.duplicated(["task", "worker"], keep=False).to_numpy()
+            i = int(np.argmax(first))
+            raise duplicate_pairs_error(
+                int(dup.sum()), answers["task"].iloc[i], answers["worker"].iloc[i]
             )
         answers = answers.loc[~dup]  # "first"
         task_codes = task_codes[~dup]

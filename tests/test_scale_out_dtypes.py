@@ -82,6 +82,11 @@ def crowds(draw):
     for col, kind in (("task", task_kind), ("worker", worker_kind)):
         if kind == "categorical":
             df[col] = df[col].astype("category")
+    # some rows repeated (a pair answered twice), anywhere in the table
+    repeat = draw(st.lists(st.integers(0, len(df) - 1), max_size=3))
+    if repeat:
+        df = pd.concat([df, df.iloc[repeat]], ignore_index=True)
+        df = df.iloc[draw(st.permutations(range(len(df))))].reset_index(drop=True)
     # up to 20 partitions: more than one batch of partitions, added in a tree
     return df, draw(st.integers(1, 20)), (label_kind, task_kind, worker_kind)
 
@@ -125,8 +130,13 @@ def _check_equal(want, got, kinds):
     crowds(),
     st.sampled_from(["plurality", "dmi", "surprisingly-popular"]),
     st.sampled_from(["pandas", "parquet", "csv"]),
+    st.sampled_from(["keep", "error"]),
 )
-def test_dask_path_equals_pandas_path_for_every_dtype(tmp_path_factory, crowd, method, source):
+def test_dask_path_equals_pandas_path_for_every_dtype(
+    tmp_path_factory, crowd, method, source, duplicates
+):
+    """The same Series, or the same error -- type and message, repeated pairs under
+    ``duplicates="error"`` included."""
     df, parts, kinds = crowd
     folder = tmp_path_factory.mktemp("answers")
     try:
@@ -134,10 +144,10 @@ def test_dask_path_equals_pandas_path_for_every_dtype(tmp_path_factory, crowd, m
     except (TypeError, ValueError) as exc:  # Arrow cannot store an object column mixing types
         assert source == "parquet" and any("mixed" in k for k in kinds), (kinds, exc)
         return
-    want = _outcome(lambda: aggregate(table, method, duplicates="keep"))
+    want = _outcome(lambda: aggregate(table, method, duplicates=duplicates))
     with dask.config.set(scheduler="synchronous"):
-        got = _outcome(lambda: aggregate(ddf, method, duplicates="keep"))
-    _check_equal(want, got, kinds + (source,))
+        got = _outcome(lambda: aggregate(ddf, method, duplicates=duplicates))
+    _check_equal(want, got, kinds + (source, duplicates))
 
 
 def test_task_ids_that_cannot_be_sorted_are_accepted_in_the_pandas_order():
@@ -156,8 +166,14 @@ def test_task_ids_that_cannot_be_sorted_are_accepted_in_the_pandas_order():
         with dask.config.set({"dataframe.convert-string": False, "scheduler": "synchronous"}):
             got = aggregate(dd.from_pandas(df, npartitions=parts, sort=False), "plurality")
             twice = dd.from_pandas(pd.concat([df, df.iloc[:2]]), npartitions=parts, sort=False)
-            with pytest.raises(ValueError, match=r"has 2 \(task, worker\) pair\(s\)"):
+            with pytest.raises(ValueError) as refused:
                 aggregate(twice, "plurality")
+            with pytest.raises(ValueError) as pandas_refused:
+                aggregate(twice.compute(), "plurality")
+            assert str(refused.value) == str(pandas_refused.value)
+            assert "2 duplicate (task, worker) pair(s), e.g. task='b', worker=1" in str(
+                refused.value
+            )
         pd.testing.assert_series_equal(got, want)
 
 

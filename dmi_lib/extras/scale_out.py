@@ -50,6 +50,7 @@ from ..answers import (
     Method,
     check_dense,
     check_options,
+    duplicate_pairs_error,
     factorize,
     gold_codes,
     label_series,
@@ -105,12 +106,21 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
         raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
     files = _local_files(path)
     if format == "parquet":
+        types = {}  # column -> the Arrow types the files store it as
         for f in files or ():  # a corrupt file is named now, not deep inside a compute
             try:
-                pq.read_metadata(f)
+                schema = pq.read_schema(f)
             except Exception as exc:
                 raise ValueError(f"{f} is not a readable Parquet file: {exc}") from exc
+            for c in set(columns) & set(schema.names):
+                types.setdefault(c, set()).add(str(schema.field(c).type))
         frame = dd.read_parquet(path, **kwargs)
+        # Files that store a column as different types (ints in one, strings in
+        # another) are read by Dask as stored; pandas reads them unified to one type,
+        # the frame's.  Cast each partition to it, as pandas does.
+        mixed = {c: frame[c].dtype for c, t in types.items() if len(t) > 1}
+        if mixed:
+            frame = frame.map_partitions(pd.DataFrame.astype, mixed)
     else:
         if (
             first.endswith((".tsv", ".tsv.gz"))
@@ -195,14 +205,32 @@ def _summary(part: pd.DataFrame, integer_tasks: bool):
 
 
 def _check_duplicates(answers) -> None:
-    """Raise if some (task, worker) pair answers twice (a distributed group-by)."""
-    sizes = answers.groupby(["task", "worker"], sort=False).size()
-    n_dup = int((sizes > 1).sum().compute())
-    if n_dup:
-        raise ValueError(
-            f"answers has {n_dup} (task, worker) pair(s) with several rows; "
-            "pass duplicates='keep' to count every row as a vote"
-        )
+    """Raise if some (task, worker) pair answers twice (a distributed group-by), with
+    the pandas path's message: the repeated rows' count and the repeated pair whose
+    first row comes first, rows in partition order."""
+    # Dask splits a large group-by's output by a hash of the keys; for an object
+    # column that hash depends on which types a partition holds (ints alone, or ints
+    # and strings), so one pair could land in two outputs and be missed.  One output
+    # for object keys; other dtypes hash the same in every partition.
+    split = 1 if object in (answers["task"].dtype, answers["worker"].dtype) else None
+    by = dict(by=["task", "worker"], sort=False, observed=True)
+    sizes = answers.groupby(**by).size(split_out=split)
+    n_repeated = int((sizes - 1).clip(lower=0).sum().compute())
+    if not n_repeated:
+        return
+    # Only when refusing: number the rows and find the earliest first row of a
+    # repeated pair (a second group-by).
+    lengths = answers.map_partitions(len).compute().to_numpy()
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+
+    def numbered(part, partition_info=None):
+        start = starts[partition_info["number"]] if partition_info else 0
+        return part.assign(row=np.arange(start, start + len(part)))
+
+    rows = answers[["task", "worker"]].map_partitions(numbered)
+    pairs = rows.groupby(**by)["row"].agg(["count", "min"], split_out=split)
+    task, worker = pairs[pairs["count"] > 1].nsmallest(1, "min").compute().index[0]
+    raise duplicate_pairs_error(n_repeated, task, worker)
 
 
 def _batch_counts(opts: pd.Index, span, *parts: pd.DataFrame):
