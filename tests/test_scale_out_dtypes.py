@@ -249,3 +249,23 @@ def test_gold_tasks_are_groups_of_their_own_as_with_pandas(ids):
             dd.from_pandas(df.sample(frac=1, random_state=0), npartitions=11), "dmi", gold=gold
         )
     pd.testing.assert_series_equal(got, want)
+
+
+def test_parquet_files_storing_a_column_as_different_types_read_as_pandas_reads_them(tmp_path):
+    """One file stores the labels as strings, another as integers: pandas reads the
+    folder with one type (strings), and so does ``read_answers``."""
+    df = pd.DataFrame(
+        {
+            "task": [0, 1, 2, 3, 4, 5],
+            "worker": [0] * 6,
+            "label": pd.Series(["s0"] * 5 + [1], dtype=object),
+        }
+    )
+    df.iloc[:5].to_parquet(tmp_path / "a-0.parquet", index=False)
+    df.iloc[5:].to_parquet(tmp_path / "a-1.parquet", index=False)
+    ddf = read_answers(str(tmp_path / "a-*.parquet"))
+    assert ddf.compute()["label"].tolist() == ["s0"] * 5 + ["1"]
+    with dask.config.set(scheduler="synchronous"):
+        got = aggregate(ddf, "plurality")
+    pd.testing.assert_series_equal(got, aggregate(pd.read_parquet(tmp_path), "plurality"))
+    assert got.tolist() == ["s0"] * 5 + ["1"]
