@@ -231,7 +231,6 @@ def _batched_ascent(
     labels = np.broadcast_to(labels, (b, n)).copy()
     moved_b = moved_r = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     M = M.copy()
-    moves = np.zeros(b, dtype=np.intp)
     active = np.arange(b)
     max_rounds = 50 * n + 100
     for _ in range(max_rounds):
@@ -241,10 +240,8 @@ def _batched_ascent(
         q = np.searchsorted(r_sorted, tau * (1.0 + 1e-9), side="right")
         who = np.repeat(np.arange(na), q)
         rows = order[np.arange(who.size) - np.repeat(np.cumsum(q) - q, q)]
-        where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
-        where[active] = np.arange(na)
-        again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
-        who = np.concatenate([who, where[moved_b[again]]])
+        again = np.isin(moved_b, active)  # moved rows of active agents: always evaluated
+        who = np.concatenate([who, np.searchsorted(active, moved_b[again])])
         rows = np.concatenate([rows, moved_r[again]])
         G = virtual_peer_scores(A_tilde[rows], Da[who])  # position-independent
         lab = labels[active[who], rows]
@@ -256,17 +253,16 @@ def _batched_ascent(
         np.maximum.at(best, who, pmax)
         win = np.flatnonzero((pmax == best[who]) & (pmax > 1.0 + tol))
         if not win.size:
-            return moves, labels
+            return np.bincount(moved_b, minlength=b), labels
         first = np.unique(who[win], return_index=True)[1]
         win = win[first]  # one move per agent: its best (first if tied)
         a, t, c = active[who[win]], rows[win], pc[win]
         M[a, labels[a, t]] -= A_tilde[t]
         M[a, c] += A_tilde[t]
         labels[a, t] = c
-        moves[a] += 1
         moved_b = np.concatenate([moved_b, a])
         moved_r = np.concatenate([moved_r, t])
-        active = a
+        active = a  # ascending, as np.unique returned the agents
     raise RuntimeError(f"local search did not converge in {max_rounds} rounds")
 
 

@@ -478,12 +478,17 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     return I[order], J[order], S[order], most
 
 
-def _chunks(ends: np.ndarray, n: int, chunk_items: int):
-    """``(lo, hi)`` ranges of ``n`` units whose cumulative item counts ``ends`` grow by
-    about ``chunk_items`` per range."""
+def _item_chunks(per: np.ndarray, chunk_items: int):
+    """The items of units ``0..len(per)-1`` (unit ``u`` has ``per[u]`` items), in chunks
+    of whole units holding about ``chunk_items`` items each: ``(unit, offset)`` arrays
+    per chunk, ``offset`` the item's position within its unit."""
+    ends = np.cumsum(per)
     total = int(ends[-1]) if ends.size else 0
     cut = np.searchsorted(ends, np.arange(chunk_items, total, chunk_items))
-    return [(lo, hi) for lo, hi in zip(np.r_[0, cut], np.r_[cut, n]) if hi > lo]
+    for lo, hi in zip(np.r_[0, cut], np.r_[cut, per.size]):
+        cnt = per[lo:hi]
+        unit = np.repeat(np.arange(lo, hi), cnt)
+        yield unit, np.arange(unit.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
 
 
 def _walk_shared(rep: Reports, I, J, keys, labels, chunk_items: int, dense_limit: int):
@@ -501,12 +506,9 @@ def _walk_shared(rep: Reports, I, J, keys, labels, chunk_items: int, dense_limit
         table[keys] = labels
     n_i = rep.tasks_per_worker()
     starts = np.r_[0, np.cumsum(n_i)[:-1]]  # keys are sorted by worker, then task
-    per = n_i[I].astype(np.int64)
     out = []
-    for lo, hi in _chunks(np.cumsum(per), I.size, chunk_items):
-        cnt = per[lo:hi]
-        pair = np.repeat(np.arange(lo, hi), cnt)
-        pos = np.repeat(starts[I[lo:hi]] - (np.cumsum(cnt) - cnt), cnt) + np.arange(pair.size)
+    for pair, offset in _item_chunks(n_i[I].astype(np.int64), chunk_items):
+        pos = starts[I[pair]] + offset
         task = keys[pos] % n
         q = J[pair].astype(np.int64) * n + task
         if dense:
@@ -530,10 +532,8 @@ def _join_shared(rep: Reports, I, J, chunk_items: int):
     later = n_t[t_sorted] - 1 - rank  # partners after each answer in its task
     pair_key = I.astype(np.int64) * m + J
     out = []
-    for lo, hi in _chunks(np.cumsum(later), order.size, chunk_items):
-        cnt = later[lo:hi]
-        a = np.repeat(np.arange(lo, hi), cnt)
-        b = a + 1 + np.arange(a.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    for a, offset in _item_chunks(later, chunk_items):  # answer a and each later one
+        b = a + 1 + offset
         key = w_sorted[a].astype(np.int64) * m + w_sorted[b]
         pid = np.minimum(np.searchsorted(pair_key, key), P - 1)
         found = pair_key[pid] == key
