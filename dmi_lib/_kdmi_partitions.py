@@ -450,17 +450,6 @@ def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, i
     return solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
 
 
-def _group_start(aug, res_g, tol: float):
-    """The :func:`_warm_block` arguments every block of one group shares: the group's
-    partition applied to all rows (the start), its rows by margin (:func:`_row_margins`)."""
-    At = aug[:, list(res_g.columns)]
-    D = np.broadcast_to(res_g.D, (aug.shape[0],) + res_g.D.shape)
-    start = np.argmax(virtual_peer_scores(At, D), axis=1)
-    margin = _row_margins(At, start, res_g.D, tol)
-    order = np.argsort(margin, kind="stable")
-    return At, start, tol, res_g.D, order, margin[order]
-
-
 def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds, out):
     """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot and returns
     ``redo``, the slots whose partition must be recomputed from scratch."""
@@ -483,10 +472,17 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
             redo[in_g] = True
             continue
         columns[in_g] = res_g.columns
-        common = _group_start(aug, res_g, s.tol)
+        # What every block of the group shares: the group's partition applied to all
+        # rows (the start), and its rows by margin (:func:`_row_margins`).
+        At = aug[:, list(res_g.columns)]
+        D_rows = np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)
+        start = np.argmax(virtual_peer_scores(At, D_rows), axis=1)
+        margin = _row_margins(At, start, res_g.D, s.tol)
+        order = np.argsort(margin, kind="stable")
         for begin in range(0, in_g.size, B):
             blocks.append(in_g[begin : begin + B])
-            jobs.append((agents.gone(blocks[-1], n_rows), *common))
+            gone = agents.gone(blocks[-1], n_rows)
+            jobs.append((gone, At, start, s.tol, res_g.D, order, margin[order]))
     out = map_tasks(s.executor, _warm_block, *zip(*jobs)) if jobs else []
     for blk, (D_blk, moves, singular) in zip(blocks, out):
         D[blk] = D_blk

@@ -256,10 +256,9 @@ def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
 
 def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     ids = np.flatnonzero(eligible)
-    slot = np.where(eligible, np.cumsum(eligible) - 1, -1)
-    r_idx = np.flatnonzero(slot[rep.worker] >= 0)
-    r_idx = r_idx[np.argsort(slot[rep.worker[r_idx]], kind="stable")]
-    r_slot = slot[rep.worker[r_idx]]
+    r_idx = np.flatnonzero(eligible[rep.worker])
+    r_idx = r_idx[np.argsort(rep.worker[r_idx], kind="stable")]  # by agent, as the slots
+    r_slot = np.searchsorted(ids, rep.worker[r_idx])
     bounds = np.searchsorted(r_slot, np.arange(ids.size + 1))
     return Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
 

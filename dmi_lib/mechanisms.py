@@ -241,11 +241,9 @@ class Reports:
         array([ True, False,  True])
         """
         counts = self.counts().astype(float)
-        totals = counts.sum(axis=1)
-        answered = totals > 0
-        A = np.full_like(counts, np.nan)
-        A[answered] = counts[answered] / totals[answered, None]
-        return A, answered
+        totals = counts.sum(axis=1, keepdims=True)
+        A = np.divide(counts, totals, out=np.full_like(counts, np.nan), where=totals > 0)
+        return A, totals[:, 0] > 0
 
     def tasks_per_worker(self) -> np.ndarray:
         """``|Tᵢ|`` for every worker, shape (n_workers,)."""
@@ -388,8 +386,7 @@ def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.n
         )
         order = np.argsort(key)
     g = group[order]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    sizes = np.diff(np.r_[starts, g.size])
+    _, starts, sizes = np.unique(g, return_index=True, return_counts=True)
     rank = np.arange(g.size) - np.repeat(starts, sizes)
     part = np.empty(group.size, dtype=np.intp)
     part[order] = rank >= np.repeat(sizes // 2, sizes)
