@@ -345,7 +345,7 @@ def count_det(M: np.ndarray) -> np.ndarray:
     if C <= 3:
         return np.asarray(stacked_det(M)).astype(float)
     F = M.astype(float)
-    d = np.linalg.det(F) if F.size else np.zeros(F.shape[:-2])
+    d = np.linalg.det(F)  # an empty stack gives an empty array
     bound = np.prod(F.sum(axis=-1), axis=-1)
     return np.where(bound < _EXACT_DET_BOUND, np.rint(d), d)
 
