@@ -336,11 +336,10 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
 
     singular = ~conditioned(M0)
     moves = np.zeros(b, dtype=np.intp)
-    go = np.flatnonzero(~singular)
-    if go.size:
-        moves[go], labels[go] = _batched_ascent(
-            At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
-        )
+    go = np.flatnonzero(~singular)  # may be empty: the ascent then returns at once
+    moves[go], labels[go] = _batched_ascent(
+        At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
+    )
     M = sums(labels)
     singular |= ~conditioned(M)
     M[singular] = np.eye(k)

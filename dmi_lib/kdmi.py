@@ -299,10 +299,10 @@ def _payments(
     return u_idx, peer, half, sign * det[:, 0]
 
 
-def _scatter(size: int, idx, values, fill, dtype=None) -> np.ndarray:
-    """An array of ``size`` rows filled with ``fill``, ``values`` at rows ``idx``."""
+def _scatter(size: int, idx, values, fill, dtype) -> np.ndarray:
+    """An array of ``size`` rows of ``dtype`` filled with ``fill``, ``values`` at rows ``idx``."""
     values = np.asarray(values)
-    out = np.full((size,) + values.shape[1:], fill, dtype=dtype or values.dtype)
+    out = np.full((size,) + values.shape[1:], fill, dtype=dtype)
     out[idx] = values
     return out
 
