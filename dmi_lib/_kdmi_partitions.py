@@ -25,8 +25,7 @@ import numpy as np
 
 from .problem import DMIResult, prepare
 from .core import solve, dmi_cluster
-from .mechanisms import map_tasks
-from .mechanisms import Reports
+from .mechanisms import Reports, map_tasks
 
 __all__ = [
     "N_GROUPS",
@@ -38,6 +37,7 @@ __all__ = [
     "virtual_peer_scores",
 ]
 
+#: Agents × rows per block of the vectorised K-DMI ascent (bounds its per-agent
 #: label and mask arrays to ~40 MB).
 _BLOCK_ENTRIES = 4_000_000
 

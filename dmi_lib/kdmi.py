@@ -55,8 +55,6 @@ from .mechanisms import (
 
 __all__ = ["KDMIResult", "kdmi_mechanism"]
 
-#: Agents × rows per block of the vectorised K-DMI ascent (bounds its per-agent
-
 
 # --------------------------------------------------------------------------- #
 # K-DMI (Algorithm 4)
