@@ -256,7 +256,7 @@ def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     ids = np.flatnonzero(eligible)
     r_idx = np.flatnonzero(eligible[rep.worker])
     r_idx = r_idx[np.argsort(rep.worker[r_idx], kind="stable")]  # by agent, as the slots
-    r_slot = np.searchsorted(ids, rep.worker[r_idx])
+    r_slot = np.cumsum(eligible)[rep.worker[r_idx]] - 1
     bounds = np.searchsorted(r_slot, np.arange(ids.size + 1))
     return Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
 
