@@ -25,8 +25,7 @@ import numpy as np
 
 from .problem import DMIResult, prepare
 from .core import solve, dmi_cluster
-from .mechanisms import map_tasks
-from .mechanisms import Reports
+from .mechanisms import Reports, map_tasks
 
 __all__ = [
     "N_GROUPS",
@@ -38,6 +37,7 @@ __all__ = [
     "virtual_peer_scores",
 ]
 
+#: Agents × rows per block of the vectorised K-DMI ascent (bounds its per-agent
 #: label and mask arrays to ~40 MB).
 _BLOCK_ENTRIES = 4_000_000
 
@@ -231,7 +231,6 @@ def _batched_ascent(
     labels = np.broadcast_to(labels, (b, n)).copy()
     moved_b = moved_r = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     M = M.copy()
-    moves = np.zeros(b, dtype=np.intp)
     active = np.arange(b)
     max_rounds = 50 * n + 100
     for _ in range(max_rounds):
@@ -241,10 +240,8 @@ def _batched_ascent(
         q = np.searchsorted(r_sorted, tau * (1.0 + 1e-9), side="right")
         who = np.repeat(np.arange(na), q)
         rows = order[np.arange(who.size) - np.repeat(np.cumsum(q) - q, q)]
-        where = np.full(b, -1, dtype=np.intp)  # agent -> position in `active`
-        where[active] = np.arange(na)
-        again = where[moved_b] >= 0  # moved rows of active agents: always evaluated
-        who = np.concatenate([who, where[moved_b[again]]])
+        again = np.isin(moved_b, active)  # moved rows of active agents: always evaluated
+        who = np.concatenate([who, np.searchsorted(active, moved_b[again])])
         rows = np.concatenate([rows, moved_r[again]])
         G = virtual_peer_scores(A_tilde[rows], Da[who])  # position-independent
         lab = labels[active[who], rows]
@@ -256,17 +253,16 @@ def _batched_ascent(
         np.maximum.at(best, who, pmax)
         win = np.flatnonzero((pmax == best[who]) & (pmax > 1.0 + tol))
         if not win.size:
-            return moves, labels
+            return np.bincount(moved_b, minlength=b), labels
         first = np.unique(who[win], return_index=True)[1]
         win = win[first]  # one move per agent: its best (first if tied)
         a, t, c = active[who[win]], rows[win], pc[win]
         M[a, labels[a, t]] -= A_tilde[t]
         M[a, c] += A_tilde[t]
         labels[a, t] = c
-        moves[a] += 1
         moved_b = np.concatenate([moved_b, a])
         moved_r = np.concatenate([moved_r, t])
-        active = a
+        active = a  # ascending, as np.unique returned the agents
     raise RuntimeError(f"local search did not converge in {max_rounds} rounds")
 
 
@@ -340,11 +336,10 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
 
     singular = ~conditioned(M0)
     moves = np.zeros(b, dtype=np.intp)
-    go = np.flatnonzero(~singular)
-    if go.size:
-        moves[go], labels[go] = _batched_ascent(
-            At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
-        )
+    go = np.flatnonzero(~singular)  # may be empty: the ascent then returns at once
+    moves[go], labels[go] = _batched_ascent(
+        At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
+    )
     M = sums(labels)
     singular |= ~conditioned(M)
     M[singular] = np.eye(k)
@@ -454,17 +449,6 @@ def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, i
     return solve(prob_g, method="auto", random_state=seed, n_init=s.n_init, init=init)
 
 
-def _group_start(aug, res_g, tol: float):
-    """The :func:`_warm_block` arguments every block of one group shares: the group's
-    partition applied to all rows (the start), its rows by margin (:func:`_row_margins`)."""
-    At = aug[:, list(res_g.columns)]
-    D = np.broadcast_to(res_g.D, (aug.shape[0],) + res_g.D.shape)
-    start = np.argmax(virtual_peer_scores(At, D), axis=1)
-    margin = _row_margins(At, start, res_g.D, tol)
-    order = np.argsort(margin, kind="stable")
-    return At, start, tol, res_g.D, order, margin[order]
-
-
 def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds, out):
     """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot and returns
     ``redo``, the slots whose partition must be recomputed from scratch."""
@@ -487,10 +471,17 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
             redo[in_g] = True
             continue
         columns[in_g] = res_g.columns
-        common = _group_start(aug, res_g, s.tol)
+        # What every block of the group shares: the group's partition applied to all
+        # rows (the start), and its rows by margin (:func:`_row_margins`).
+        At = aug[:, list(res_g.columns)]
+        D_rows = np.broadcast_to(res_g.D, (n_rows,) + res_g.D.shape)
+        start = np.argmax(virtual_peer_scores(At, D_rows), axis=1)
+        margin = _row_margins(At, start, res_g.D, s.tol)
+        order = np.argsort(margin, kind="stable")
         for begin in range(0, in_g.size, B):
             blocks.append(in_g[begin : begin + B])
-            jobs.append((agents.gone(blocks[-1], n_rows), *common))
+            gone = agents.gone(blocks[-1], n_rows)
+            jobs.append((gone, At, start, s.tol, res_g.D, order, margin[order]))
     out = map_tasks(s.executor, _warm_block, *zip(*jobs)) if jobs else []
     for blk, (D_blk, moves, singular) in zip(blocks, out):
         D[blk] = D_blk

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_random_state
+from ._validation import check_int, check_random_state, check_tol
 from .core import solve
 from .problem import cluster_sums, prepare
 from ._kdmi_partitions import (
@@ -54,8 +54,6 @@ from .mechanisms import (
 )
 
 __all__ = ["KDMIResult", "kdmi_mechanism"]
-
-#: Agents × rows per block of the vectorised K-DMI ascent (bounds its per-agent
 
 
 # --------------------------------------------------------------------------- #
@@ -187,19 +185,8 @@ def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> S
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     if isinstance(init, str) and init not in _INITS:
         raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
-    if (
-        isinstance(n_init, (bool, np.bool_))
-        or not isinstance(n_init, (int, np.integer))
-        or n_init < 1
-    ):
-        raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
-    if isinstance(tol, (bool, np.bool_)) or not (
-        np.isscalar(tol) and np.isreal(tol) and np.isfinite(tol) and tol >= 0
-    ):
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
-    return Settings(
-        method, payment, init, int(n_init), rank_tol, float(tol), check_executor(executor)
-    )
+    n_init, tol = check_int(n_init, "n_init", 1), check_tol(tol)
+    return Settings(method, payment, init, n_init, rank_tol, tol, check_executor(executor))
 
 
 def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
@@ -267,10 +254,9 @@ def _eligibility(rep: Reports, usable, ask, know: Knowledge, payment: str):
 
 def _group_agents(rep: Reports, eligible, rows_of, seeds) -> Agents:
     ids = np.flatnonzero(eligible)
-    slot = np.where(eligible, np.cumsum(eligible) - 1, -1)
-    r_idx = np.flatnonzero(slot[rep.worker] >= 0)
-    r_idx = r_idx[np.argsort(slot[rep.worker[r_idx]], kind="stable")]
-    r_slot = slot[rep.worker[r_idx]]
+    r_idx = np.flatnonzero(eligible[rep.worker])
+    r_idx = r_idx[np.argsort(rep.worker[r_idx], kind="stable")]  # by agent, as the slots
+    r_slot = np.cumsum(eligible)[rep.worker[r_idx]] - 1
     bounds = np.searchsorted(r_slot, np.arange(ids.size + 1))
     return Agents(ids, seeds, r_idx, r_slot, rows_of[rep.task[r_idx]], bounds)
 
@@ -311,10 +297,10 @@ def _payments(
     return u_idx, peer, half, sign * det[:, 0]
 
 
-def _scatter(size: int, idx, values, fill, dtype=None) -> np.ndarray:
-    """An array of ``size`` rows filled with ``fill``, ``values`` at rows ``idx``."""
+def _scatter(size: int, idx, values, fill, dtype) -> np.ndarray:
+    """An array of ``size`` rows of ``dtype`` filled with ``fill``, ``values`` at rows ``idx``."""
     values = np.asarray(values)
-    out = np.full((size,) + values.shape[1:], fill, dtype=dtype or values.dtype)
+    out = np.full((size,) + values.shape[1:], fill, dtype=dtype)
     out[idx] = values
     return out
 
@@ -425,12 +411,14 @@ def kdmi_mechanism(
     ------
     TypeError
         ``reports`` is not a :class:`~dmi_lib.mechanisms.Reports`; ``agents`` not
-        integer ids; ``executor`` without ``.map``.
+        integer ids; ``executor`` without ``.map``; ``n_init`` not an integer or
+        ``tol`` not a real number.
     ValueError
         ``k = rank([A 1]) != C``: the payment matrices ``C*ᵀRᵢ`` are ``k × C`` and
         have no determinant unless square (e.g. an option nobody chose, or answer
         distributions that do not span the simplex).  Also for an unknown
-        ``method``, ``payment`` or ``init``, a bad ``n_init`` or ``tol``.
+        ``method``, ``payment`` or ``init``, ``n_init < 1``, or a negative or
+        non-finite ``tol``.
 
     Notes
     -----

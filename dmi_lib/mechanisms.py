@@ -223,11 +223,9 @@ class Reports:
         array([ True, False,  True])
         """
         counts = self.counts().astype(float)
-        totals = counts.sum(axis=1)
-        answered = totals > 0
-        A = np.full_like(counts, np.nan)
-        A[answered] = counts[answered] / totals[answered, None]
-        return A, answered
+        totals = counts.sum(axis=1, keepdims=True)
+        A = np.divide(counts, totals, out=np.full_like(counts, np.nan), where=totals > 0)
+        return A, totals[:, 0] > 0
 
     def tasks_per_worker(self) -> np.ndarray:
         """``|Tᵢ|`` for every worker, shape (n_workers,)."""
@@ -329,7 +327,7 @@ def count_det(M: np.ndarray) -> np.ndarray:
     if C <= 3:
         return np.asarray(stacked_det(M)).astype(float)
     F = M.astype(float)
-    d = np.linalg.det(F) if F.size else np.zeros(F.shape[:-2])
+    d = np.linalg.det(F)  # an empty stack gives an empty array
     bound = np.prod(F.sum(axis=-1), axis=-1)
     return np.where(bound < _EXACT_DET_BOUND, np.rint(d), d)
 
@@ -370,8 +368,7 @@ def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.n
         )
         order = np.argsort(key)
     g = group[order]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    sizes = np.diff(np.r_[starts, g.size])
+    _, starts, sizes = np.unique(g, return_index=True, return_counts=True)
     rank = np.arange(g.size) - np.repeat(starts, sizes)
     part = np.empty(group.size, dtype=np.intp)
     part[order] = rank >= np.repeat(sizes // 2, sizes)
@@ -460,12 +457,17 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     return I[order], J[order], S[order], most
 
 
-def _chunks(ends: np.ndarray, n: int, chunk_items: int):
-    """``(lo, hi)`` ranges of ``n`` units whose cumulative item counts ``ends`` grow by
-    about ``chunk_items`` per range."""
+def _item_chunks(per: np.ndarray, chunk_items: int):
+    """The items of units ``0..len(per)-1`` (unit ``u`` has ``per[u]`` items), in chunks
+    of whole units holding about ``chunk_items`` items each: ``(unit, offset)`` arrays
+    per chunk, ``offset`` the item's position within its unit."""
+    ends = np.cumsum(per)
     total = int(ends[-1]) if ends.size else 0
     cut = np.searchsorted(ends, np.arange(chunk_items, total, chunk_items))
-    return [(lo, hi) for lo, hi in zip(np.r_[0, cut], np.r_[cut, n]) if hi > lo]
+    for lo, hi in zip(np.r_[0, cut], np.r_[cut, per.size]):
+        cnt = per[lo:hi]
+        unit = np.repeat(np.arange(lo, hi), cnt)
+        yield unit, np.arange(unit.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
 
 
 def _walk_shared(rep: Reports, I, J, keys, labels, chunk_items: int, dense_limit: int):
@@ -483,12 +485,9 @@ def _walk_shared(rep: Reports, I, J, keys, labels, chunk_items: int, dense_limit
         table[keys] = labels
     n_i = rep.tasks_per_worker()
     starts = np.r_[0, np.cumsum(n_i)[:-1]]  # keys are sorted by worker, then task
-    per = n_i[I].astype(np.int64)
     out = []
-    for lo, hi in _chunks(np.cumsum(per), I.size, chunk_items):
-        cnt = per[lo:hi]
-        pair = np.repeat(np.arange(lo, hi), cnt)
-        pos = np.repeat(starts[I[lo:hi]] - (np.cumsum(cnt) - cnt), cnt) + np.arange(pair.size)
+    for pair, offset in _item_chunks(n_i[I].astype(np.int64), chunk_items):
+        pos = starts[I[pair]] + offset
         task = keys[pos] % n
         q = J[pair].astype(np.int64) * n + task
         if dense:
@@ -512,10 +511,8 @@ def _join_shared(rep: Reports, I, J, chunk_items: int):
     later = n_t[t_sorted] - 1 - rank  # partners after each answer in its task
     pair_key = I.astype(np.int64) * m + J
     out = []
-    for lo, hi in _chunks(np.cumsum(later), order.size, chunk_items):
-        cnt = later[lo:hi]
-        a = np.repeat(np.arange(lo, hi), cnt)
-        b = a + 1 + np.arange(a.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    for a, offset in _item_chunks(later, chunk_items):  # answer a and each later one
+        b = a + 1 + offset
         key = w_sorted[a].astype(np.int64) * m + w_sorted[b]
         pid = np.minimum(np.searchsorted(pair_key, key), P - 1)
         found = pair_key[pid] == key
