@@ -52,12 +52,6 @@ __all__ = [
 _METHODS = ("auto", "exact", "k-cofactors", "brute-force")
 
 
-def _check_method(method):
-    if not isinstance(method, str) or method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return method
-
-
 def dmi_cluster(
     A,
     *,
@@ -145,7 +139,6 @@ def dmi_cluster(
     >>> dmi_cluster([[0.], [1.], [7.]], sample_weight=[2, 1, 1]).labels.tolist()
     [0, 0, 1]
     """
-    _check_method(method)
     return solve(
         prepare(A, rank_tol, sample_weight=sample_weight),
         method=method,
@@ -173,12 +166,13 @@ def solve(
     :class:`~dmi_lib.problem.DMIResult` is built from its solution here, for every
     solver alike.
     """
-    _check_method(method)
+    if not isinstance(method, str) or method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
     if has_zero_weights(problem):
         sub, keep = positive_rows(problem)
         if not isinstance(init, str):
-            init = check_labels(init, problem.n, problem.k, "init")[keep]
-        kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
+            kw["init"] = check_labels(init, problem.n, problem.k, "init")[keep]
         return with_zero_weight_rows(problem, keep, solve(sub, method=method, **kw))
     # k-cofactors' options are checked whichever solver runs: a call that an
     # exact solver answers on k <= 3 data must not fail later on k >= 4 data.
@@ -188,13 +182,7 @@ def solve(
     kcofactors.check_init(init, problem.n, problem.k)
     solver, reason = _choose_solver(problem, method)
     if solver is None:  # k-cofactors (Algorithm 2)
-        solver = functools.partial(
-            kcofactors.k_cofactors_solution,
-            n_init=n_init,
-            random_state=random_state,
-            init=init,
-            max_iter=max_iter,
-        )
+        solver = functools.partial(kcofactors.k_cofactors_solution, **kw)
     solution = solver(problem)
     if reason is not None:
         solution = solution._replace(info={**(solution.info or {}), "auto_reason": reason})

@@ -78,7 +78,6 @@ from .problem import (
     Solution,
     argmax_rows,
     build_result,
-    has_zero_weights,
     prepare,
     score_and_D,
     without_zero_weights,
@@ -139,10 +138,8 @@ def mean_split_solver(problem: Problem) -> Solution:
     first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
     if v[first] < 0:
         y = -y
-    labels = (y > 0).astype(np.intp)
-    if labels.min() == labels.max():  # impossible when k = 2 (Σy = 0, y ≠ 0); guard
-        raise RuntimeError("mean split produced a single cluster")
-    return Solution(labels, "exact-1d", True)
+    # Both sides are non-empty (Σy = 0, y ≠ 0 when k = 2); build_result guards it.
+    return Solution((y > 0).astype(np.intp), "exact-1d", True)
 
 
 def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
@@ -210,9 +207,7 @@ def _exact_result(problem: Problem, solver, k: int | None = None):
             f"{problem.A.shape} at rank_tol={problem.rank_tol:g}; use {other} or "
             "dmi_lib.dmi_cluster in general"
         )
-    if has_zero_weights(problem):
-        return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
-    return build_result(problem, *solver(problem))
+    return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
 
 
 # --------------------------------------------------------------------------- #
@@ -508,6 +503,5 @@ def brute_force(
     >>> res.labels.tolist(), round(res.score, 6)
     ([0, 0, 0, 1], 18.0)
     """
-    max_labelings = check_positive(max_labelings, "max_labelings", integer=True)
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
     return _exact_result(problem, lambda p: brute_force_solver(p, max_labelings))
