@@ -36,9 +36,8 @@ from .problem import (
     assign,
     build_result,
     has_zero_weights,
-    positive_rows,
     prepare,
-    with_zero_weight_rows,
+    without_zero_weights,
 )
 
 __all__ = [
@@ -170,10 +169,9 @@ def solve(
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
     if has_zero_weights(problem):
-        sub, keep = positive_rows(problem)
         if not isinstance(init, str):
-            kw["init"] = check_labels(init, problem.n, problem.k, "init")[keep]
-        return with_zero_weight_rows(problem, keep, solve(sub, method=method, **kw))
+            kw["init"] = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
+        return without_zero_weights(problem, lambda sub: solve(sub, method=method, **kw))
     # k-cofactors' options are checked whichever solver runs: a call that an
     # exact solver answers on k <= 3 data must not fail later on k >= 4 data.
     check_int(n_init, "n_init", 1)

@@ -260,9 +260,9 @@ def cones_solver(problem: Problem) -> Solution:
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
         raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
-    area, (a, b, c) = max_area_triangle(X, Y, theta)
-    if not area > 0:
-        raise RuntimeError("the 2-D solver found no triangle of positive area")
+    # m >= 3 rays summing to zero: a proper polygon, so its largest triangle has
+    # positive area (a singular result would be refused by build_result).
+    _, (a, b, c) = max_area_triangle(X, Y, theta)
     # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1: the
     # angles in [theta[a], theta[b]).  Rays are equal angles, so this keeps them whole.
     labels = (angle >= theta[b]).astype(np.intp)
@@ -431,8 +431,7 @@ def brute_force_solver(
         j = int(np.argmax(dets))
         if dets.flat[j] > best_val:
             best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
-    if not best_val > 0:  # every labeling singular: impossible when rank [A 1] = k
-        raise RuntimeError("brute force found no clustering with non-singular CᵀÃ")
+    # Some labeling is non-singular when rank [A 1] = k (build_result guards it).
     powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
     labels = np.zeros(n, dtype=np.intp)
     labels[1:] = (best_code // powers) % k

@@ -311,9 +311,9 @@ def linear_partition_optimum(
         res = brute_force(A, rank_tol=rank_tol)
         res.info["enumeration"] = "labelings"
         return res
-    opens = np.zeros(problem.n, dtype=np.int64)  # the first row of each distinct row
-    opens[distinct_rows(problem.A)[0]] = 1
-    seen = np.r_[0, np.cumsum(opens)]  # distinct rows among the first m
+    # Distinct rows are numbered by first appearance: among the first m rows there
+    # are max(inverse[:m]) + 1.
+    seen = np.r_[0, np.maximum.accumulate(distinct_rows(problem.A)[1]) + 1]
     work = estimated_programs(problem.n, problem.k, seen)
     if work > max_programs:
         raise ValueError(

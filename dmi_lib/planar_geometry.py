@@ -269,7 +269,6 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     B[m], Cc[m] = b[j] + m, c[j] + m  # root m is root 0 again
     best_area, best = float(area[j]), (0, int(b[j]), int(c[j]))
     lo, hi = np.array([0]), np.array([m])  # runs: solved ends, roots strictly between
-    levels = 0
     while lo.size:
         keep = hi - lo > 1
         lo, hi = lo[keep], hi[keep]
@@ -284,7 +283,6 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
             lo, hi = lo[keep], hi[keep]
         if not lo.size:
             break
-        levels += 1
         mid = (lo + hi) // 2
         # b of root `mid` lies in [B[lo], B[hi]] and in (mid, mid + m - 1)
         b_lo = np.maximum(B[lo], mid + 1)

@@ -221,8 +221,6 @@ class Problem:
 
     def tilde_min(self) -> float:
         """The smallest entry of ``Ã``."""
-        if self._tilde_whole():
-            return float(self.A_tilde.min())
         return min(float(self.A[:, c].min()) if c < self.A.shape[1] else 1.0 for c in self.columns)
 
     def cluster_sums(self, labels: np.ndarray) -> np.ndarray:
