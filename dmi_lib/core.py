@@ -223,11 +223,10 @@ def cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
     ``C(m+C−1, C−1)`` distinct rows however many tasks.  The result covers every row
     of ``A`` (``info["n_distinct_rows"]`` says how many were clustered)."""
     A = check_matrix(A)
-    index, inverse, counts = distinct_rows(A)
-    w = counts.astype(np.float64)
-    if sample_weight is not None:
-        sw = check_sample_weight(sample_weight, A.shape[0])
-        w = np.bincount(inverse, weights=sw, minlength=index.size)
+    index, inverse, _ = distinct_rows(A)
+    n = A.shape[0]
+    sw = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
+    w = np.bincount(inverse, weights=sw, minlength=index.size)  # counts times weights
     res = dmi_cluster(A[index], sample_weight=w, **kw)
     info = {**res.info, "n_distinct_rows": int(index.size)}
     return dataclasses.replace(res, labels=res.labels[inverse], info=info)

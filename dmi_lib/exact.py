@@ -230,8 +230,7 @@ def _ray_polygon(problem: Problem):
     del sq
     n_away = int(np.count_nonzero(away))
     angle = pseudo_angle(Yc[:, 0], Yc[:, 1])
-    if n_away < angle.size:
-        angle[~away] = np.inf  # sorted last, left out of the polygon
+    angle[~away] = np.inf  # sorted last, left out of the polygon
     order = np.argsort(angle)[:n_away]
     # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
     Yo = Yc.take(order, axis=0)

@@ -132,8 +132,7 @@ def pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         left = x < 0
         num = np.where(upper != left, np.abs(y), np.abs(x))
         q = np.where(upper, left.astype(np.float64), 3.0 - left)
-        p = q + num / s
-    return p
+        return q + num / s
 
 
 def _best_third(X3, Y3, theta, a, b, lo, hi):
