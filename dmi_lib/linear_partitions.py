@@ -159,10 +159,9 @@ def linear_partitions(
     frontier = {(): np.eye(k)}
     for m in range(n):
         grown = {}
-        row = At[m]
         for lab, D in frontier.items():
             used = max(lab) + 1 if lab else 0
-            g = row @ D
+            g = At[m] @ D
             free = int(np.argmax(g))
             strict = np.sort(g)[-2] < g[free] - _MARGIN_TOL  # k >= 2 (prepare)
             if strict and free >= used:  # a new cluster: name it `used`

@@ -178,8 +178,7 @@ def _segment_argmax(values, starts):
     seg_max = np.maximum.reduceat(values, starts)
     seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
     hit = np.flatnonzero(values == seg_max[seg])
-    sh = seg[hit]
-    first = hit[np.concatenate([[True], sh[1:] != sh[:-1]])]
+    first = hit[np.unique(seg[hit], return_index=True)[1]]  # each segment's first hit
     return first, seg_max
 
 
