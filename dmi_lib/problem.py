@@ -221,7 +221,8 @@ class Problem:
 
     def tilde_min(self) -> float:
         """The smallest entry of ``Ã``."""
-        return min(float(self.A[:, c].min()) if c < self.A.shape[1] else 1.0 for c in self.columns)
+        # [min(A) 1][:, L], without forming Ã (a minimum is exact: the same as Ã's)
+        return float(np.append(self.A.min(axis=0), 1.0)[list(self.columns)].min())
 
     def cluster_sums(self, labels: np.ndarray) -> np.ndarray:
         """``CᵀÃ`` (``CᵀWÃ`` with weights), by blocks of rows: no copy of ``Ã``."""
