@@ -178,23 +178,23 @@ def solve(
     check_int(max_iter, "max_iter", 1)
     check_random_state(random_state)
     kcofactors.check_init(init, problem.n, problem.k)
-    solver, reason = _choose_solver(problem, method)
-    if solver is None:  # k-cofactors (Algorithm 2)
-        solver = functools.partial(kcofactors.k_cofactors_solution, **kw)
+    solver, reason = _choose_solver(problem, method, kw)
     solution = solver(problem)
     if reason is not None:
         solution = solution._replace(info={**(solution.info or {}), "auto_reason": reason})
     return build_result(problem, *solution)
 
 
-def _choose_solver(problem: Problem, method: str):
-    """``(solver, reason)``: the exact solver ``method`` runs on ``problem`` and why
-    (``info["auto_reason"]``), or ``(None, reason)`` for k-cofactors."""
+def _choose_solver(problem: Problem, method: str, kc_options: dict):
+    """``(solver, reason)``: the solver ``method`` runs on ``problem`` and why
+    (``info["auto_reason"]``): an exact solver, or k-cofactors (Algorithm 2) with
+    ``kc_options``."""
     k, n = problem.k, problem.n
+    k_cofactors = functools.partial(kcofactors.k_cofactors_solution, **kc_options)
     if method == "brute-force":
         return brute_force_solver, None
     if method == "k-cofactors":
-        return None, None
+        return k_cofactors, None
     if k == 2:
         return mean_split_solver, "k = 2: split at the mean, O(n)"
     if k == 3:
@@ -210,7 +210,7 @@ def _choose_solver(problem: Problem, method: str):
             f"and brute force for k**(n-1) <= {EXACT_BRUTE_FORCE_LIMIT} labelings "
             "(method='exact'); use method='k-cofactors' (a guaranteed local maximum)"
         )
-    return None, (
+    return k_cofactors, (
         f"k = {k} > 3 and k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver "
         "applies; k-cofactors, a local maximum"
     )

@@ -133,11 +133,9 @@ def mean_split_solver(problem: Problem) -> Solution:
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
     check_weight_ratio(problem.weights, "exact-1d")
-    y = problem.Y[:, 0]
     v = problem.axes[0]
     first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
-    if v[first] < 0:
-        y = -y
+    y = problem.Y[:, 0] * np.sign(v[first])  # increases with column `first` of A
     # Both sides are non-empty (Σy = 0, y ≠ 0 when k = 2); build_result guards it.
     return Solution((y > 0).astype(np.intp), "exact-1d", True)
 
