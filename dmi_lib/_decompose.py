@@ -138,9 +138,8 @@ def offset_from(A: np.ndarray, s: float, origin: np.ndarray, wn) -> np.ndarray:
 def count_rank(sv, tol, shape, floor: float = 0.0) -> int:
     """Singular values above ``tol·σ_max``, numpy's rounding threshold, and ``floor``
     (:func:`~dmi_lib.problem.prepare` passes ``IDENTICAL_RTOL`` times the norm of the
-    uncentred data)."""
-    if sv.size == 0 or sv[0] == 0.0:
-        return 0
+    uncentred data).  ``sv`` is never empty (``A`` has a row and a column); all zero,
+    it has rank 0."""
     eps_floor = sv[0] * max(shape) * np.finfo(float).eps  # numpy's matrix_rank threshold
     return int(np.sum(sv > max(tol * sv[0], eps_floor, floor)))
 

@@ -36,9 +36,8 @@ from .problem import (
     assign,
     build_result,
     has_zero_weights,
-    positive_rows,
     prepare,
-    with_zero_weight_rows,
+    without_zero_weights,
 )
 
 __all__ = [
@@ -50,12 +49,6 @@ __all__ = [
 
 
 _METHODS = ("auto", "exact", "k-cofactors", "brute-force")
-
-
-def _check_method(method):
-    if not isinstance(method, str) or method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    return method
 
 
 def dmi_cluster(
@@ -145,7 +138,6 @@ def dmi_cluster(
     >>> dmi_cluster([[0.], [1.], [7.]], sample_weight=[2, 1, 1]).labels.tolist()
     [0, 0, 1]
     """
-    _check_method(method)
     return solve(
         prepare(A, rank_tol, sample_weight=sample_weight),
         method=method,
@@ -173,42 +165,36 @@ def solve(
     :class:`~dmi_lib.problem.DMIResult` is built from its solution here, for every
     solver alike.
     """
-    _check_method(method)
+    if not isinstance(method, str) or method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
     if has_zero_weights(problem):
-        sub, keep = positive_rows(problem)
         if not isinstance(init, str):
-            init = check_labels(init, problem.n, problem.k, "init")[keep]
-        kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
-        return with_zero_weight_rows(problem, keep, solve(sub, method=method, **kw))
+            kw["init"] = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
+        return without_zero_weights(problem, lambda sub: solve(sub, method=method, **kw))
     # k-cofactors' options are checked whichever solver runs: a call that an
     # exact solver answers on k <= 3 data must not fail later on k >= 4 data.
     check_int(n_init, "n_init", 1)
     check_int(max_iter, "max_iter", 1)
     check_random_state(random_state)
     kcofactors.check_init(init, problem.n, problem.k)
-    solver, reason = _choose_solver(problem, method)
-    if solver is None:  # k-cofactors (Algorithm 2)
-        solver = functools.partial(
-            kcofactors.k_cofactors_solution,
-            n_init=n_init,
-            random_state=random_state,
-            init=init,
-            max_iter=max_iter,
-        )
+    solver, reason = _choose_solver(problem, method, kw)
     solution = solver(problem)
     if reason is not None:
         solution = solution._replace(info={**(solution.info or {}), "auto_reason": reason})
     return build_result(problem, *solution)
 
 
-def _choose_solver(problem: Problem, method: str):
-    """``(solver, reason)``: the exact solver ``method`` runs on ``problem`` and why
-    (``info["auto_reason"]``), or ``(None, reason)`` for k-cofactors."""
+def _choose_solver(problem: Problem, method: str, kc_options: dict):
+    """``(solver, reason)``: the solver ``method`` runs on ``problem`` and why
+    (``info["auto_reason"]``): an exact solver, or k-cofactors (Algorithm 2) with
+    ``kc_options``."""
     k, n = problem.k, problem.n
+    k_cofactors = functools.partial(kcofactors.k_cofactors_solution, **kc_options)
     if method == "brute-force":
         return brute_force_solver, None
     if method == "k-cofactors":
-        return None, None
+        return k_cofactors, None
     if k == 2:
         return mean_split_solver, "k = 2: split at the mean, O(n)"
     if k == 3:
@@ -224,7 +210,7 @@ def _choose_solver(problem: Problem, method: str):
             f"and brute force for k**(n-1) <= {EXACT_BRUTE_FORCE_LIMIT} labelings "
             "(method='exact'); use method='k-cofactors' (a guaranteed local maximum)"
         )
-    return None, (
+    return k_cofactors, (
         f"k = {k} > 3 and k**(n-1) > {AUTO_BRUTE_FORCE_LIMIT}: no exact solver "
         "applies; k-cofactors, a local maximum"
     )
@@ -237,11 +223,10 @@ def cluster_distinct(A, *, sample_weight=None, **kw) -> DMIResult:
     ``C(m+C−1, C−1)`` distinct rows however many tasks.  The result covers every row
     of ``A`` (``info["n_distinct_rows"]`` says how many were clustered)."""
     A = check_matrix(A)
-    index, inverse, counts = distinct_rows(A)
-    w = counts.astype(np.float64)
-    if sample_weight is not None:
-        sw = check_sample_weight(sample_weight, A.shape[0])
-        w = np.bincount(inverse, weights=sw, minlength=index.size)
+    index, inverse, _ = distinct_rows(A)
+    n = A.shape[0]
+    sw = np.ones(n) if sample_weight is None else check_sample_weight(sample_weight, n)
+    w = np.bincount(inverse, weights=sw, minlength=index.size)  # counts times weights
     res = dmi_cluster(A[index], sample_weight=w, **kw)
     info = {**res.info, "n_distinct_rows": int(index.size)}
     return dataclasses.replace(res, labels=res.labels[inverse], info=info)

@@ -78,7 +78,6 @@ from .problem import (
     Solution,
     argmax_rows,
     build_result,
-    has_zero_weights,
     prepare,
     score_and_D,
     without_zero_weights,
@@ -134,15 +133,11 @@ def mean_split_solver(problem: Problem) -> Solution:
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
     check_weight_ratio(problem.weights, "exact-1d")
-    y = problem.Y[:, 0]
     v = problem.axes[0]
     first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
-    if v[first] < 0:
-        y = -y
-    labels = (y > 0).astype(np.intp)
-    if labels.min() == labels.max():  # impossible when k = 2 (Σy = 0, y ≠ 0); guard
-        raise RuntimeError("mean split produced a single cluster")
-    return Solution(labels, "exact-1d", True)
+    y = problem.Y[:, 0] * np.sign(v[first])  # increases with column `first` of A
+    # Both sides are non-empty (Σy = 0, y ≠ 0 when k = 2); build_result guards it.
+    return Solution((y > 0).astype(np.intp), "exact-1d", True)
 
 
 def mean_split(A, *, rank_tol: float | None = None, sample_weight=None):
@@ -210,9 +205,7 @@ def _exact_result(problem: Problem, solver, k: int | None = None):
             f"{problem.A.shape} at rank_tol={problem.rank_tol:g}; use {other} or "
             "dmi_lib.dmi_cluster in general"
         )
-    if has_zero_weights(problem):
-        return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
-    return build_result(problem, *solver(problem))
+    return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
 
 
 # --------------------------------------------------------------------------- #
@@ -235,8 +228,7 @@ def _ray_polygon(problem: Problem):
     del sq
     n_away = int(np.count_nonzero(away))
     angle = pseudo_angle(Yc[:, 0], Yc[:, 1])
-    if n_away < angle.size:
-        angle[~away] = np.inf  # sorted last, left out of the polygon
+    angle[~away] = np.inf  # sorted last, left out of the polygon
     order = np.argsort(angle)[:n_away]
     # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
     Yo = Yc.take(order, axis=0)
@@ -265,9 +257,9 @@ def cones_solver(problem: Problem) -> Solution:
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
         raise RuntimeError(f"k = 3 but the centred points lie on {m} rays")
-    area, (a, b, c) = max_area_triangle(X, Y, theta)
-    if not area > 0:
-        raise RuntimeError("the 2-D solver found no triangle of positive area")
+    # m >= 3 rays summing to zero: a proper polygon, so its largest triangle has
+    # positive area (a singular result would be refused by build_result).
+    _, (a, b, c) = max_area_triangle(X, Y, theta)
     # Vertex t sits after edge t-1 (0-based), so arc (a, b] holds rays a..b-1: the
     # angles in [theta[a], theta[b]).  Rays are equal angles, so this keeps them whole.
     labels = (angle >= theta[b]).astype(np.intp)
@@ -436,8 +428,7 @@ def brute_force_solver(
         j = int(np.argmax(dets))
         if dets.flat[j] > best_val:
             best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
-    if not best_val > 0:  # every labeling singular: impossible when rank [A 1] = k
-        raise RuntimeError("brute force found no clustering with non-singular CᵀÃ")
+    # Some labeling is non-singular when rank [A 1] = k (build_result guards it).
     powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
     labels = np.zeros(n, dtype=np.intp)
     labels[1:] = (best_code // powers) % k
@@ -508,6 +499,5 @@ def brute_force(
     >>> res.labels.tolist(), round(res.score, 6)
     ([0, 0, 0, 1], 18.0)
     """
-    max_labelings = check_positive(max_labelings, "max_labelings", integer=True)
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
     return _exact_result(problem, lambda p: brute_force_solver(p, max_labelings))

@@ -36,6 +36,7 @@ against the bounds, and the comparison with brute force and k-cofactors).
 
 from __future__ import annotations
 
+from itertools import combinations
 from math import comb, factorial
 
 import numpy as np
@@ -158,21 +159,18 @@ def linear_partitions(
     frontier = {(): np.eye(k)}
     for m in range(n):
         grown = {}
-        row = At[m]
         for lab, D in frontier.items():
             used = max(lab) + 1 if lab else 0
-            g = row @ D
+            g = At[m] @ D
             free = int(np.argmax(g))
-            strict = np.sort(g)[-2] < g[free] - _MARGIN_TOL if k > 1 else True
+            strict = np.sort(g)[-2] < g[free] - _MARGIN_TOL  # k >= 2 (prepare)
             if strict and free >= used:  # a new cluster: name it `used`
                 perm = np.arange(k)
                 perm[[free, used]] = perm[[used, free]]
                 D, free = D[:, perm], used
             for c in range(min(used + 1, k)):
-                if strict and c == free:
-                    grown[lab + (c,)] = D  # the parent's D realises it
-                    continue
-                W = _witness(At[: m + 1], np.array(lab + (c,)), k)
+                # the parent's D realises row m in its strict argmax; else an LP
+                W = D if strict and c == free else _witness(At[: m + 1], np.array(lab + (c,)), k)
                 if W is not None:
                     grown[lab + (c,)] = W
         if len(grown) > max_partitions:
@@ -312,9 +310,9 @@ def linear_partition_optimum(
         res = brute_force(A, rank_tol=rank_tol)
         res.info["enumeration"] = "labelings"
         return res
-    opens = np.zeros(problem.n, dtype=np.int64)  # the first row of each distinct row
-    opens[distinct_rows(problem.A)[0]] = 1
-    seen = np.r_[0, np.cumsum(opens)]  # distinct rows among the first m
+    # Distinct rows are numbered by first appearance: among the first m rows there
+    # are max(inverse[:m]) + 1.
+    seen = np.r_[0, np.maximum.accumulate(distinct_rows(problem.A)[1]) + 1]
     work = estimated_programs(problem.n, problem.k, seen)
     if work > max_programs:
         raise ValueError(
@@ -371,15 +369,13 @@ def fans_at_mean(A) -> np.ndarray:
     order = np.argsort(theta)
     th = theta[order]
     found = set()
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                arcs = [np.arange(a, b), np.arange(b, c), np.r_[c:n, 0:a]]
-                if max(np.mod(th[arc[-1]] - th[arc[0]], 2 * np.pi) for arc in arcs) < np.pi:
-                    lab = np.empty(n, dtype=int)
-                    for j, arc in enumerate(arcs):
-                        lab[order[arc]] = j
-                    found.add(tuple(canonical_labels(lab).tolist()))
+    for a, b, c in combinations(range(n), 3):
+        arcs = [np.arange(a, b), np.arange(b, c), np.r_[c:n, 0:a]]
+        if max(np.mod(th[arc[-1]] - th[arc[0]], 2 * np.pi) for arc in arcs) < np.pi:
+            lab = np.empty(n, dtype=int)
+            for j, arc in enumerate(arcs):
+                lab[order[arc]] = j
+            found.add(tuple(canonical_labels(lab).tolist()))
     return np.array(sorted(found), dtype=np.intp).reshape(len(found), n)
 
 

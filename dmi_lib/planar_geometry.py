@@ -132,8 +132,7 @@ def pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         left = x < 0
         num = np.where(upper != left, np.abs(y), np.abs(x))
         q = np.where(upper, left.astype(np.float64), 3.0 - left)
-        p = q + num / s
-    return p
+        return q + num / s
 
 
 def _best_third(X3, Y3, theta, a, b, lo, hi):
@@ -179,8 +178,7 @@ def _segment_argmax(values, starts):
     seg_max = np.maximum.reduceat(values, starts)
     seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
     hit = np.flatnonzero(values == seg_max[seg])
-    sh = seg[hit]
-    first = hit[np.concatenate([[True], sh[1:] != sh[:-1]])]
+    first = hit[np.unique(seg[hit], return_index=True)[1]]  # each segment's first hit
     return first, seg_max
 
 
@@ -269,7 +267,6 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     B[m], Cc[m] = b[j] + m, c[j] + m  # root m is root 0 again
     best_area, best = float(area[j]), (0, int(b[j]), int(c[j]))
     lo, hi = np.array([0]), np.array([m])  # runs: solved ends, roots strictly between
-    levels = 0
     while lo.size:
         keep = hi - lo > 1
         lo, hi = lo[keep], hi[keep]
@@ -284,7 +281,6 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
             lo, hi = lo[keep], hi[keep]
         if not lo.size:
             break
-        levels += 1
         mid = (lo + hi) // 2
         # b of root `mid` lies in [B[lo], B[hi]] and in (mid, mid + m - 1)
         b_lo = np.maximum(B[lo], mid + 1)

@@ -221,9 +221,8 @@ class Problem:
 
     def tilde_min(self) -> float:
         """The smallest entry of ``Ã``."""
-        if self._tilde_whole():
-            return float(self.A_tilde.min())
-        return min(float(self.A[:, c].min()) if c < self.A.shape[1] else 1.0 for c in self.columns)
+        # [min(A) 1][:, L], without forming Ã (a minimum is exact: the same as Ã's)
+        return float(np.append(self.A.min(axis=0), 1.0)[list(self.columns)].min())
 
     def cluster_sums(self, labels: np.ndarray) -> np.ndarray:
         """``CᵀÃ`` (``CᵀWÃ`` with weights), by blocks of rows: no copy of ``Ã``."""
@@ -327,12 +326,11 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
             f"less than {IDENTICAL_RTOL:g} of their magnitude count as identical): "
             "DMI-clustering needs at least two distinct points"
         )
+    columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
     origin = offset = None
     if w is not None:  # the mean relative to the heaviest row (see Problem)
         origin = A[int(np.argmax(w))] / s
         offset = offset_from(A, s, origin, wn) / total
-    columns = choose_columns(Vt[:r], sv[:r], mean, total, tol)
-    if w is not None:
         sv = sv * np.sqrt(w.max())
     with np.errstate(over="ignore"):
         sv = sv * s
@@ -491,11 +489,9 @@ def argmax_rows(M: np.ndarray, current=None, tol: float = 0.0) -> np.ndarray:
 
 def in_idxmax(labels, M, *, tol: float = 0.0) -> bool:
     """Whether the clustering ``labels`` belongs to the set ``idxmax(M)``."""
-    M = check_matrix(M, "M")
-    tol = check_tol(tol)
-    labels = check_labels(labels, M.shape[0], M.shape[1])
-    rows = np.arange(M.shape[0])
-    return bool(np.all(M[rows, labels] >= M.max(axis=1) - tol))
+    mask = idxmax(M, ties="all", tol=tol)
+    labels = check_labels(labels, *mask.shape)
+    return bool(np.all(mask[np.arange(mask.shape[0]), labels]))
 
 
 def _inverse(problem: Problem, labels: np.ndarray) -> np.ndarray:
@@ -557,7 +553,7 @@ def assign(A, D, columns) -> np.ndarray:
     This is how a learned partition labels new points (K-DMI, Algorithm 4:
     ``C*_i ← idxmax(A_{T_i, L} D*_{-i})``).
     """
-    A = check_matrix(A)
+    A1 = augment(A)  # [A 1], A checked
     D = check_matrix(D, "D")
     k = D.shape[0]
     if D.shape != (k, k):
@@ -568,12 +564,11 @@ def assign(A, D, columns) -> np.ndarray:
             raise TypeError(f"columns must hold integer indices, got {c!r} in {columns}")
     if len(set(int(c) for c in columns)) != len(columns):
         raise ValueError(f"columns must be distinct indices, got {columns}")
-    if len(columns) != k or min(columns) < 0 or max(columns) > A.shape[1]:
+    if len(columns) != k or min(columns) < 0 or max(columns) >= A1.shape[1]:
         raise ValueError(
-            f"columns must hold {k} indices into the {A.shape[1] + 1} columns of [A 1], "
-            f"got {columns}"
+            f"columns must hold {k} indices into the {A1.shape[1]} columns of [A 1], got {columns}"
         )
-    return np.argmax(augment(A)[:, columns] @ D, axis=1)
+    return np.argmax(A1[:, columns] @ D, axis=1)
 
 
 # --------------------------------------------------------------------------- #
@@ -744,6 +739,9 @@ def with_zero_weight_rows(problem: Problem, keep: np.ndarray, res: DMIResult) ->
 
 def without_zero_weights(problem: Problem, solver) -> DMIResult:
     """``solver(problem)`` (a :class:`DMIResult`) on the rows of positive weight,
-    extended to the rows of weight 0 by :func:`with_zero_weight_rows`."""
+    extended to the rows of weight 0 by :func:`with_zero_weight_rows` (just
+    ``solver(problem)`` when no row has weight 0)."""
+    if not has_zero_weights(problem):
+        return solver(problem)
     sub, keep = positive_rows(problem)
     return with_zero_weight_rows(problem, keep, solver(sub))

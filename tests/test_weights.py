@@ -142,6 +142,24 @@ def test_zero_weight_rows_do_not_count(solver):
     assert np.array_equal(res.labels[w == 0], G[w == 0].argmax(axis=1))
 
 
+def test_zero_weight_rows_drop_out_of_an_initial_labeling():
+    """An ``init`` labeling covers every row; k-cofactors starts from its rows of
+    positive weight (the rows the solver sees)."""
+    rng = np.random.default_rng(6)
+    A = rng.normal(size=(12, 3))
+    w = np.array([1, 0, 2, 1, 0, 1, 3, 1, 1, 2, 0, 1.0])
+    init = rng.integers(0, 4, size=12)
+    init[np.flatnonzero(w > 0)[:4]] = np.arange(4)  # every cluster starts non-empty
+    kw = dict(method="k-cofactors", n_init=1, random_state=0)
+    res = dmi_cluster(A, sample_weight=w, init=init, **kw)
+    ref = dmi_cluster(A[w > 0], sample_weight=w[w > 0], init=init[w > 0], **kw)
+    assert np.array_equal(res.labels[w > 0], ref.labels)
+    assert res.info["zero_weight_rows"] == 3
+    # the start matters on these data: another labeling of the same rows ends elsewhere
+    other = dmi_cluster(A[w > 0], sample_weight=w[w > 0], init=np.roll(init, 1)[w > 0], **kw)
+    assert other.log_score != ref.log_score
+
+
 def test_zero_weight_rows_do_not_count_for_k():
     A = np.array([[0, 0], [1, 0], [2, 0], [5, 7.0]])  # the last row leaves the line
     assert dmi_cluster(A).k == 3
