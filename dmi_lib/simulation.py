@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_distribution, check_int, check_random_state
+from ._validation import check_distribution, check_int, check_positive, check_random_state
 from .mechanisms import Reports
 
 __all__ = [
@@ -112,10 +112,9 @@ def random_strategy(C, random_state=None, *, alpha: float = 1.0) -> np.ndarray:
     ((3, 3), True)
     """
     C = _n_options(C)
-    if not np.isscalar(alpha) or not np.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    alpha = check_positive(alpha, "alpha")
     rng = check_random_state(random_state)
-    return rng.dirichlet(np.full(C, float(alpha)), size=C)
+    return rng.dirichlet(np.full(C, alpha), size=C)
 
 
 def check_strategies(strategies, C: int | None = None) -> np.ndarray:
@@ -271,8 +270,6 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
     fraction of ``n`` it is cheaper to sort random keys (blocked to bound memory).
     """
     m, s_max = sizes.size, int(sizes.max())  # m >= 1
-    if s_max == 0:
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
     if s_max * s_max <= 8 * n:
         chosen = np.empty((m, s_max), dtype=np.intp)
         valid = np.arange(s_max)[None, :] < sizes[:, None]
@@ -281,7 +278,7 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
             active = idx < sizes
             r = (rng.random(m) * (j + 1)).astype(np.intp)
             r = np.minimum(r, np.maximum(j, 0))
-            dup = (chosen[:, :idx] == r[:, None]).any(axis=1) if idx else np.zeros(m, bool)
+            dup = (chosen[:, :idx] == r[:, None]).any(axis=1)
             chosen[:, idx] = np.where(active, np.where(dup, j, r), -1)
         return np.nonzero(valid)[0], chosen[valid]
     block = max(1, 4_000_000 // n)
@@ -491,12 +488,11 @@ def simulate_single_task(
             "(world_prior puts no mass on worlds that emit it): the Bayesian prediction "
             "is undefined"
         )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        posterior = np.where(marginal > 0, joint / marginal, 0.0)  # Pr[w | c], (W, C)
+    # Pr[w | c], (W, C); 0 for the signals no world emits
+    posterior = np.divide(joint, marginal, out=np.zeros_like(joint), where=marginal > 0)
     expected = posterior.T @ P  # row c: Pr[other's signal = . | my signal = c]
     rng = check_random_state(random_state)
-    cdf = np.cumsum(P[true_world])
-    answers = np.minimum(np.searchsorted(cdf, rng.random(n_respondents), side="right"), C - 1)
+    answers = _inverse_cdf(np.cumsum(P[[true_world]], axis=1), rng.random(n_respondents))
     predictions = expected[answers]
     if prediction_noise > 0:
         predictions = (1.0 - prediction_noise) * predictions + prediction_noise * rng.dirichlet(

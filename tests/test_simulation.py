@@ -156,6 +156,8 @@ def test_strategy_constructors():
         (lambda: permutation_strategy([0, 0, 1]), r"permutation of 0\.\.2, got \[0, 0, 1\]"),
         (lambda: truthful(0), "C .number of options. must be >= 1, got 0"),
         (lambda: random_strategy(3, alpha=0), "alpha must be a positive number"),
+        (lambda: random_strategy(3, alpha=True), "alpha must be a positive number, got True"),
+        (lambda: random_strategy(3, alpha="x"), "alpha must be a positive number, got 'x'"),
         (lambda: check_strategies(np.ones((2, 2, 3))), r"shape \(m, C, C\)"),
         (lambda: check_strategies([[[0.5, 0.6], [0, 1]]]), r"sum to 1 .* index \(0, 0\)"),
         (lambda: check_strategies([[[1.2, -0.2], [0, 1]]]), "non-negative"),
