@@ -322,19 +322,11 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
         )
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     finite, zero = _rotated_sp_scores(labels, A, k, w)
-    agree = np.zeros((k, C))
+    agree = np.zeros((k, C))  # agree[c, o]: (weighted) gold tasks of cluster c with option o
     if gold is not None:
         g = check_gold(gold, n, C)
         known = g >= 0
-        agree = (
-            np.bincount(
-                labels[known] * C + g[known],
-                weights=None if w is None else w[known],
-                minlength=k * C,
-            )
-            .reshape(k, C)
-            .astype(float)
-        )
+        np.add.at(agree, (labels[known], g[known]), 1.0 if w is None else w[known])
     # Lexicographic weights (all levels maximised).  Level 3 is rescaled into
     # [0, 1/(k+1)) per entry, so its total over any assignment moves by < 1 and
     # cannot outweigh one unit of the integer level 2; level 2 + 3 totals move by
