@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
-from .problem import DMIResult, cluster_sums
+from .problem import DMIResult, cluster_sums, idxmax
 from .core import cluster_distinct
 
 __all__ = [
@@ -67,11 +67,10 @@ def _check_answer_matrix(A, name: str = "A") -> np.ndarray:
 
 
 def _argmax(M: np.ndarray, ties: str) -> np.ndarray:
-    if ties == "first":
-        return np.argmax(M, axis=1).astype(np.intp)
-    if ties == "all":
-        return M >= M.max(axis=1, keepdims=True)
-    raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
+    """The paper's ``idxmax`` of each row (:func:`dmi_lib.problem.idxmax`, which checks
+    ``ties``): the first maximal column (``ties="first"``) or the mask of all of them."""
+    mask = idxmax(M, ties=ties)  # "first": one-hot rows
+    return mask if ties == "all" else np.argmax(mask, axis=1)
 
 
 def ncol(A) -> np.ndarray:

@@ -44,13 +44,6 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # Strategies
 # --------------------------------------------------------------------------- #
-def _n_options(C) -> int:
-    C = check_int(C, "C", 0)
-    if C < 1:
-        raise ValueError(f"C (number of options) must be >= 1, got {C}")
-    return C
-
-
 def truthful(C) -> np.ndarray:
     """The truthful strategy: report the signal received, ``S = I``.
 
@@ -60,7 +53,7 @@ def truthful(C) -> np.ndarray:
     array([[1., 0.],
            [0., 1.]])
     """
-    return np.eye(_n_options(C))
+    return np.eye(check_int(C, "C", 1))
 
 
 def always(C, option) -> np.ndarray:
@@ -75,7 +68,7 @@ def always(C, option) -> np.ndarray:
            [0., 0., 1.],
            [0., 0., 1.]])
     """
-    C = _n_options(C)
+    C = check_int(C, "C", 1)
     option = check_int(option, "option", 0)
     if option >= C:
         raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
@@ -111,7 +104,7 @@ def random_strategy(C, random_state=None, *, alpha: float = 1.0) -> np.ndarray:
     >>> S.shape, bool(np.allclose(S.sum(axis=1), 1))
     ((3, 3), True)
     """
-    C = _n_options(C)
+    C = check_int(C, "C", 1)
     alpha = check_positive(alpha, "alpha")
     rng = check_random_state(random_state)
     return rng.dirichlet(np.full(C, alpha), size=C)
@@ -211,7 +204,7 @@ def random_states(
     True
     """
     n_tasks = check_int(n_tasks, "n_tasks", 0)
-    C = _n_options(C)
+    C = check_int(C, "C", 1)
     rng = check_random_state(random_state)
     if kind == "dirichlet":
         if return_worlds:

@@ -154,7 +154,8 @@ def test_strategy_constructors():
     [
         (lambda: always(3, 3), r"option must lie in 0\.\.2, got 3"),
         (lambda: permutation_strategy([0, 0, 1]), r"permutation of 0\.\.2, got \[0, 0, 1\]"),
-        (lambda: truthful(0), "C .number of options. must be >= 1, got 0"),
+        (lambda: truthful(0), "C must be >= 1, got 0"),
+        (lambda: truthful(-2), "C must be >= 1, got -2"),
         (lambda: random_strategy(3, alpha=0), "alpha must be a positive number"),
         (lambda: random_strategy(3, alpha=True), "alpha must be a positive number, got True"),
         (lambda: random_strategy(3, alpha="x"), "alpha must be a positive number, got 'x'"),
