@@ -223,7 +223,7 @@ def check_gold(gold, n: int, C: int) -> np.ndarray:
             f"gold must be a dict or a 1-D array of length n = {n} "
             f"(-1 = unknown), got shape {arr.shape}"
         )
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iu":
+    if arr.dtype.kind not in "iu":  # not bool either
         raise TypeError(f"gold must hold integer options (-1 = unknown), got dtype {arr.dtype}")
     bad = (arr < -1) | (arr >= C)
     if np.any(bad):

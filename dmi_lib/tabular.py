@@ -190,7 +190,6 @@ def _decide_single(method: Method, call: Call):
     ends = np.cumsum(am.counts.sum(axis=1))
     per_task = np.split(np.argsort(task_codes, kind="stable"), ends[:-1])
     out = np.empty(len(am.tasks), dtype=np.intp)
-    workers = answers["worker"].to_numpy()
     # One call of the algorithm per task: the algorithms take one question each.
     for t, rows in enumerate(per_task):
         present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
@@ -199,9 +198,7 @@ def _decide_single(method: Method, call: Call):
         if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
             out[t] = present[0]
             continue
-        pos = np.full(len(am.options), -1, dtype=np.intp)
-        pos[present] = np.arange(present.size)  # option -> column of this task's P
-        ans = pos[codes_all[rows]]
+        ans = np.argmax(codes_all[rows, None] == present, axis=1)  # answers' columns of P
         P = P_all[np.ix_(rows, present)]
         if smoothing:
             P = (1.0 - smoothing) * P + smoothing / present.size
@@ -209,9 +206,10 @@ def _decide_single(method: Method, call: Call):
         if (mass <= 0).any():
             i = rows[int(np.argmax(mass <= 0))]
             raise ValueError(
-                f"task {python_scalar(am.tasks[t])!r}: worker {python_scalar(workers[i])!r} predicted only "
-                f"options nobody chose in this task ({am.options[present].tolist()} were "
-                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
+                f"task {python_scalar(am.tasks[t])!r}: worker "
+                f"{python_scalar(answers['worker'].iloc[i])!r} predicted only options nobody "
+                f"chose in this task ({am.options[present].tolist()} were chosen); pass "
+                "smoothing > 0 to mix every prediction with the uniform"
             )
         P = P / mass[:, None]
         try:
