@@ -143,6 +143,20 @@ def check_strategies(strategies, C: int | None = None) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # Task states
 # --------------------------------------------------------------------------- #
+def _check_noise(noise, name: str) -> None:
+    """A ValueError naming ``name`` unless ``noise`` is a number in [0, 1]."""
+    if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
+        raise ValueError(f"{name} must lie in [0, 1], got {noise!r}")
+
+
+def _blur(rows: np.ndarray, noise: float, rng) -> np.ndarray:
+    """``(1 - noise)·row + noise·u`` for each row, ``u ~ Dirichlet(1)`` drawn per row
+    (probability vectors stay probability vectors; ``noise = 0``: the rows, no draw)."""
+    if noise > 0:
+        rows = (1.0 - noise) * rows + noise * rng.dirichlet(np.ones(rows.shape[1]), size=len(rows))
+    return rows
+
+
 def _check_states(states) -> np.ndarray:
     states = np.asarray(states)
     if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] == 0:
@@ -237,12 +251,9 @@ def random_states(
     )
     if weights.size != W:
         raise ValueError(f"weights must have one entry per world ({W}), got {weights.size}")
-    if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
-        raise ValueError(f"noise must lie in [0, 1], got {noise!r}")
+    _check_noise(noise, "noise")
     world = rng.choice(W, size=n_tasks, p=weights)
-    states = worlds[world]
-    if noise > 0:
-        states = (1.0 - noise) * states + noise * rng.dirichlet(np.ones(C), size=n_tasks)
+    states = _blur(worlds[world], noise, rng)
     return (states, world) if return_worlds else states
 
 
@@ -268,11 +279,11 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
         valid = np.arange(s_max)[None, :] < sizes[:, None]
         for idx in range(s_max):
             j = n - sizes + idx  # Floyd: for j = n-s .. n-1, draw r in 0..j
-            active = idx < sizes
             r = (rng.random(m) * (j + 1)).astype(np.intp)
             r = np.minimum(r, np.maximum(j, 0))
             dup = (chosen[:, :idx] == r[:, None]).any(axis=1)
-            chosen[:, idx] = np.where(active, np.where(dup, j, r), -1)
+            # Entries past a row's size (not ``valid``) are never read for that row.
+            chosen[:, idx] = np.where(dup, j, r)
         return np.nonzero(valid)[0], chosen[valid]
     block = max(1, 4_000_000 // n)
     workers, tasks = [], []
@@ -462,7 +473,7 @@ def simulate_single_task(
     True
     """
     P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
-    W, C = P.shape
+    W = P.shape[0]
     prior = check_distribution(world_prior, "world_prior", ndim=1)
     if prior.size != W:
         raise ValueError(f"world_prior must have one entry per world ({W}), got {prior.size}")
@@ -470,8 +481,7 @@ def simulate_single_task(
     true_world = check_int(true_world, "true_world", 0)
     if true_world >= W:
         raise ValueError(f"true_world must lie in 0..{W - 1}, got {true_world}")
-    if not (np.isscalar(prediction_noise) and 0.0 <= prediction_noise <= 1.0):
-        raise ValueError(f"prediction_noise must lie in [0, 1], got {prediction_noise!r}")
+    _check_noise(prediction_noise, "prediction_noise")
     joint = prior[:, None] * P  # Pr[w, c]
     marginal = joint.sum(axis=0)  # Pr[c]
     impossible = np.flatnonzero((P[true_world] > 0) & (marginal <= 0))
@@ -486,9 +496,4 @@ def simulate_single_task(
     expected = posterior.T @ P  # row c: Pr[other's signal = . | my signal = c]
     rng = check_random_state(random_state)
     answers = _inverse_cdf(np.cumsum(P[[true_world]], axis=1), rng.random(n_respondents))
-    predictions = expected[answers]
-    if prediction_noise > 0:
-        predictions = (1.0 - prediction_noise) * predictions + prediction_noise * rng.dirichlet(
-            np.ones(C), size=n_respondents
-        )
-    return answers, predictions
+    return answers, _blur(expected[answers], prediction_noise, rng)

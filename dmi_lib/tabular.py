@@ -92,8 +92,7 @@ def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
     uniformly random one (seeded)."""
     if ties == "first":
         return np.argmax(mask, axis=1).astype(np.intp)
-    keys = rng.random(mask.shape)
-    keys[~mask] = -1.0
+    keys = np.where(mask, rng.random(mask.shape), -1.0)
     return np.argmax(keys, axis=1).astype(np.intp)
 
 
