@@ -246,8 +246,8 @@ def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int, weights=None):
     means = sums / sizes[:, None]
     abar = A.mean(axis=0) if weights is None else (weights @ A) / weights.sum()
     zero = means <= 0
-    finite = np.zeros_like(means)
-    finite[~zero] = np.log(means[~zero] / np.broadcast_to(abar, means.shape)[~zero])
+    # log(mean_c[o] / ā[o]) where mean_c[o] > 0; log 1 = 0 elsewhere
+    finite = np.log(np.divide(means, abar, out=np.ones_like(means), where=~zero))
     return finite, zero
 
 
