@@ -157,13 +157,6 @@ def _blur(rows: np.ndarray, noise: float, rng) -> np.ndarray:
     return rows
 
 
-def _check_states(states) -> np.ndarray:
-    states = np.asarray(states)
-    if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] == 0:
-        raise ValueError(f"states must be an (n_tasks, C) matrix, got shape {np.shape(states)}")
-    return check_distribution(states, "states", axis=1)
-
-
 def random_states(
     n_tasks,
     C,
@@ -330,7 +323,7 @@ def simulate_reports(
     >>> rep.label
     array([0, 1, 0, 0])
     """
-    states = _check_states(states)
+    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
     n, C = states.shape
     S = check_strategies(strategies, C)
     m = S.shape[0]
@@ -388,7 +381,7 @@ def simulate_crowd(
     >>> rep.n_reports, rep.tasks_per_worker().tolist() == [6] * 10
     (60, True)
     """
-    states = _check_states(states)
+    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
     n, C = states.shape
     S = check_strategies(strategies, C)
     m = S.shape[0]

@@ -350,6 +350,12 @@ def test_simulate_crowd_rejects_bad_states():
         simulate_crowd([[0.5, 0.6]], [np.eye(2)], tasks_per_agent=1)
     with pytest.raises(ValueError, match=r"strategies must be 2 x 2"):
         simulate_crowd([[0.5, 0.5]], [np.eye(3)], tasks_per_agent=1)
+    with pytest.raises(ValueError, match=r"states must be 2-D, got shape \(2,\)"):
+        simulate_crowd([0.5, 0.5], [np.eye(2)], tasks_per_agent=1)
+    with pytest.raises(ValueError, match="states is empty"):
+        simulate_reports(np.zeros((0, 2)), [np.eye(2)], task=[], worker=[])
+    with pytest.raises(TypeError, match="states must be numeric, got dtype <U1"):
+        simulate_reports([["a", "b"]], [np.eye(2)], task=[0], worker=[0])
 
 
 # --------------------------------------------------------------------------- #
