@@ -479,14 +479,7 @@ def _single_task_moments(answers, predictions, n_options):
                 f"n_options = {n_options} but predictions has {C} columns (one per option)"
             )
     P = check_distribution(P, "predictions", axis=1)
-    ans = np.asarray(answers)
-    if ans.ndim != 1:
-        raise ValueError(f"answers must be 1-D, got shape {ans.shape}")
-    if ans.shape[0] != m:
-        raise ValueError(
-            f"answers has {ans.shape[0]} entries but predictions has {m} rows (one per respondent)"
-        )
-    ans = check_labels(ans, m, C, "answers")
+    ans = check_labels(answers, m, C, "answers")  # one answer per row of predictions
     counts = np.bincount(ans, minlength=C)
     if np.any(counts == 0):
         raise ValueError(
