@@ -34,7 +34,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
-from .problem import DMIResult, cluster_sums
+from .problem import DMIResult, cluster_sums, idxmax
 from .core import cluster_distinct
 
 __all__ = [
@@ -67,11 +67,10 @@ def _check_answer_matrix(A, name: str = "A") -> np.ndarray:
 
 
 def _argmax(M: np.ndarray, ties: str) -> np.ndarray:
-    if ties == "first":
-        return np.argmax(M, axis=1).astype(np.intp)
-    if ties == "all":
-        return M >= M.max(axis=1, keepdims=True)
-    raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
+    """The paper's ``idxmax`` of each row (:func:`dmi_lib.problem.idxmax`, which checks
+    ``ties``): the first maximal column (``ties="first"``) or the mask of all of them."""
+    mask = idxmax(M, ties=ties)  # "first": one-hot rows
+    return mask if ties == "all" else np.argmax(mask, axis=1)
 
 
 def ncol(A) -> np.ndarray:
@@ -224,7 +223,7 @@ def check_gold(gold, n: int, C: int) -> np.ndarray:
             f"gold must be a dict or a 1-D array of length n = {n} "
             f"(-1 = unknown), got shape {arr.shape}"
         )
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iu":
+    if arr.dtype.kind not in "iu":  # not bool either
         raise TypeError(f"gold must hold integer options (-1 = unknown), got dtype {arr.dtype}")
     bad = (arr < -1) | (arr >= C)
     if np.any(bad):
@@ -247,8 +246,8 @@ def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int, weights=None):
     means = sums / sizes[:, None]
     abar = A.mean(axis=0) if weights is None else (weights @ A) / weights.sum()
     zero = means <= 0
-    finite = np.zeros_like(means)
-    finite[~zero] = np.log(means[~zero] / np.broadcast_to(abar, means.shape)[~zero])
+    # log(mean_c[o] / ā[o]) where mean_c[o] > 0; log 1 = 0 elsewhere
+    finite = np.log(np.divide(means, abar, out=np.ones_like(means), where=~zero))
     return finite, zero
 
 
@@ -322,19 +321,11 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
         )
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     finite, zero = _rotated_sp_scores(labels, A, k, w)
-    agree = np.zeros((k, C))
+    agree = np.zeros((k, C))  # agree[c, o]: (weighted) gold tasks of cluster c with option o
     if gold is not None:
         g = check_gold(gold, n, C)
         known = g >= 0
-        agree = (
-            np.bincount(
-                labels[known] * C + g[known],
-                weights=None if w is None else w[known],
-                minlength=k * C,
-            )
-            .reshape(k, C)
-            .astype(float)
-        )
+        np.add.at(agree, (labels[known], g[known]), 1.0 if w is None else w[known])
     # Lexicographic weights (all levels maximised).  Level 3 is rescaled into
     # [0, 1/(k+1)) per entry, so its total over any assignment moves by < 1 and
     # cannot outweigh one unit of the integer level 2; level 2 + 3 totals move by
@@ -488,14 +479,7 @@ def _single_task_moments(answers, predictions, n_options):
                 f"n_options = {n_options} but predictions has {C} columns (one per option)"
             )
     P = check_distribution(P, "predictions", axis=1)
-    ans = np.asarray(answers)
-    if ans.ndim != 1:
-        raise ValueError(f"answers must be 1-D, got shape {ans.shape}")
-    if ans.shape[0] != m:
-        raise ValueError(
-            f"answers has {ans.shape[0]} entries but predictions has {m} rows (one per respondent)"
-        )
-    ans = check_labels(ans, m, C, "answers")
+    ans = check_labels(answers, m, C, "answers")  # one answer per row of predictions
     counts = np.bincount(ans, minlength=C)
     if np.any(counts == 0):
         raise ValueError(

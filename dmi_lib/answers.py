@@ -203,27 +203,24 @@ def check_options(options, labels) -> tuple:
     if not opts.is_unique:
         dup = opts[opts.duplicated()].unique().tolist()
         raise ValueError(f"options must be distinct, got duplicate(s) {dup}")
-    codes = opts.get_indexer(labels)
+    return _option_codes(labels, opts, "answers"), opts
+
+
+def _option_codes(values, options: pd.Index, what: str) -> np.ndarray:
+    """The column of each of ``values`` among ``options``; a ValueError naming
+    ``what`` (``"answers"``, ``"gold"``, ``"column 'prediction'"``), how many
+    values are not among them and the first unknown values (up to ten, sorted)
+    if some are not among them."""
+    codes = options.get_indexer(values)
     unknown = codes < 0
     if unknown.any():
-        bad = pd.unique(np.asarray(labels)[unknown])
+        bad = pd.unique(np.asarray(values)[unknown])
         shown = sorted(bad.tolist(), key=repr)[:10]
         raise ValueError(
-            f"answers has {int(unknown.sum())} label(s) not among options "
-            f"{list(opts)}: {shown}{' ...' if bad.size > 10 else ''}"
+            f"{what} has {int(unknown.sum())} label(s) not among options "
+            f"{list(options)}: {shown}{' ...' if bad.size > 10 else ''}"
         )
-    return codes, opts
-
-
-def _option_codes(values: np.ndarray, options: pd.Index, what: str) -> np.ndarray:
-    """The column of each of ``values`` among ``options``; a ValueError naming
-    ``what`` (``"gold"``, ``"predicted"``) and the first unknown values if some
-    are not among them."""
-    idx = options.get_indexer(values)
-    if (idx < 0).any():
-        bad = pd.unique(values[idx < 0])[:10].tolist()
-        raise ValueError(f"{what} label(s) {bad} are not among options {list(options)}")
-    return idx
+    return codes
 
 
 def answer_matrix(
@@ -333,9 +330,8 @@ def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     label_codes, opts = check_options(options, answers["label"].to_numpy())
     C = len(opts)
     check_dense(n, C, max_cells)
-    counts = np.bincount(task_codes.astype(np.int64) * C + label_codes, minlength=n * C).reshape(
-        n, C
-    )
+    cell = task_codes.astype(np.int64) * C + label_codes  # row-major (task, option) cell
+    counts = np.bincount(cell, minlength=n * C).reshape(n, C)
     A = counts / counts.sum(axis=1, keepdims=True)
     am = AnswerMatrix(A=A, counts=counts, tasks=pd.Index(tasks, name="task"), options=opts)
     return am, answers, task_codes, label_codes
@@ -369,11 +365,6 @@ def _fraction_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
             "predictions are labels pass prediction_type='label'"
         )
     return np.column_stack([1.0 - p, p] if hi == 1 else [p, 1.0 - p])
-
-
-def _label_predictions(pred: pd.Series, opts: pd.Index) -> np.ndarray:
-    """A predicted answer of the others → its one-hot vector over ``opts``."""
-    return np.eye(len(opts))[_option_codes(pred.to_numpy(), opts, "predicted")]
 
 
 def _distribution_predictions(pred: pd.Series, opts: pd.Index, index: pd.Index) -> np.ndarray:
@@ -425,7 +416,10 @@ def prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.nd
     # ``kind`` was checked against PREDICTION_TYPES by check_call
     if kind == "distribution":
         return _distribution_predictions(pred, opts, answers.index)
-    return {"fraction": _fraction_predictions, "label": _label_predictions}[kind](pred, opts)
+    if kind == "fraction":
+        return _fraction_predictions(pred, opts)
+    # "label": a predicted answer of the others → its one-hot vector over ``opts``
+    return np.eye(len(opts))[_option_codes(pred.to_numpy(), opts, "column 'prediction'")]
 
 
 # --------------------------------------------------------------------------- #

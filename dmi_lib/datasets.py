@@ -54,7 +54,6 @@ _AFFINE_T = """
 0.7384872 0.39051911
 0.75115812 0.90684574
 """
-_AFFINE_B = ".05 .02"
 
 # Appendix, "An empirical run of k-cofactors in Figure 5" (fig:empirical).
 _KCOFACTORS_A = """
@@ -124,8 +123,6 @@ _EXAMPLE1_STATES_PCT = """
 56 34 10
 46 44 10
 """
-# The prior as the paper prints it: "approximately (52.7%, 39.3%, 8%)".
-_EXAMPLE1_PRIOR_PRINTED_PCT = "52.7 39.3 8"
 
 # Example 2 (introduction): the strategy matrix, as printed.
 _EXAMPLE2_S = """
@@ -134,9 +131,6 @@ _EXAMPLE2_S = """
 .46 .44 .1
 """
 
-# Introduction, paragraph before Example 1, in percent.
-_INTRO_FEEDBACK_PCT = "56 40 4"
-_INTRO_PRIOR_PCT = "70 26 4"
 
 # Not from the paper: a case constructed for this book.
 _CYCLE_A = """
@@ -223,7 +217,7 @@ _REGISTRY = {
         "7 points in the plane (A, 7x2), an invertible 2x2 matrix T and a shift "
         "b = [.05, .02]: the clustering of A and of A @ T + b agree (Theorem 2.2, "
         "affine-invariant).",
-        {"A": _parse(_AFFINE_A), "T": _parse(_AFFINE_T), "b": _parse(_AFFINE_B)},
+        {"A": _parse(_AFFINE_A), "T": _parse(_AFFINE_T), "b": _parse(".05 .02")},
     ),
     "kcofactors": (
         "Appendix 'Synthetic Data Used for Demonstration', paragraph 'An empirical run "
@@ -251,7 +245,8 @@ _REGISTRY = {
             "state_prior": np.full(3, 1.0 / 3.0),
             # Equal state probabilities: the prior is the plain mean of the states.
             "prior": _EXAMPLE1_STATES.mean(axis=0),
-            "prior_printed": _parse(_EXAMPLE1_PRIOR_PRINTED_PCT) / 100.0,
+            # The prior as the paper prints it: "approximately (52.7%, 39.3%, 8%)".
+            "prior_printed": _parse("52.7 39.3 8") / 100.0,
             "options": _OPTIONS,
         },
     ),
@@ -267,8 +262,9 @@ _REGISTRY = {
         "Feedback (56%, 40%, 4%) against the prior (70%, 26%, 4%): plurality answers "
         "'good', surprisingly popular answers 'so so' (40/26 > 56/70, 4/4).",
         {
-            "feedback": _parse(_INTRO_FEEDBACK_PCT) / 100.0,
-            "prior": _parse(_INTRO_PRIOR_PCT) / 100.0,
+            # Introduction, paragraph before Example 1, in percent.
+            "feedback": _parse("56 40 4") / 100.0,
+            "prior": _parse("70 26 4") / 100.0,
             "options": _OPTIONS,
             "plurality_answer": "good",
             "sp_answer": "so so",

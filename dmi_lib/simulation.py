@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_distribution, check_int, check_random_state
+from ._validation import check_distribution, check_int, check_positive, check_random_state
 from .mechanisms import Reports
 
 __all__ = [
@@ -44,13 +44,6 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # Strategies
 # --------------------------------------------------------------------------- #
-def _n_options(C) -> int:
-    C = check_int(C, "C", 0)
-    if C < 1:
-        raise ValueError(f"C (number of options) must be >= 1, got {C}")
-    return C
-
-
 def truthful(C) -> np.ndarray:
     """The truthful strategy: report the signal received, ``S = I``.
 
@@ -60,7 +53,7 @@ def truthful(C) -> np.ndarray:
     array([[1., 0.],
            [0., 1.]])
     """
-    return np.eye(_n_options(C))
+    return np.eye(check_int(C, "C", 1))
 
 
 def always(C, option) -> np.ndarray:
@@ -75,7 +68,7 @@ def always(C, option) -> np.ndarray:
            [0., 0., 1.],
            [0., 0., 1.]])
     """
-    C = _n_options(C)
+    C = check_int(C, "C", 1)
     option = check_int(option, "option", 0)
     if option >= C:
         raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
@@ -111,11 +104,10 @@ def random_strategy(C, random_state=None, *, alpha: float = 1.0) -> np.ndarray:
     >>> S.shape, bool(np.allclose(S.sum(axis=1), 1))
     ((3, 3), True)
     """
-    C = _n_options(C)
-    if not np.isscalar(alpha) or not np.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    C = check_int(C, "C", 1)
+    alpha = check_positive(alpha, "alpha")
     rng = check_random_state(random_state)
-    return rng.dirichlet(np.full(C, float(alpha)), size=C)
+    return rng.dirichlet(np.full(C, alpha), size=C)
 
 
 def check_strategies(strategies, C: int | None = None) -> np.ndarray:
@@ -151,11 +143,18 @@ def check_strategies(strategies, C: int | None = None) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # Task states
 # --------------------------------------------------------------------------- #
-def _check_states(states) -> np.ndarray:
-    states = np.asarray(states)
-    if states.ndim != 2 or states.shape[0] == 0 or states.shape[1] == 0:
-        raise ValueError(f"states must be an (n_tasks, C) matrix, got shape {np.shape(states)}")
-    return check_distribution(states, "states", axis=1)
+def _check_noise(noise, name: str) -> None:
+    """A ValueError naming ``name`` unless ``noise`` is a number in [0, 1]."""
+    if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
+        raise ValueError(f"{name} must lie in [0, 1], got {noise!r}")
+
+
+def _blur(rows: np.ndarray, noise: float, rng) -> np.ndarray:
+    """``(1 - noise)·row + noise·u`` for each row, ``u ~ Dirichlet(1)`` drawn per row
+    (probability vectors stay probability vectors; ``noise = 0``: the rows, no draw)."""
+    if noise > 0:
+        rows = (1.0 - noise) * rows + noise * rng.dirichlet(np.ones(rows.shape[1]), size=len(rows))
+    return rows
 
 
 def random_states(
@@ -212,7 +211,7 @@ def random_states(
     True
     """
     n_tasks = check_int(n_tasks, "n_tasks", 0)
-    C = _n_options(C)
+    C = check_int(C, "C", 1)
     rng = check_random_state(random_state)
     if kind == "dirichlet":
         if return_worlds:
@@ -245,12 +244,9 @@ def random_states(
     )
     if weights.size != W:
         raise ValueError(f"weights must have one entry per world ({W}), got {weights.size}")
-    if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
-        raise ValueError(f"noise must lie in [0, 1], got {noise!r}")
+    _check_noise(noise, "noise")
     world = rng.choice(W, size=n_tasks, p=weights)
-    states = worlds[world]
-    if noise > 0:
-        states = (1.0 - noise) * states + noise * rng.dirichlet(np.ones(C), size=n_tasks)
+    states = _blur(worlds[world], noise, rng)
     return (states, world) if return_worlds else states
 
 
@@ -271,18 +267,16 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
     fraction of ``n`` it is cheaper to sort random keys (blocked to bound memory).
     """
     m, s_max = sizes.size, int(sizes.max())  # m >= 1
-    if s_max == 0:
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
     if s_max * s_max <= 8 * n:
         chosen = np.empty((m, s_max), dtype=np.intp)
         valid = np.arange(s_max)[None, :] < sizes[:, None]
         for idx in range(s_max):
             j = n - sizes + idx  # Floyd: for j = n-s .. n-1, draw r in 0..j
-            active = idx < sizes
             r = (rng.random(m) * (j + 1)).astype(np.intp)
             r = np.minimum(r, np.maximum(j, 0))
-            dup = (chosen[:, :idx] == r[:, None]).any(axis=1) if idx else np.zeros(m, bool)
-            chosen[:, idx] = np.where(active, np.where(dup, j, r), -1)
+            dup = (chosen[:, :idx] == r[:, None]).any(axis=1)
+            # Entries past a row's size (not ``valid``) are never read for that row.
+            chosen[:, idx] = np.where(dup, j, r)
         return np.nonzero(valid)[0], chosen[valid]
     block = max(1, 4_000_000 // n)
     workers, tasks = [], []
@@ -329,7 +323,7 @@ def simulate_reports(
     >>> rep.label
     array([0, 1, 0, 0])
     """
-    states = _check_states(states)
+    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
     n, C = states.shape
     S = check_strategies(strategies, C)
     m = S.shape[0]
@@ -387,7 +381,7 @@ def simulate_crowd(
     >>> rep.n_reports, rep.tasks_per_worker().tolist() == [6] * 10
     (60, True)
     """
-    states = _check_states(states)
+    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
     n, C = states.shape
     S = check_strategies(strategies, C)
     m = S.shape[0]
@@ -472,7 +466,7 @@ def simulate_single_task(
     True
     """
     P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
-    W, C = P.shape
+    W = P.shape[0]
     prior = check_distribution(world_prior, "world_prior", ndim=1)
     if prior.size != W:
         raise ValueError(f"world_prior must have one entry per world ({W}), got {prior.size}")
@@ -480,8 +474,7 @@ def simulate_single_task(
     true_world = check_int(true_world, "true_world", 0)
     if true_world >= W:
         raise ValueError(f"true_world must lie in 0..{W - 1}, got {true_world}")
-    if not (np.isscalar(prediction_noise) and 0.0 <= prediction_noise <= 1.0):
-        raise ValueError(f"prediction_noise must lie in [0, 1], got {prediction_noise!r}")
+    _check_noise(prediction_noise, "prediction_noise")
     joint = prior[:, None] * P  # Pr[w, c]
     marginal = joint.sum(axis=0)  # Pr[c]
     impossible = np.flatnonzero((P[true_world] > 0) & (marginal <= 0))
@@ -491,15 +484,9 @@ def simulate_single_task(
             "(world_prior puts no mass on worlds that emit it): the Bayesian prediction "
             "is undefined"
         )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        posterior = np.where(marginal > 0, joint / marginal, 0.0)  # Pr[w | c], (W, C)
+    # Pr[w | c], (W, C); 0 for the signals no world emits
+    posterior = np.divide(joint, marginal, out=np.zeros_like(joint), where=marginal > 0)
     expected = posterior.T @ P  # row c: Pr[other's signal = . | my signal = c]
     rng = check_random_state(random_state)
-    cdf = np.cumsum(P[true_world])
-    answers = np.minimum(np.searchsorted(cdf, rng.random(n_respondents), side="right"), C - 1)
-    predictions = expected[answers]
-    if prediction_noise > 0:
-        predictions = (1.0 - prediction_noise) * predictions + prediction_noise * rng.dirichlet(
-            np.ones(C), size=n_respondents
-        )
-    return answers, predictions
+    answers = _inverse_cdf(np.cumsum(P[[true_world]], axis=1), rng.random(n_respondents))
+    return answers, _blur(expected[answers], prediction_noise, rng)

@@ -92,8 +92,7 @@ def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
     uniformly random one (seeded)."""
     if ties == "first":
         return np.argmax(mask, axis=1).astype(np.intp)
-    keys = rng.random(mask.shape)
-    keys[~mask] = -1.0
+    keys = np.where(mask, rng.random(mask.shape), -1.0)
     return np.argmax(keys, axis=1).astype(np.intp)
 
 
@@ -101,7 +100,7 @@ def _plurality_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
     """Plurality's option for each row of answer counts: the first maximal one, or
     (``ties="random"``) a random one (``weights``, ``options``, ``row_gold`` and
     ``kw`` are not needed: the signature of :attr:`~dmi_lib.answers.Method.groups`)."""
-    return _pick(_agg.plurality(np.asarray(rows), ties="all"), ties, rng), None
+    return _pick(_agg.plurality(rows, ties="all"), ties, rng), None
 
 
 def _sp_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
@@ -109,7 +108,6 @@ def _sp_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
     :func:`_plurality_groups`; the prior is ``prior=`` or the column means of ``A``
     over all tasks (``weights``: tasks per row; None: one each,
     :func:`~dmi_lib.aggregation.surprisingly_popular`'s own)."""
-    rows = np.asarray(rows)
     if len(options) == 1:  # one option seen: nothing can be surprising
         return _pick(np.ones((len(rows), 1), dtype=bool), ties, rng), None
     shares = rows / rows.sum(axis=1, keepdims=True)
@@ -122,11 +120,9 @@ def _sp_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
 def _dmi_groups(rows, weights, options, row_gold, rng, kw):
     """DMI aggregation (:func:`~dmi_lib.aggregation.dmi_aggregate`) of the groups,
     each weighted by its number of tasks; ``row_gold`` names the clusters."""
-    rows = np.asarray(rows)
-    gold = None if row_gold is None or not (np.asarray(row_gold) >= 0).any() else row_gold
     details = _agg.dmi_aggregate(
         rows / rows.sum(axis=1, keepdims=True),
-        gold=gold,
+        gold=row_gold,
         sample_weight=weights,
         method=kw.get("dmi_method", "auto"),
         random_state=check_random_state(rng),
@@ -189,22 +185,19 @@ def _decide_single(method: Method, call: Call):
     rng = check_random_state(call.random_state)
     ties, smoothing = call.ties, call.smoothing
     P_all = prediction_matrix(answers, am.options, call.prediction_type)
-    order = np.argsort(task_codes, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(task_codes, minlength=len(am.tasks)))])
+    # The rows of each task: the table sorted (stably) by task, cut after each task's answers.
+    ends = np.cumsum(am.counts.sum(axis=1))
+    per_task = np.split(np.argsort(task_codes, kind="stable"), ends[:-1])
     out = np.empty(len(am.tasks), dtype=np.intp)
-    workers = answers["worker"].to_numpy()
     # One call of the algorithm per task: the algorithms take one question each.
-    for t in range(len(am.tasks)):
-        rows = order[bounds[t] : bounds[t + 1]]
+    for t, rows in enumerate(per_task):
         present = np.flatnonzero(am.counts[t])  # options somebody chose in task t
         if ties == "random":
             present = rng.permutation(present)
         if present.size == 1:  # unanimous: no other option can be (surprisingly) popular
             out[t] = present[0]
             continue
-        pos = np.full(len(am.options), -1, dtype=np.intp)
-        pos[present] = np.arange(present.size)  # option -> column of this task's P
-        ans = pos[codes_all[rows]]
+        ans = np.argmax(codes_all[rows, None] == present, axis=1)  # answers' columns of P
         P = P_all[np.ix_(rows, present)]
         if smoothing:
             P = (1.0 - smoothing) * P + smoothing / present.size
@@ -212,9 +205,10 @@ def _decide_single(method: Method, call: Call):
         if (mass <= 0).any():
             i = rows[int(np.argmax(mass <= 0))]
             raise ValueError(
-                f"task {python_scalar(am.tasks[t])!r}: worker {python_scalar(workers[i])!r} predicted only "
-                f"options nobody chose in this task ({am.options[present].tolist()} were "
-                "chosen); pass smoothing > 0 to mix every prediction with the uniform"
+                f"task {python_scalar(am.tasks[t])!r}: worker "
+                f"{python_scalar(answers['worker'].iloc[i])!r} predicted only options nobody "
+                f"chose in this task ({am.options[present].tolist()} were chosen); pass "
+                "smoothing > 0 to mix every prediction with the uniform"
             )
         P = P / mass[:, None]
         try:

@@ -154,8 +154,11 @@ def test_strategy_constructors():
     [
         (lambda: always(3, 3), r"option must lie in 0\.\.2, got 3"),
         (lambda: permutation_strategy([0, 0, 1]), r"permutation of 0\.\.2, got \[0, 0, 1\]"),
-        (lambda: truthful(0), "C .number of options. must be >= 1, got 0"),
+        (lambda: truthful(0), "C must be >= 1, got 0"),
+        (lambda: truthful(-2), "C must be >= 1, got -2"),
         (lambda: random_strategy(3, alpha=0), "alpha must be a positive number"),
+        (lambda: random_strategy(3, alpha=True), "alpha must be a positive number, got True"),
+        (lambda: random_strategy(3, alpha="x"), "alpha must be a positive number, got 'x'"),
         (lambda: check_strategies(np.ones((2, 2, 3))), r"shape \(m, C, C\)"),
         (lambda: check_strategies([[[0.5, 0.6], [0, 1]]]), r"sum to 1 .* index \(0, 0\)"),
         (lambda: check_strategies([[[1.2, -0.2], [0, 1]]]), "non-negative"),
@@ -347,6 +350,12 @@ def test_simulate_crowd_rejects_bad_states():
         simulate_crowd([[0.5, 0.6]], [np.eye(2)], tasks_per_agent=1)
     with pytest.raises(ValueError, match=r"strategies must be 2 x 2"):
         simulate_crowd([[0.5, 0.5]], [np.eye(3)], tasks_per_agent=1)
+    with pytest.raises(ValueError, match=r"states must be 2-D, got shape \(2,\)"):
+        simulate_crowd([0.5, 0.5], [np.eye(2)], tasks_per_agent=1)
+    with pytest.raises(ValueError, match="states is empty"):
+        simulate_reports(np.zeros((0, 2)), [np.eye(2)], task=[], worker=[])
+    with pytest.raises(TypeError, match="states must be numeric, got dtype <U1"):
+        simulate_reports([["a", "b"]], [np.eye(2)], task=[0], worker=[0])
 
 
 # --------------------------------------------------------------------------- #

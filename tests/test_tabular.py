@@ -236,7 +236,9 @@ def test_aggregate_argument_errors():
         aggregate(df.assign(prediction=0.5), "sp-single", smoothing=2)
     with pytest.raises(TypeError, match="gold must be a pandas Series"):
         aggregate(df, "dmi", gold=[0, 1])
-    with pytest.raises(ValueError, match=r"gold label\(s\) \[7\] are not among options"):
+    with pytest.raises(
+        ValueError, match=r"gold has 1 label\(s\) not among options \[0, 1\]: \[7\]"
+    ):
         aggregate(df, "dmi", gold=pd.Series({1: 7}))
     with pytest.raises(ValueError, match="lists task 1 more than once"):
         aggregate(df, "dmi", gold=pd.Series([0, 1], index=[1, 1]))
@@ -507,7 +509,9 @@ def test_single_task_label_predictions_and_errors():
         aggregate(df, "sp-single").iloc[0]
         == [7, 9][aggregation.surprisingly_popular_single([0, 0, 0, 1, 1], P).answer]
     )
-    with pytest.raises(ValueError, match=r"predicted label\(s\) \[8\] are not among"):
+    with pytest.raises(
+        ValueError, match=r"column 'prediction' has 1 label\(s\) not among options \[7, 9\]: \[8\]"
+    ):
         aggregate(df.assign(prediction=pd.array([8, 9, 9, 9, 7], dtype="Int64")), "sp-single")
     with pytest.raises(
         ValueError,
