@@ -107,8 +107,10 @@ def _tables(df, parts, source, folder):
         with dask.config.set({"dataframe.convert-string": False}):
             return df, dd.from_pandas(df, npartitions=parts)
     if source == "parquet":
+        # a-00, a-01, …: the files in one order for every reader (pandas sorts the
+        # names as text, Dask as numbers), so the rows are in one order
         for i, chunk in enumerate(np.array_split(np.arange(len(df)), parts)):
-            df.iloc[chunk].to_parquet(folder / f"a-{i}.parquet", index=False)
+            df.iloc[chunk].to_parquet(folder / f"a-{i:02d}.parquet", index=False)
         return pd.read_parquet(folder), read_answers(str(folder / "a-*.parquet"))
     df.to_csv(folder / "a.csv", index=False)
     # small blocks: one file, several partitions (dtypes read from its first block)
