@@ -82,8 +82,8 @@ def test_dask_equals_pandas(client, method, C):
 def test_gold_names_clusters_alike(client):
     df, truth = crowd(C=3, seed=4, string_ids=True)
     gold = pd.Series(truth[:10], index=[f"t{i}" for i in range(10)])
-    want = aggregate(df, "dmi", gold=gold)
-    got = aggregate(dd.from_pandas(df, npartitions=3), "dmi", gold=gold)
+    want = aggregate(df, "dmi", gold=gold, random_state=0)
+    got = aggregate(dd.from_pandas(df, npartitions=3), "dmi", gold=gold, random_state=0)
     pd.testing.assert_series_equal(got, want)
 
 
@@ -101,10 +101,10 @@ def test_read_answers_parquet_and_csv_globs(client, tmp_path):
         part = df.iloc[start : start + len(df) // 4 + 1]
         part.to_parquet(tmp_path / f"answers-{i}.parquet")
         part.to_csv(tmp_path / f"answers-{i}.csv", index=False)
-    want = aggregate(df, "dmi")
-    got = aggregate(read_answers(str(tmp_path / "answers-*.parquet")), "dmi")
+    want = aggregate(df, "dmi", random_state=0)  # one seed: k-cofactors' starts are random
+    got = aggregate(read_answers(str(tmp_path / "answers-*.parquet")), "dmi", random_state=0)
     pd.testing.assert_series_equal(got, want)
-    got = aggregate(read_answers(str(tmp_path / "answers-*.csv")), "dmi")
+    got = aggregate(read_answers(str(tmp_path / "answers-*.csv")), "dmi", random_state=0)
     pd.testing.assert_series_equal(got, want.astype(np.int64))  # CSV has no int8
 
 

@@ -146,9 +146,11 @@ def test_dask_path_equals_pandas_path_for_every_dtype(
     except (TypeError, ValueError) as exc:  # Arrow cannot store an object column mixing types
         assert source == "parquet" and any("mixed" in k for k in kinds), (kinds, exc)
         return
-    want = _outcome(lambda: aggregate(table, method, duplicates=duplicates))
+    # one seed for both: DMI's k-cofactors starts are random (random_state=None draws
+    # fresh ones), and two starts may reach two local maxima
+    want = _outcome(lambda: aggregate(table, method, duplicates=duplicates, random_state=0))
     with dask.config.set(scheduler="synchronous"):
-        got = _outcome(lambda: aggregate(ddf, method, duplicates=duplicates))
+        got = _outcome(lambda: aggregate(ddf, method, duplicates=duplicates, random_state=0))
     _check_equal(want, got, kinds + (source, duplicates))
 
 
