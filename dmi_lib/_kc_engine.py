@@ -397,7 +397,6 @@ class Engine:
         # The labels inside the solver: int32 for the compiled pass (half the
         # memory traffic and size of intp); the result is intp.
         self.ldtype = np.intp if self.kernels is None else np.int32
-        self._sample = None
 
     def subset(self, rows) -> Engine:
         """The same solver on the rows ``rows`` of ``X`` only (a copy of them)."""
@@ -659,20 +658,18 @@ class Engine:
             # Many clusters short (e.g. empty ones when k is large): up to k − r
             # moves per decomposition, of distinct rows into distinct clusters that
             # are neither a source nor emptied; checked by the next decomposition.
+            # (A row moved already now sits in a target: ``a in targets`` skips it;
+            # sources are never targets, so only their sizes are kept.)
             size = np.bincount(labels, minlength=self.k)
-            used_rows, targets, sources = set(), set(), set()
+            targets, sources = set(), set()
             for flat in np.argsort(-score, axis=None)[: 64 * self.k]:
                 i, b = divmod(int(flat), self.k)
                 a = int(labels[i])
                 if score.flat[flat] <= 0 or len(targets) >= self.k - r:
                     break
-                if i in used_rows or b in targets or b in sources or a in targets:
-                    continue
-                if size[a] <= 1:
+                if b in targets or b in sources or a in targets or size[a] <= 1:
                     continue
                 size[a] -= 1
-                size[b] += 1
-                used_rows.add(i)
                 targets.add(b)
                 sources.add(a)
                 labels[i] = b
@@ -749,14 +746,11 @@ class Engine:
         fixed seed: the same rows every time) and the solver on them alone; None
         when those rows do not span the data's affine hull (``XₛᵀXₛ`` singular at
         :data:`RCOND`: a rare direction was missed), or there are too few rows."""
-        if self._sample is None:  # drawn once, for every start
-            m = int(self.options.subsample_rows)
-            self._sample = False
-            if m < self.n:
-                rng = np.random.default_rng(SAMPLE_SEED)
-                rows = np.sort(rng.choice(self.n, size=m, replace=False))
-                sub = self.subset(rows)
-                s = np.linalg.svd(sub.Xt @ sub.Xt.T, compute_uv=False)
-                if s[-1] > RCOND * s[0]:
-                    self._sample = rows, sub
-        return self._sample or None
+        m = int(self.options.subsample_rows)
+        if m >= self.n:
+            return None
+        rng = np.random.default_rng(SAMPLE_SEED)
+        rows = np.sort(rng.choice(self.n, size=m, replace=False))
+        sub = self.subset(rows)
+        s = np.linalg.svd(sub.Xt @ sub.Xt.T, compute_uv=False)
+        return (rows, sub) if s[-1] > RCOND * s[0] else None

@@ -187,10 +187,12 @@ def first_index(mask):
 
 
 def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
-    """``CᵀX`` of a block of rows (``Xs``: ``k × B``); without weights the last
-    column holds the exact, integer cluster sizes."""
-    M = np.empty((k, k))
-    for j in range(k - 1):
+    """``CᵀX`` of a block of rows (``Xs``: ``k × B``) with labels ``lab`` in
+    ``0..k-1``, or of labels that are keys ``0..k-1`` of groups of clusters (shape
+    ``(k, columns of X)``); without weights the last column holds the exact,
+    integer cluster sizes."""
+    M = np.empty((k, Xs.shape[0]))
+    for j in range(Xs.shape[0] - 1):
         M[:, j] = np.bincount(lab, weights=Xs[j], minlength=k)
     M[:, -1] = np.bincount(lab, weights=Xs[-1] if weighted else None, minlength=k)
     return M
@@ -198,17 +200,10 @@ def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
 
 def _pair_change(Xs, hit, kt, ks, k: int, weighted: bool, groups: int):
     """``Σ_i (e_tgt − e_src) xᵢᵀ`` per group, from the keys ``kt = group·k + tgt``
-    and ``ks = group·k + src``: one ``bincount`` per column and side, shape
-    ``(k, groups·k)``."""
+    and ``ks = group·k + src``: :func:`label_sums` of the moved rows by target
+    minus by source, shape ``(groups·k, k)``."""
     xh = Xs.take(hit, axis=1)
-    size = groups * k
-    V = np.empty((k, size))
-    for j in range(k):
-        w = xh[j] if (j < k - 1 or weighted) else None
-        V[j] = np.bincount(kt, weights=w, minlength=size) - np.bincount(
-            ks, weights=w, minlength=size
-        )
-    return V
+    return label_sums(kt, xh, groups * k, weighted) - label_sums(ks, xh, groups * k, weighted)
 
 
 class _Moves(NamedTuple):
@@ -365,8 +360,6 @@ def assign_rows(
     rows move): ``V`` is ``CᵀX`` of the new labels, summed afresh, which is
     cheaper than gathering the movers.  ``margins`` (a full pass): every row's
     margin ``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁``, for :class:`Bounds`."""
-    if new_sums and (out is None or rows is not None):
-        raise ValueError("new_sums needs a full pass that writes the labels (out)")
     k = Xt.shape[0]
     margin = np.empty(Xt.shape[1]) if margins and rows is None else None
     V, moved, hd = np.zeros((k, k)), 0, 0
@@ -374,7 +367,7 @@ def assign_rows(
         h = mv.hit.size
         if h:
             if not new_sums:
-                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1).T
+                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1)
             delta = (mv.tgt - mv.src).astype(np.uint64)  # wraps modulo 2**64
             hd += int((row_hash_weights(mv.glob) * delta).sum(dtype=np.uint64))
         span = slice(mv.base, mv.base + mv.Xs.shape[1])
@@ -502,7 +495,7 @@ def screen_rows(
                 b = gap_buckets(g)
                 kt, ks = b * k + mv.tgt, b * k + mv.src
                 Vb = _pair_change(mv.Xs, mv.hit, kt, ks, k, weighted, nb)
-                V += Vb.reshape(k, nb, k).transpose(1, 2, 0)
+                V += Vb.reshape(nb, k, k)
                 counts += np.bincount(b, minlength=nb)
                 bkt.append(b.astype(np.uint8))
             # kept in small types (up to n rows early on)
@@ -599,17 +592,10 @@ def screen_kernel(Xt, D, labels, tol, margin, idx, tgt, gap, bkt):
     cp = np.zeros((CHUNKS, N_BUCKETS), np.int64)
     found = np.zeros(CHUNKS, np.int64)
     for c in prange(CHUNKS):
-        V = np.zeros((rows, k))
-        counts = np.zeros(N_BUCKETS, np.int64)
         s = min(n, c * chunk)
         e = min(n, s + chunk)
         out = (idx, tgt, gap, bkt)
-        found[c] = screen_chunk(Xt, D, labels, tol, margin, out, s, e, V, counts)
-        for p in range(rows):  # explicit loops (see assign_kernel)
-            for q in range(k):
-                Vp[c, p, q] = V[p, q]
-        for p in range(N_BUCKETS):
-            cp[c, p] = counts[p]
+        found[c] = screen_chunk(Xt, D, labels, tol, margin, out, s, e, Vp[c], cp[c])
     V, counts = chunk_total(Vp, cp)
     return found, V, counts
 
