@@ -377,10 +377,7 @@ class Engine:
         self.wmin = 1.0 if wmin is None else wmin
         # max ‖xᵢ‖₁, by blocks: the passes compute the row norms they need (no
         # n-row array is kept)
-        step = options.block
-        self.row_l1_max = max(
-            float(passes.row_l1(Xt[:, s : s + step]).max()) for s in range(0, self.n, step)
-        )
+        self.row_l1_max = max(float(passes.row_l1(Xt[:, b]).max()) for b in self.blocks())
         self.compiled_passes = 0
         self.kernels = None
         # The line search's sums by gap bucket take N_BUCKETS·k² floats (1 GiB at
@@ -398,14 +395,13 @@ class Engine:
         # memory traffic and size of intp); the result is intp.
         self.ldtype = np.intp if self.kernels is None else np.int32
 
-    def subset(self, rows) -> Engine:
-        """The same solver on the rows ``rows`` of ``X`` only (a copy of them)."""
-        sub = Engine.__new__(Engine)
-        wmin = self.wmin if self.weighted else None
-        sub._setup(np.ascontiguousarray(self.Xt[:, rows]), wmin, self.options, 1)
-        return sub
-
     # ---- elementary pieces ------------------------------------------------ #
+    def blocks(self):
+        """The blocks of rows (slices of ``options.block`` rows) that the passes
+        over all rows go through, in order."""
+        step = self.options.block
+        return (slice(s, min(s + step, self.n)) for s in range(0, self.n, step))
+
     def rows(self, idx) -> np.ndarray:
         """Rows ``x_i = [w_i, 1]`` of ``X``; shape ``idx.shape + (k,)``."""
         return np.moveaxis(self.Xt[:, np.asarray(idx)], 0, -1)
@@ -415,10 +411,8 @@ class Engine:
 
         Summed per block, then over blocks in a fixed order."""
         M = np.zeros((self.k, self.k))
-        step = self.options.block
-        for s in range(0, self.n, step):
-            e = min(s + step, self.n)
-            M += passes.label_sums(labels[s:e], self.Xt[:, s:e], self.k, self.weighted)
+        for b in self.blocks():
+            M += passes.label_sums(labels[b], self.Xt[:, b], self.k, self.weighted)
         return M
 
     def state(self, labels, M=None) -> State:
@@ -458,10 +452,9 @@ class Engine:
         """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
         clustering that the batch loop updates from the changed rows only."""
         total = 0
-        step = self.options.block
-        for s in range(0, self.n, step):  # by blocks: no n weights kept
-            w = passes.row_hash_weights(np.arange(s, min(s + step, self.n)))
-            total += int((w * labels[s : s + step].astype(np.uint64)).sum(dtype=np.uint64))
+        for b in self.blocks():  # by blocks: no n weights kept
+            w = passes.weight(np.arange(b.start, b.stop))
+            total += int((w * labels[b].astype(np.uint64)).sum(dtype=np.uint64))
         return total % 2**64
 
     # ---- the passes over the rows: C ← idxmax(XD) -------------------------- #
@@ -523,11 +516,11 @@ class Engine:
         """``idxmax(XD)``, the first maximum of each row: the labels of the
         partition ``D`` makes, in blocks of rows (no tie rule, nothing else
         collected)."""
-        DT, block = np.ascontiguousarray(D.T), self.options.block
+        DT = np.ascontiguousarray(D.T)
         labels = np.empty(self.n, dtype=self.ldtype)
-        for s in range(0, self.n, block):
-            G = DT @ self.Xt[:, s : s + block]
-            labels[s : s + block] = passes.first_index(G >= G.max(axis=0))
+        for b in self.blocks():
+            G = DT @ self.Xt[:, b]
+            labels[b] = passes.first_index(G >= G.max(axis=0))
         return labels
 
     # ---- the finishing ascent ----------------------------------------------- #
@@ -703,10 +696,8 @@ class Engine:
         so (their first step sums ``CᵀX`` afresh, as cheap as a probe).  With
         bounds, probe every 64th row (the paper's start moves most rows in high
         dimension)."""
-        if self.kernels is not None:
-            return True
-        if bounds is None:
-            return False
+        if bounds is None:  # none with the compiled passes (:meth:`batch_bounds`)
+            return self.kernels is not None
         probe = self.assign(
             st.D, st.labels, self.tie_tol(st.D), None, rows=np.arange(0, self.n, 64)
         )
@@ -751,6 +742,8 @@ class Engine:
             return None
         rng = np.random.default_rng(SAMPLE_SEED)
         rows = np.sort(rng.choice(self.n, size=m, replace=False))
-        sub = self.subset(rows)
+        sub = Engine.__new__(Engine)  # the same solver on a copy of those rows of X
+        wmin = self.wmin if self.weighted else None
+        sub._setup(np.ascontiguousarray(self.Xt[:, rows]), wmin, self.options, 1)
         s = np.linalg.svd(sub.Xt @ sub.Xt.T, compute_uv=False)
         return (rows, sub) if s[-1] > RCOND * s[0] else None

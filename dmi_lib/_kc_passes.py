@@ -100,19 +100,7 @@ def hash_weights(n: int) -> np.ndarray:
     >>> w.dtype.name, len(set(w.tolist()))
     ('uint64', 3)
     """
-    return row_hash_weights(np.arange(n, dtype=np.uint64))
-
-
-def row_hash_weights(rows) -> np.ndarray:
-    """``hash_weights(n)[rows]`` without the ``n`` weights: the passes compute the
-    weights of the rows they need (no array of ``n`` weights is kept).
-
-    Examples
-    --------
-    >>> bool((row_hash_weights(np.array([2, 0])) == hash_weights(3)[[2, 0]]).all())
-    True
-    """
-    return weight(np.asarray(rows).astype(np.uint64))
+    return weight(np.arange(n, dtype=np.uint64))
 
 
 def row_l1(Xs) -> np.ndarray:
@@ -214,10 +202,10 @@ class _Moves(NamedTuple):
     base: int  # the first row's index (full passes; 0 otherwise)
     cur: np.ndarray  # each row's entry of its own cluster
     hit: np.ndarray  # positions in the block of the rows that move
-    tgt: np.ndarray | None  # their first maximum
-    src: np.ndarray | None  # their current cluster
+    tgt: np.ndarray  # their first maximum
+    src: np.ndarray  # their current cluster
     glob: np.ndarray  # their row indices
-    hi_hit: np.ndarray | None  # their maximum
+    hi_hit: np.ndarray  # their maximum
 
 
 def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
@@ -250,15 +238,12 @@ def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
         hi = G.max(axis=0)
         hit = np.flatnonzero(cur < hi - tol)
         glob = hit + base if ridx is None else ridx.take(hit)
-        if not hit.size:
-            yield _Moves(Xs, lab, base, cur, hit, None, None, glob, None)
-        else:
-            hi_hit = hi.take(hit)  # (take: several times faster than fancy indexing)
-            if 2 * hit.size < width:
-                tgt = first_index(G.take(hit, axis=1) >= hi_hit)
-            else:  # most rows move (early iterations): skip the gather
-                tgt = first_index(G >= hi).take(hit)
-            yield _Moves(Xs, lab, base, cur, hit, tgt, lab.take(hit), glob, hi_hit)
+        hi_hit = hi.take(hit)  # (take: several times faster than fancy indexing)
+        if 2 * hit.size < width:
+            tgt = first_index(G.take(hit, axis=1) >= hi_hit)
+        else:  # most rows move (early iterations): skip the gather
+            tgt = first_index(G >= hi).take(hit)
+        yield _Moves(Xs, lab, base, cur, hit, tgt, lab.take(hit), glob, hi_hit)
         if margin is not None:  # hides the current entries of G (in place)
             G.reshape(-1)[flat] = -np.inf
             m = margin[base : base + width]
@@ -267,8 +252,15 @@ def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
 
 
 def weight(i):
-    """``hash_weights(n)[i]`` (splitmix64 of ``i``), of an array of uint64 row
-    indices or, in a compiled pass, of one row."""
+    """``hash_weights(n)[i]`` (splitmix64 of ``i``), of an array of row indices or,
+    in a compiled pass, of one row: the passes compute the weights of the rows
+    they need (no array of ``n`` weights is kept).
+
+    Examples
+    --------
+    >>> bool((weight(np.array([2, 0])) == hash_weights(3)[[2, 0]]).all())
+    True
+    """
     z = np.uint64(i) * np.uint64(GOLDEN) + np.uint64(HASH_SEED)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
@@ -369,7 +361,7 @@ def assign_rows(
             if not new_sums:
                 V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1)
             delta = (mv.tgt - mv.src).astype(np.uint64)  # wraps modulo 2**64
-            hd += int((row_hash_weights(mv.glob) * delta).sum(dtype=np.uint64))
+            hd += int((weight(mv.glob) * delta).sum(dtype=np.uint64))
         span = slice(mv.base, mv.base + mv.Xs.shape[1])
         if out is not None:
             if rows is None and out is not labels:
@@ -450,10 +442,7 @@ def assign_kernel(Xt, D, labels, tol, out, new_sums):
                     total += V[copy * k + p, q]
                 Vp[c, p, q] = total
     V, total_moved = chunk_total(Vp, moved)
-    fingerprint = np.uint64(0)
-    for c in range(CHUNKS):
-        fingerprint += fingerprints[c]
-    return total_moved, V, fingerprint
+    return total_moved, V, fingerprints.sum()  # mod 2**64 in any order
 
 
 # --------------------------------------------------------------------------- #

@@ -208,7 +208,6 @@ def _ascent(eng: Engine, labels, max_passes: int, start=None):
     labels = st.labels
     M, D, logabs = st.M.copy(), st.D.copy(), st.logabs
     n_passes = moves = 0
-    converged = False
     fresh = True  # M summed afresh (not updated by moves)
     since = moved_since = 0  # passes and moves since
     bounds = Bounds(eng.n, eng.options)
@@ -220,8 +219,7 @@ def _ascent(eng: Engine, labels, max_passes: int, start=None):
         if sc.moved == 0:  # no improving move: a local maximum, if M is exact
             del sc  # (up to n rows' buffers: not kept through the next pass)
             if fresh:
-                converged = True
-                break
+                return eng.state(labels), n_passes, moves, True
             st = eng.state(labels)  # re-check with CᵀX summed afresh
             M, D, logabs, fresh = st.M, st.D, st.logabs, True
             since = moved_since = 0
@@ -242,13 +240,10 @@ def _ascent(eng: Engine, labels, max_passes: int, start=None):
         st = eng.state(labels, None if fresh else M)
         if st.D is None:  # cannot happen: every accepted step has |det| > 0
             raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
-        M, D = st.M, st.D
-        gained = st.logabs > logabs
-        logabs = st.logabs
-        if not gained:  # only rounding-level moves were left
-            converged = True
-            break
-    return eng.state(labels), n_passes, moves, converged
+        if not st.logabs > logabs:  # only rounding-level moves were left
+            return eng.state(labels), n_passes, moves, True
+        M, D, logabs = st.M, st.D, st.logabs
+    return eng.state(labels), n_passes, moves, False
 
 
 # --------------------------------------------------------------------------- #
