@@ -1,7 +1,7 @@
 """The k-cofactors solver's steps on one prepared problem (Algorithm 2).
 
-:func:`dmi_lib.kcofactors._run` shows the loop -- the paper's batch iteration,
-then the ascent to a local maximum; :class:`Engine` holds the steps it calls:
+:func:`dmi_lib.kcofactors._k_cofactors_single` shows the loop -- the paper's batch
+iteration, then the ascent to a local maximum; :class:`Engine` holds the steps it calls:
 the assignment ``C ← idxmax(XD)`` (:meth:`Engine.assign`), the update
 ``D = (CᵀX)⁻¹`` (:meth:`Engine.update`, :meth:`Engine.state`), the ascent's
 screen and step (:meth:`Engine.screen`, :meth:`Engine.ascent_step`), the repair

@@ -576,8 +576,7 @@ def screen_kernel(Xt, D, labels, tol, margin, idx, tgt, gap, bkt):
     (``N_BUCKETS·k × k``: row ``b·k + c``) and the rows per bucket."""
     k, n = Xt.shape
     chunk = (n + CHUNKS - 1) // CHUNKS
-    rows = N_BUCKETS * k
-    Vp = np.zeros((CHUNKS, rows, k))
+    Vp = np.zeros((CHUNKS, N_BUCKETS * k, k))
     cp = np.zeros((CHUNKS, N_BUCKETS), np.int64)
     found = np.zeros(CHUNKS, np.int64)
     for c in prange(CHUNKS):
