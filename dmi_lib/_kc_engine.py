@@ -1,7 +1,7 @@
 """The k-cofactors solver's steps on one prepared problem (Algorithm 2).
 
-:func:`dmi_lib.kcofactors._run` shows the loop -- the paper's batch iteration,
-then the ascent to a local maximum; :class:`Engine` holds the steps it calls:
+:func:`dmi_lib.kcofactors._k_cofactors_single` shows the loop -- the paper's batch
+iteration, then the ascent to a local maximum; :class:`Engine` holds the steps it calls:
 the assignment ``C ← idxmax(XD)`` (:meth:`Engine.assign`), the update
 ``D = (CᵀX)⁻¹`` (:meth:`Engine.update`, :meth:`Engine.state`), the ascent's
 screen and step (:meth:`Engine.screen`, :meth:`Engine.ascent_step`), the repair
@@ -377,10 +377,7 @@ class Engine:
         self.wmin = 1.0 if wmin is None else wmin
         # max ‖xᵢ‖₁, by blocks: the passes compute the row norms they need (no
         # n-row array is kept)
-        step = options.block
-        self.row_l1_max = max(
-            float(passes.row_l1(Xt[:, s : s + step]).max()) for s in range(0, self.n, step)
-        )
+        self.row_l1_max = max(float(passes.row_l1(Xt[:, b]).max()) for b in self.blocks())
         self.compiled_passes = 0
         self.kernels = None
         # The line search's sums by gap bucket take N_BUCKETS·k² floats (1 GiB at
@@ -397,16 +394,14 @@ class Engine:
         # The labels inside the solver: int32 for the compiled pass (half the
         # memory traffic and size of intp); the result is intp.
         self.ldtype = np.intp if self.kernels is None else np.int32
-        self._sample = None
-
-    def subset(self, rows) -> Engine:
-        """The same solver on the rows ``rows`` of ``X`` only (a copy of them)."""
-        sub = Engine.__new__(Engine)
-        wmin = self.wmin if self.weighted else None
-        sub._setup(np.ascontiguousarray(self.Xt[:, rows]), wmin, self.options, 1)
-        return sub
 
     # ---- elementary pieces ------------------------------------------------ #
+    def blocks(self):
+        """The blocks of rows (slices of ``options.block`` rows) that the passes
+        over all rows go through, in order."""
+        step = self.options.block
+        return (slice(s, min(s + step, self.n)) for s in range(0, self.n, step))
+
     def rows(self, idx) -> np.ndarray:
         """Rows ``x_i = [w_i, 1]`` of ``X``; shape ``idx.shape + (k,)``."""
         return np.moveaxis(self.Xt[:, np.asarray(idx)], 0, -1)
@@ -416,10 +411,8 @@ class Engine:
 
         Summed per block, then over blocks in a fixed order."""
         M = np.zeros((self.k, self.k))
-        step = self.options.block
-        for s in range(0, self.n, step):
-            e = min(s + step, self.n)
-            M += passes.label_sums(labels[s:e], self.Xt[:, s:e], self.k, self.weighted)
+        for b in self.blocks():
+            M += passes.label_sums(labels[b], self.Xt[:, b], self.k, self.weighted)
         return M
 
     def state(self, labels, M=None) -> State:
@@ -459,10 +452,9 @@ class Engine:
         """``Σ wᵢ·labelᵢ mod 2⁶⁴`` with fixed random ``wᵢ``: a fingerprint of the
         clustering that the batch loop updates from the changed rows only."""
         total = 0
-        step = self.options.block
-        for s in range(0, self.n, step):  # by blocks: no n weights kept
-            w = passes.row_hash_weights(np.arange(s, min(s + step, self.n)))
-            total += int((w * labels[s : s + step].astype(np.uint64)).sum(dtype=np.uint64))
+        for b in self.blocks():  # by blocks: no n weights kept
+            w = passes.weight(np.arange(b.start, b.stop))
+            total += int((w * labels[b].astype(np.uint64)).sum(dtype=np.uint64))
         return total % 2**64
 
     # ---- the passes over the rows: C ← idxmax(XD) -------------------------- #
@@ -524,11 +516,11 @@ class Engine:
         """``idxmax(XD)``, the first maximum of each row: the labels of the
         partition ``D`` makes, in blocks of rows (no tie rule, nothing else
         collected)."""
-        DT, block = np.ascontiguousarray(D.T), self.options.block
+        DT = np.ascontiguousarray(D.T)
         labels = np.empty(self.n, dtype=self.ldtype)
-        for s in range(0, self.n, block):
-            G = DT @ self.Xt[:, s : s + block]
-            labels[s : s + block] = passes.first_index(G >= G.max(axis=0))
+        for b in self.blocks():
+            G = DT @ self.Xt[:, b]
+            labels[b] = passes.first_index(G >= G.max(axis=0))
         return labels
 
     # ---- the finishing ascent ----------------------------------------------- #
@@ -659,20 +651,18 @@ class Engine:
             # Many clusters short (e.g. empty ones when k is large): up to k − r
             # moves per decomposition, of distinct rows into distinct clusters that
             # are neither a source nor emptied; checked by the next decomposition.
+            # (A row moved already now sits in a target: ``a in targets`` skips it;
+            # sources are never targets, so only their sizes are kept.)
             size = np.bincount(labels, minlength=self.k)
-            used_rows, targets, sources = set(), set(), set()
+            targets, sources = set(), set()
             for flat in np.argsort(-score, axis=None)[: 64 * self.k]:
                 i, b = divmod(int(flat), self.k)
                 a = int(labels[i])
                 if score.flat[flat] <= 0 or len(targets) >= self.k - r:
                     break
-                if i in used_rows or b in targets or b in sources or a in targets:
-                    continue
-                if size[a] <= 1:
+                if b in targets or b in sources or a in targets or size[a] <= 1:
                     continue
                 size[a] -= 1
-                size[b] += 1
-                used_rows.add(i)
                 targets.add(b)
                 sources.add(a)
                 labels[i] = b
@@ -706,10 +696,8 @@ class Engine:
         so (their first step sums ``CᵀX`` afresh, as cheap as a probe).  With
         bounds, probe every 64th row (the paper's start moves most rows in high
         dimension)."""
-        if self.kernels is not None:
-            return True
-        if bounds is None:
-            return False
+        if bounds is None:  # none with the compiled passes (:meth:`batch_bounds`)
+            return self.kernels is not None
         probe = self.assign(
             st.D, st.labels, self.tie_tol(st.D), None, rows=np.arange(0, self.n, 64)
         )
@@ -749,14 +737,13 @@ class Engine:
         fixed seed: the same rows every time) and the solver on them alone; None
         when those rows do not span the data's affine hull (``XₛᵀXₛ`` singular at
         :data:`RCOND`: a rare direction was missed), or there are too few rows."""
-        if self._sample is None:  # drawn once, for every start
-            m = int(self.options.subsample_rows)
-            self._sample = False
-            if m < self.n:
-                rng = np.random.default_rng(SAMPLE_SEED)
-                rows = np.sort(rng.choice(self.n, size=m, replace=False))
-                sub = self.subset(rows)
-                s = np.linalg.svd(sub.Xt @ sub.Xt.T, compute_uv=False)
-                if s[-1] > RCOND * s[0]:
-                    self._sample = rows, sub
-        return self._sample or None
+        m = int(self.options.subsample_rows)
+        if m >= self.n:
+            return None
+        rng = np.random.default_rng(SAMPLE_SEED)
+        rows = np.sort(rng.choice(self.n, size=m, replace=False))
+        sub = Engine.__new__(Engine)  # the same solver on a copy of those rows of X
+        wmin = self.wmin if self.weighted else None
+        sub._setup(np.ascontiguousarray(self.Xt[:, rows]), wmin, self.options, 1)
+        s = np.linalg.svd(sub.Xt @ sub.Xt.T, compute_uv=False)
+        return (rows, sub) if s[-1] > RCOND * s[0] else None

@@ -100,19 +100,7 @@ def hash_weights(n: int) -> np.ndarray:
     >>> w.dtype.name, len(set(w.tolist()))
     ('uint64', 3)
     """
-    return row_hash_weights(np.arange(n, dtype=np.uint64))
-
-
-def row_hash_weights(rows) -> np.ndarray:
-    """``hash_weights(n)[rows]`` without the ``n`` weights: the passes compute the
-    weights of the rows they need (no array of ``n`` weights is kept).
-
-    Examples
-    --------
-    >>> bool((row_hash_weights(np.array([2, 0])) == hash_weights(3)[[2, 0]]).all())
-    True
-    """
-    return weight(np.asarray(rows).astype(np.uint64))
+    return weight(np.arange(n, dtype=np.uint64))
 
 
 def row_l1(Xs) -> np.ndarray:
@@ -187,10 +175,12 @@ def first_index(mask):
 
 
 def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
-    """``CᵀX`` of a block of rows (``Xs``: ``k × B``); without weights the last
-    column holds the exact, integer cluster sizes."""
-    M = np.empty((k, k))
-    for j in range(k - 1):
+    """``CᵀX`` of a block of rows (``Xs``: ``k × B``) with labels ``lab`` in
+    ``0..k-1``, or of labels that are keys ``0..k-1`` of groups of clusters (shape
+    ``(k, columns of X)``); without weights the last column holds the exact,
+    integer cluster sizes."""
+    M = np.empty((k, Xs.shape[0]))
+    for j in range(Xs.shape[0] - 1):
         M[:, j] = np.bincount(lab, weights=Xs[j], minlength=k)
     M[:, -1] = np.bincount(lab, weights=Xs[-1] if weighted else None, minlength=k)
     return M
@@ -198,17 +188,10 @@ def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
 
 def _pair_change(Xs, hit, kt, ks, k: int, weighted: bool, groups: int):
     """``Σ_i (e_tgt − e_src) xᵢᵀ`` per group, from the keys ``kt = group·k + tgt``
-    and ``ks = group·k + src``: one ``bincount`` per column and side, shape
-    ``(k, groups·k)``."""
+    and ``ks = group·k + src``: :func:`label_sums` of the moved rows by target
+    minus by source, shape ``(groups·k, k)``."""
     xh = Xs.take(hit, axis=1)
-    size = groups * k
-    V = np.empty((k, size))
-    for j in range(k):
-        w = xh[j] if (j < k - 1 or weighted) else None
-        V[j] = np.bincount(kt, weights=w, minlength=size) - np.bincount(
-            ks, weights=w, minlength=size
-        )
-    return V
+    return label_sums(kt, xh, groups * k, weighted) - label_sums(ks, xh, groups * k, weighted)
 
 
 class _Moves(NamedTuple):
@@ -219,10 +202,10 @@ class _Moves(NamedTuple):
     base: int  # the first row's index (full passes; 0 otherwise)
     cur: np.ndarray  # each row's entry of its own cluster
     hit: np.ndarray  # positions in the block of the rows that move
-    tgt: np.ndarray | None  # their first maximum
-    src: np.ndarray | None  # their current cluster
+    tgt: np.ndarray  # their first maximum
+    src: np.ndarray  # their current cluster
     glob: np.ndarray  # their row indices
-    hi_hit: np.ndarray | None  # their maximum
+    hi_hit: np.ndarray  # their maximum
 
 
 def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
@@ -255,15 +238,12 @@ def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
         hi = G.max(axis=0)
         hit = np.flatnonzero(cur < hi - tol)
         glob = hit + base if ridx is None else ridx.take(hit)
-        if not hit.size:
-            yield _Moves(Xs, lab, base, cur, hit, None, None, glob, None)
-        else:
-            hi_hit = hi.take(hit)  # (take: several times faster than fancy indexing)
-            if 2 * hit.size < width:
-                tgt = first_index(G.take(hit, axis=1) >= hi_hit)
-            else:  # most rows move (early iterations): skip the gather
-                tgt = first_index(G >= hi).take(hit)
-            yield _Moves(Xs, lab, base, cur, hit, tgt, lab.take(hit), glob, hi_hit)
+        hi_hit = hi.take(hit)  # (take: several times faster than fancy indexing)
+        if 2 * hit.size < width:
+            tgt = first_index(G.take(hit, axis=1) >= hi_hit)
+        else:  # most rows move (early iterations): skip the gather
+            tgt = first_index(G >= hi).take(hit)
+        yield _Moves(Xs, lab, base, cur, hit, tgt, lab.take(hit), glob, hi_hit)
         if margin is not None:  # hides the current entries of G (in place)
             G.reshape(-1)[flat] = -np.inf
             m = margin[base : base + width]
@@ -272,8 +252,15 @@ def _block_moves(Xt, D, labels, tol, rows, block: int, margin):
 
 
 def weight(i):
-    """``hash_weights(n)[i]`` (splitmix64 of ``i``), of an array of uint64 row
-    indices or, in a compiled pass, of one row."""
+    """``hash_weights(n)[i]`` (splitmix64 of ``i``), of an array of row indices or,
+    in a compiled pass, of one row: the passes compute the weights of the rows
+    they need (no array of ``n`` weights is kept).
+
+    Examples
+    --------
+    >>> bool((weight(np.array([2, 0])) == hash_weights(3)[[2, 0]]).all())
+    True
+    """
     z = np.uint64(i) * np.uint64(GOLDEN) + np.uint64(HASH_SEED)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
@@ -365,8 +352,6 @@ def assign_rows(
     rows move): ``V`` is ``CᵀX`` of the new labels, summed afresh, which is
     cheaper than gathering the movers.  ``margins`` (a full pass): every row's
     margin ``νᵢ = (g_cur − max_{c≠cur} g_c) / ‖xᵢ‖₁``, for :class:`Bounds`."""
-    if new_sums and (out is None or rows is not None):
-        raise ValueError("new_sums needs a full pass that writes the labels (out)")
     k = Xt.shape[0]
     margin = np.empty(Xt.shape[1]) if margins and rows is None else None
     V, moved, hd = np.zeros((k, k)), 0, 0
@@ -374,9 +359,9 @@ def assign_rows(
         h = mv.hit.size
         if h:
             if not new_sums:
-                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1).T
+                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1)
             delta = (mv.tgt - mv.src).astype(np.uint64)  # wraps modulo 2**64
-            hd += int((row_hash_weights(mv.glob) * delta).sum(dtype=np.uint64))
+            hd += int((weight(mv.glob) * delta).sum(dtype=np.uint64))
         span = slice(mv.base, mv.base + mv.Xs.shape[1])
         if out is not None:
             if rows is None and out is not labels:
@@ -457,10 +442,7 @@ def assign_kernel(Xt, D, labels, tol, out, new_sums):
                     total += V[copy * k + p, q]
                 Vp[c, p, q] = total
     V, total_moved = chunk_total(Vp, moved)
-    fingerprint = np.uint64(0)
-    for c in range(CHUNKS):
-        fingerprint += fingerprints[c]
-    return total_moved, V, fingerprint
+    return total_moved, V, fingerprints.sum()  # mod 2**64 in any order
 
 
 # --------------------------------------------------------------------------- #
@@ -502,7 +484,7 @@ def screen_rows(
                 b = gap_buckets(g)
                 kt, ks = b * k + mv.tgt, b * k + mv.src
                 Vb = _pair_change(mv.Xs, mv.hit, kt, ks, k, weighted, nb)
-                V += Vb.reshape(k, nb, k).transpose(1, 2, 0)
+                V += Vb.reshape(nb, k, k)
                 counts += np.bincount(b, minlength=nb)
                 bkt.append(b.astype(np.uint8))
             # kept in small types (up to n rows early on)
@@ -594,22 +576,14 @@ def screen_kernel(Xt, D, labels, tol, margin, idx, tgt, gap, bkt):
     (``N_BUCKETS·k × k``: row ``b·k + c``) and the rows per bucket."""
     k, n = Xt.shape
     chunk = (n + CHUNKS - 1) // CHUNKS
-    rows = N_BUCKETS * k
-    Vp = np.zeros((CHUNKS, rows, k))
+    Vp = np.zeros((CHUNKS, N_BUCKETS * k, k))
     cp = np.zeros((CHUNKS, N_BUCKETS), np.int64)
     found = np.zeros(CHUNKS, np.int64)
     for c in prange(CHUNKS):
-        V = np.zeros((rows, k))
-        counts = np.zeros(N_BUCKETS, np.int64)
         s = min(n, c * chunk)
         e = min(n, s + chunk)
         out = (idx, tgt, gap, bkt)
-        found[c] = screen_chunk(Xt, D, labels, tol, margin, out, s, e, V, counts)
-        for p in range(rows):  # explicit loops (see assign_kernel)
-            for q in range(k):
-                Vp[c, p, q] = V[p, q]
-        for p in range(N_BUCKETS):
-            cp[c, p] = counts[p]
+        found[c] = screen_chunk(Xt, D, labels, tol, margin, out, s, e, Vp[c], cp[c])
     V, counts = chunk_total(Vp, cp)
     return found, V, counts
 

@@ -68,6 +68,7 @@ from .problem import (
     argmax_rows,
     build_result,
     cluster_sums,
+    has_zero_weights,
     prepare,
     score_and_D,
     without_zero_weights,
@@ -109,11 +110,13 @@ class _RunInfo:
 
 
 def _run_start(eng: Engine, labels):
-    """A run's record and its starting labels and state: a start with an empty
-    cluster or dependent cluster means (an init, or a sample's ``D`` on all rows)
-    is repaired first (:meth:`Engine.make_nonsingular`)."""
+    """A run's record and its starting labels and state: the run's own copy of
+    ``labels`` (the solver's label type; the run moves them in place), repaired
+    first when the start has an empty cluster or dependent cluster means (an init,
+    or a sample's ``D`` on all rows: :meth:`Engine.make_nonsingular`)."""
     info = _RunInfo()
     eng.compiled_passes = 0
+    labels = labels.astype(eng.ldtype)
     st = eng.state(labels)
     if st.D is None:
         labels, info.repair_moves = eng.make_nonsingular(labels)
@@ -141,7 +144,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int):
     rows move (not with the compiled passes, which pass over every row).
     """
     info, labels, st = _run_start(eng, labels)
-    st = best = st._replace(labels=st.labels.astype(eng.ldtype, copy=False))  # not copied if so
+    best = st
     h = eng.label_hash(st.labels)
     seen = {h: 0}
     bounds = eng.batch_bounds()
@@ -176,11 +179,10 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int):
             break
     info.batch_iterations = it
     del st, bufs
-    # The ascent, from the best clustering seen; the batch phase's own labels
-    # are moved in place, the caller's are copied.
+    # The ascent, from the best clustering seen (the run's own labels, moved in place)
     start = best.labels
     del best
-    final, passes_, moves, ascended = _ascent(eng, start, max_iter, start is labels)
+    final, passes_, moves, ascended = _ascent(eng, start, max_iter)
     ended = info.batch_converged or info.cycled or info.singular_step or info.batch_stalled
     info.single_move_passes, info.single_moves = passes_, moves
     info.converged = ascended and ended
@@ -188,7 +190,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int):
     return final, info
 
 
-def _ascent(eng: Engine, labels, max_passes: int, copy: bool = True, start=None):
+def _ascent(eng: Engine, labels, max_passes: int, start=None):
     """Raise ``|det(CᵀX)|`` by moves of rows from ``labels`` until no single move
     gains a factor ``1 + tol``: ``(final state, passes, moves, converged)``.
 
@@ -198,15 +200,14 @@ def _ascent(eng: Engine, labels, max_passes: int, copy: bool = True, start=None)
     after the batch phase cycled or met a singular step): a damped batch step --
     move the rows whose gap is above the threshold that raises ``|det|`` most
     (exact line search), else the single best row (:meth:`Engine.ascent_step`).
-    Every pass raises ``|det|``.  ``labels`` are moved in place unless ``copy``;
-    ``start``: their non-singular :class:`~dmi_lib._kc_engine.State` with
-    ``CᵀX`` summed afresh, if the caller has it.
+    Every pass raises ``|det|``.  ``labels`` are moved in place; ``start``: their
+    non-singular :class:`~dmi_lib._kc_engine.State` with ``CᵀX`` summed afresh, if
+    the caller has it.
     """
     st = eng.state(labels) if start is None else start  # CᵀX summed afresh (no drift)
-    labels = st.labels.copy() if copy else st.labels
+    labels = st.labels
     M, D, logabs = st.M.copy(), st.D.copy(), st.logabs
     n_passes = moves = 0
-    converged = False
     fresh = True  # M summed afresh (not updated by moves)
     since = moved_since = 0  # passes and moves since
     bounds = Bounds(eng.n, eng.options)
@@ -218,8 +219,7 @@ def _ascent(eng: Engine, labels, max_passes: int, copy: bool = True, start=None)
         if sc.moved == 0:  # no improving move: a local maximum, if M is exact
             del sc  # (up to n rows' buffers: not kept through the next pass)
             if fresh:
-                converged = True
-                break
+                return eng.state(labels), n_passes, moves, True
             st = eng.state(labels)  # re-check with CᵀX summed afresh
             M, D, logabs, fresh = st.M, st.D, st.logabs, True
             since = moved_since = 0
@@ -240,13 +240,10 @@ def _ascent(eng: Engine, labels, max_passes: int, copy: bool = True, start=None)
         st = eng.state(labels, None if fresh else M)
         if st.D is None:  # cannot happen: every accepted step has |det| > 0
             raise RuntimeError("k-cofactors: a move made CᵀÃ singular")
-        M, D = st.M, st.D
-        gained = st.logabs > logabs
-        logabs = st.logabs
-        if not gained:  # only rounding-level moves were left
-            converged = True
-            break
-    return eng.state(labels), n_passes, moves, converged
+        if not st.logabs > logabs:  # only rounding-level moves were left
+            return eng.state(labels), n_passes, moves, True
+        M, D, logabs = st.M, st.D, st.logabs
+    return eng.state(labels), n_passes, moves, False
 
 
 # --------------------------------------------------------------------------- #
@@ -310,7 +307,7 @@ def _ascent_from_sample(eng: Engine, labels, max_iter: int):
     9.3, 3.8, 4.5 without, to the same log-score to 10⁻⁶.
     """
     info, labels, st = _run_start(eng, labels)
-    final, passes_, moves, converged = _ascent(eng, labels, max_iter, False, st)
+    final, passes_, moves, converged = _ascent(eng, labels, max_iter, st)
     info.single_move_passes, info.single_moves, info.converged = passes_, moves, converged
     info.compiled_passes = eng.compiled_passes
     return final, info
@@ -519,12 +516,9 @@ def k_cofactors(
     """
     problem = prepare(A, rank_tol, sample_weight=sample_weight)
     kw = {"n_init": n_init, "random_state": random_state, "max_iter": max_iter}
-    if problem.weights is not None and not np.all(problem.weights > 0):
-        init = check_init(init, problem.n, problem.k)
-        if not isinstance(init, str):
-            init = init[problem.weights > 0]
-        return without_zero_weights(problem, lambda sub: _k_cofactors_result(sub, init=init, **kw))
-    return _k_cofactors_result(problem, init=init, **kw)
+    if has_zero_weights(problem) and not isinstance(init, str):  # the start of the kept rows
+        init = check_init(init, problem.n, problem.k)[problem.weights > 0]
+    return without_zero_weights(problem, lambda sub: _k_cofactors_result(sub, init=init, **kw))
 
 
 # --------------------------------------------------------------------------- #

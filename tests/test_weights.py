@@ -160,6 +160,22 @@ def test_zero_weight_rows_drop_out_of_an_initial_labeling():
     assert other.log_score != ref.log_score
 
 
+def test_k_cofactors_starts_from_the_positive_weight_rows_of_an_initial_labeling():
+    """:func:`k_cofactors` itself (not through :func:`dmi_cluster`) also starts
+    from the rows of positive weight of an ``init`` labeling of every row."""
+    rng = np.random.default_rng(6)
+    A = rng.normal(size=(12, 3))
+    w = np.array([1, 0, 2, 1, 0, 1, 3, 1, 1, 2, 0, 1.0])
+    init = rng.integers(0, 4, size=12)
+    init[np.flatnonzero(w > 0)[:4]] = np.arange(4)  # every cluster starts non-empty
+    res = k_cofactors(A, sample_weight=w, init=init)
+    ref = k_cofactors(A[w > 0], sample_weight=w[w > 0], init=init[w > 0])
+    assert np.array_equal(res.labels[w > 0], ref.labels)
+    assert res.info["zero_weight_rows"] == 3
+    other = k_cofactors(A[w > 0], sample_weight=w[w > 0], init=np.roll(init, 1)[w > 0])
+    assert other.log_score != ref.log_score  # the start matters on these data
+
+
 def test_zero_weight_rows_do_not_count_for_k():
     A = np.array([[0, 0], [1, 0], [2, 0], [5, 7.0]])  # the last row leaves the line
     assert dmi_cluster(A).k == 3
