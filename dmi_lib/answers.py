@@ -47,6 +47,7 @@ __all__ = [
     "Method",
     "answer_matrix",
     "task_groups",
+    "decide_groups",
     "PREDICTION_TYPES",
     "check_answers",
     "check_choice",
@@ -503,6 +504,50 @@ def task_groups(counts, gold_codes=None):
     return distinct_rows(key)
 
 
+def decide_groups(method: Method, am: AnswerMatrix, gold, rng, kw: dict):
+    """A method's decision for every task, taken once per group of interchangeable
+    tasks (:func:`task_groups`; a gold task, for ``"dmi"``, a group of its own).
+
+    The one decision of plurality, surprisingly popular and DMI-clustering: the pandas
+    path (:func:`dmi_lib.tabular.aggregate`) and the Dask path
+    (:mod:`dmi_lib.extras.scale_out`) both call it on their answer matrix, so their
+    answers are equal.
+
+    Parameters
+    ----------
+    method : Method
+        A method with ``groups`` (an entry of :data:`dmi_lib.tabular.METHODS`).
+    am : AnswerMatrix
+    gold : pandas.Series, dict or None
+        Names DMI's clusters (:func:`gold_codes`); the other methods ignore it.
+    rng : numpy.random.Generator
+    kw : dict
+        The method's own keywords.
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n_tasks,)
+        The option (column of ``am``) of each task.
+    details : object or None
+        The method's details (DMI: a :class:`~dmi_lib.aggregation.DMIAggregation`),
+        per task.
+    """
+    g = None if gold is None or method.name != "dmi" else gold_codes(gold, am)
+    index, inverse, weights = task_groups(am.counts, g)
+    row_gold = None if g is None else g[index]
+    codes, details = method.groups(am.counts[index], weights, am.options, row_gold, rng, kw)
+    codes = codes[inverse]
+    if details is not None:  # per task, as the callers read it
+        details = dataclasses.replace(
+            details,
+            options=codes,
+            clustering=dataclasses.replace(
+                details.clustering, labels=details.clustering.labels[inverse]
+            ),
+        )
+    return codes, details
+
+
 # --------------------------------------------------------------------------- #
 # The methods of dmi_lib.tabular.aggregate: a call, a method, and the call's checks
 # --------------------------------------------------------------------------- #
@@ -566,11 +611,12 @@ class Method:
 # --------------------------------------------------------------------------- #
 # A call's checks, its answer, and the estimators' base
 # --------------------------------------------------------------------------- #
-def check_call(call: Call, spec: Method, dask_methods=()) -> Method:
+def check_call(call: Call, spec: Method) -> Method:
     """``spec`` (the method of ``call``), after refusing a bad ``ties``,
     ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
-    read (a Dask table: a method that does not run on Dask; ``dask_methods``
-    names those that do), before any work."""
+    read (a Dask table: a method that does not run on Dask, ``spec.dask`` false),
+    before any work.  The one home of these checks: :func:`dmi_lib.tabular.aggregate`,
+    the estimators and the Dask path (:mod:`dmi_lib.extras.scale_out`) call it."""
     method = spec.name
     check_choice(call.ties, "ties", _TIES)
     check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
@@ -591,8 +637,9 @@ def check_call(call: Call, spec: Method, dask_methods=()) -> Method:
     if type(answers).__module__.startswith("dask"):
         if not spec.dask:
             raise ValueError(
-                f"method {method!r} is not available for a dask table; use one of "
-                f"{list(dask_methods)} (the other methods work task by task: run them with pandas)"
+                f"method {method!r} is not available for a dask table; use one with "
+                "dask=True in dmi_lib.tabular.METHODS (the others work task by task: run "
+                "them with pandas)"
             )
         if call.ties == "random" and method != "dmi":
             raise ValueError(

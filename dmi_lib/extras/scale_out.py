@@ -47,18 +47,20 @@ from .._validation import check_positive, check_random_state
 from ..answers import (
     MAX_DENSE_CELLS,
     AnswerMatrix,
+    Call,
     Method,
+    check_call,
     check_dense,
     check_options,
+    decide_groups,
     duplicate_pairs_error,
     factorize,
-    gold_codes,
     label_series,
-    task_groups,
 )
 
 __all__ = [
     "aggregate_dask",
+    "decide_dask",
     "distinct_counts",
     "read_answers",
     "task_counts",
@@ -422,18 +424,36 @@ def aggregate_dask(
         need each task's predictions — run those on the pandas table of the tasks
         concerned; everything the pandas path rejects.
     """
-    if not method.dask:
-        raise ValueError(f"method {method.name!r} is not available for a dask table")
-    rng = check_random_state(random_state)
-    am = _answer_matrix(answers, options, duplicates)
-    # The pandas path's decision (dmi_lib.tabular): once per group of tasks with the
-    # same answer counts, a gold task a group of its own.
-    g = None if gold is None or method.name != "dmi" else gold_codes(gold, am)
-    index, inverse, weights = task_groups(am.counts, g)
-    row_gold = None if g is None else g[index]
-    codes, _ = method.groups(am.counts[index], weights, am.options, row_gold, rng, kw or {})
-    out = label_series(am, codes[inverse])
+    check_call(Call(answers), method)  # aggregate's check: a method that runs on Dask
+    call = Call(
+        answers,
+        gold=gold,
+        options=options,
+        random_state=random_state,
+        duplicates=duplicates,
+        kw=kw or {},
+    )
+    out = label_series(*decide_dask(method, call)[:2])
     return out if compute else dd.from_pandas(out, npartitions=answers.npartitions)
+
+
+def decide_dask(method: Method, call: Call):
+    """A method's ``decide`` (:attr:`dmi_lib.answers.Method.decide`) for a Dask table:
+    the answer matrix counted where the data lives, then the pandas path's decision
+    (:func:`dmi_lib.answers.decide_groups`, once per group of tasks with the same
+    answer counts).  :func:`dmi_lib.tabular.aggregate` calls it for a Dask table, after
+    :func:`~dmi_lib.answers.check_call`.
+
+    Returns
+    -------
+    am : dmi_lib.answers.AnswerMatrix
+    codes : ndarray of int
+        The option (column of ``am``) of each task.
+    details : object or None
+    """
+    rng = check_random_state(call.random_state)
+    am = _answer_matrix(call.answers, call.options, call.duplicates)
+    return am, *decide_groups(method, am, call.gold, rng, call.kw)
 
 
 def write_answer_log(
