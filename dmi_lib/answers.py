@@ -51,6 +51,7 @@ __all__ = [
     "PREDICTION_TYPES",
     "check_answers",
     "check_choice",
+    "check_columns",
     "check_dense",
     "check_options",
     "duplicate_pairs_error",
@@ -109,12 +110,7 @@ def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
             f"answers must be a pandas DataFrame with columns "
             f"{list(_REQUIRED)}, got {type(answers).__name__}"
         )
-    missing = [c for c in required if c not in answers.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs "
-            f"the columns {list(required)} (one row per answer)"
-        )
+    check_columns(answers.columns, required)
     repeated = [c for c in required if int(np.sum(answers.columns == c)) > 1]
     if repeated:
         raise ValueError(
@@ -141,6 +137,18 @@ def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
                 f"(first at row index {python_scalar(answers.index[int(np.argmax(na))])!r})"
             )
     return answers
+
+
+def check_columns(columns, required=_REQUIRED, note: str = "") -> None:
+    """Refuse a table whose ``columns`` lack one of ``required``, naming the missing
+    ones (``note``: more to say, e.g. the files read); the pandas and the Dask path's
+    check."""
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs "
+            f"the columns {list(required)} (one row per answer){note}"
+        )
 
 
 def check_choice(value, name, allowed):

@@ -50,6 +50,7 @@ from ..answers import (
     Call,
     Method,
     check_call,
+    check_columns,
     check_dense,
     check_options,
     decide_groups,
@@ -131,12 +132,7 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
         ):
             kwargs["sep"] = "\t"
         frame = dd.read_csv(path, **kwargs)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs the columns "
-            f"{list(columns)} (one row per answer); {path!r} has {list(frame.columns)}"
-        )
+    check_columns(frame.columns, columns, f"; {path!r} has {list(frame.columns)}")
     return frame[list(columns)]
 
 
@@ -273,12 +269,7 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
     each batch of partitions is counted, and the batches are added in a tree."""
     if not is_dask_frame(answers):
         raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
-    missing = [c for c in _COLUMNS if c not in answers.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs "
-            f"the columns {list(_COLUMNS)} (one row per answer)"
-        )
+    check_columns(answers.columns)
     if duplicates not in ("error", "keep"):
         raise ValueError(
             f"duplicates must be 'error' or 'keep' for a dask table, got "
