@@ -113,9 +113,22 @@ def test_errors_are_specific(client):
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="not available for a dask table"):
         aggregate(ddf, "sp-single")
-    # the Dask path itself refuses a method that does not run on Dask (METHODS says which)
+    # the Dask path itself refuses a method that does not run on Dask (METHODS says which),
+    # with aggregate's message (one check, answers.check_call)
     with pytest.raises(ValueError, match="method 'dmi-practical' is not available for a dask"):
         aggregate_dask(ddf, METHODS["dmi-practical"])
+    with pytest.raises(ValueError) as direct:
+        aggregate_dask(ddf, METHODS["dmi-validated"])
+    with pytest.raises(ValueError) as front:
+        aggregate(ddf, "dmi-validated")
+    assert (
+        str(direct.value)
+        == str(front.value)
+        == (
+            "method 'dmi-validated' is not available for a dask table; use one with dask=True "
+            "in dmi_lib.tabular.METHODS (the others work task by task: run them with pandas)"
+        )
+    )
     assert [m for m, spec in METHODS.items() if spec.dask] == [
         "plurality",
         "surprisingly-popular",

@@ -15,7 +15,8 @@ is aggregated in two steps:
 
 :func:`read_answers` opens partitioned Parquet or CSV files by glob;
 :func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` checks the call against
-its method table and calls it for a ``dask.dataframe.DataFrame``).  Dask is an optional dependency (the ``dask``
+its method table and, for a ``dask.dataframe.DataFrame``, decides it with
+:func:`decide_dask`, the same decision).  Dask is an optional dependency (the ``dask``
 extra): this module imports it, and the rest of the library imports this module only
 when it is handed a Dask table.
 
@@ -349,12 +350,14 @@ def aggregate_dask(
 ):
     """:func:`dmi_lib.tabular.aggregate` for a Dask DataFrame (data larger than one machine).
 
-    ``aggregate`` takes this path for a Dask table, after checking the call against
-    its method table (:data:`dmi_lib.tabular.METHODS`): the methods that run on Dask
-    (``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``) give every task with the
-    same answer counts the same label (:func:`dmi_lib.answers.task_groups`), so the
-    answer matrix is counted where the data lives (:func:`task_counts`) and decided
-    on one machine by the same function as the pandas path (the method's
+    ``aggregate`` takes this path for a Dask table (:func:`decide_dask`), after
+    checking the call against its method table (:data:`dmi_lib.tabular.METHODS`;
+    this function makes the same check, :func:`dmi_lib.answers.check_call`): the
+    methods that run on Dask (``"plurality"``, ``"surprisingly-popular"``,
+    ``"dmi"``) give every task with the same answer counts the same label
+    (:func:`dmi_lib.answers.task_groups`), so the answer matrix is counted where the
+    data lives (:func:`task_counts`) and decided on one machine by the same function
+    as the pandas path (:func:`dmi_lib.answers.decide_groups`: the method's
     ``groups``, on the same groups in the same order): the answer equals the pandas
     path's exactly.  Ties go to the first option (``ties="random"`` draws once per
     task in the global task order, which a partitioned table does not have;
@@ -424,7 +427,8 @@ def aggregate_dask(
         duplicates=duplicates,
         kw=kw or {},
     )
-    out = label_series(*decide_dask(method, call)[:2])
+    am, codes, _ = decide_dask(method, call)
+    out = label_series(am, codes)
     return out if compute else dd.from_pandas(out, npartitions=answers.npartitions)
 
 
