@@ -47,9 +47,11 @@ __all__ = [
     "Method",
     "answer_matrix",
     "task_groups",
+    "decide_groups",
     "PREDICTION_TYPES",
     "check_answers",
     "check_choice",
+    "check_columns",
     "check_dense",
     "check_options",
     "duplicate_pairs_error",
@@ -108,12 +110,7 @@ def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
             f"answers must be a pandas DataFrame with columns "
             f"{list(_REQUIRED)}, got {type(answers).__name__}"
         )
-    missing = [c for c in required if c not in answers.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs "
-            f"the columns {list(required)} (one row per answer)"
-        )
+    check_columns(answers.columns, required)
     repeated = [c for c in required if int(np.sum(answers.columns == c)) > 1]
     if repeated:
         raise ValueError(
@@ -140,6 +137,18 @@ def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
                 f"(first at row index {python_scalar(answers.index[int(np.argmax(na))])!r})"
             )
     return answers
+
+
+def check_columns(columns, required=_REQUIRED, note: str = "") -> None:
+    """Refuse a table whose ``columns`` lack one of ``required``, naming the missing
+    ones (``note``: more to say, e.g. the files read); the pandas and the Dask path's
+    check."""
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise ValueError(
+            f"answers is missing column(s) {missing}; a long table needs "
+            f"the columns {list(required)} (one row per answer){note}"
+        )
 
 
 def check_choice(value, name, allowed):
@@ -503,6 +512,50 @@ def task_groups(counts, gold_codes=None):
     return distinct_rows(key)
 
 
+def decide_groups(method: Method, am: AnswerMatrix, gold, rng, kw: dict):
+    """A method's decision for every task, taken once per group of interchangeable
+    tasks (:func:`task_groups`; a gold task, for ``"dmi"``, a group of its own).
+
+    The one decision of plurality, surprisingly popular and DMI-clustering: the pandas
+    path (:func:`dmi_lib.tabular.aggregate`) and the Dask path
+    (:mod:`dmi_lib.extras.scale_out`) both call it on their answer matrix, so their
+    answers are equal.
+
+    Parameters
+    ----------
+    method : Method
+        A method with ``groups`` (an entry of :data:`dmi_lib.tabular.METHODS`).
+    am : AnswerMatrix
+    gold : pandas.Series, dict or None
+        Names DMI's clusters (:func:`gold_codes`); the other methods ignore it.
+    rng : numpy.random.Generator
+    kw : dict
+        The method's own keywords.
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n_tasks,)
+        The option (column of ``am``) of each task.
+    details : object or None
+        The method's details (DMI: a :class:`~dmi_lib.aggregation.DMIAggregation`),
+        per task.
+    """
+    g = None if gold is None or method.name != "dmi" else gold_codes(gold, am)
+    index, inverse, weights = task_groups(am.counts, g)
+    row_gold = None if g is None else g[index]
+    codes, details = method.groups(am.counts[index], weights, am.options, row_gold, rng, kw)
+    codes = codes[inverse]
+    if details is not None:  # per task, as the callers read it
+        details = dataclasses.replace(
+            details,
+            options=codes,
+            clustering=dataclasses.replace(
+                details.clustering, labels=details.clustering.labels[inverse]
+            ),
+        )
+    return codes, details
+
+
 # --------------------------------------------------------------------------- #
 # The methods of dmi_lib.tabular.aggregate: a call, a method, and the call's checks
 # --------------------------------------------------------------------------- #
@@ -541,7 +594,7 @@ class Method:
         label: ``groups(rows, weights, options, row_gold, rng, kw) -> (codes,
         details)`` decides once per group of interchangeable tasks
         (:func:`~dmi_lib.answers.task_groups`); the pandas path and the Dask path
-        (:mod:`dmi_lib.extras.scale_out`) both call it.  Plurality's and surprisingly
+        (:mod:`dmi_lib.extras.scale_out`) both call it through :func:`decide_groups`.  Plurality's and surprisingly
         popular's also take ``ties`` (``"first"``, or ``"random"``: one seeded draw
         per row among its maximal options, which the pandas path uses per task).
         None: per task only.
@@ -566,11 +619,12 @@ class Method:
 # --------------------------------------------------------------------------- #
 # A call's checks, its answer, and the estimators' base
 # --------------------------------------------------------------------------- #
-def check_call(call: Call, spec: Method, dask_methods=()) -> Method:
+def check_call(call: Call, spec: Method) -> Method:
     """``spec`` (the method of ``call``), after refusing a bad ``ties``,
     ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
-    read (a Dask table: a method that does not run on Dask; ``dask_methods``
-    names those that do), before any work."""
+    read (a Dask table: a method that does not run on Dask, ``spec.dask`` false),
+    before any work.  The one home of these checks: :func:`dmi_lib.tabular.aggregate`,
+    the estimators and the Dask path (:mod:`dmi_lib.extras.scale_out`) call it."""
     method = spec.name
     check_choice(call.ties, "ties", _TIES)
     check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
@@ -591,8 +645,9 @@ def check_call(call: Call, spec: Method, dask_methods=()) -> Method:
     if type(answers).__module__.startswith("dask"):
         if not spec.dask:
             raise ValueError(
-                f"method {method!r} is not available for a dask table; use one of "
-                f"{list(dask_methods)} (the other methods work task by task: run them with pandas)"
+                f"method {method!r} is not available for a dask table; use one with "
+                "dask=True in dmi_lib.tabular.METHODS (the others work task by task: run "
+                "them with pandas)"
             )
         if call.ties == "random" and method != "dmi":
             raise ValueError(

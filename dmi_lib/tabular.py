@@ -40,8 +40,6 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
@@ -53,12 +51,12 @@ from .answers import (
     Method,
     check_call,
     check_choice,
+    decide_groups,
     gold_codes,
     label_series,
     prediction_matrix,
     python_scalar,
     read_table,
-    task_groups,
 )
 from .extras.dmi_em import DMI_EM
 from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
@@ -140,20 +138,7 @@ def _decide_by_group(method: Method, call: Call):
     if call.ties == "random" and method.name != "dmi":  # DMI has no ties
         codes, _ = method.groups(am.counts, None, am.options, None, rng, call.kw, "random")
         return am, codes, None
-    g = None if call.gold is None or method.name != "dmi" else gold_codes(call.gold, am)
-    index, inverse, weights = task_groups(am.counts, g)
-    row_gold = None if g is None else g[index]
-    codes, details = method.groups(am.counts[index], weights, am.options, row_gold, rng, call.kw)
-    codes = codes[inverse]
-    if details is not None:  # per task, as the callers read it
-        details = dataclasses.replace(
-            details,
-            options=codes,
-            clustering=dataclasses.replace(
-                details.clustering, labels=details.clustering.labels[inverse]
-            ),
-        )
-    return am, codes, details
+    return am, *decide_groups(method, am, call.gold, rng, call.kw)
 
 
 def _decide_practical(method: Method, call: Call):
@@ -442,23 +427,14 @@ def aggregate(
         kw=kw,
     )
     check_choice(method, "method", METHODS)
-    spec = check_call(call, METHODS[method], [m.name for m in METHODS.values() if m.dask])
+    spec = check_call(call, METHODS[method])
+    decide = spec.decide
     if type(answers).__module__.startswith("dask"):
         # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
         # module imports dask, an optional dependency, at its top; importing it here,
         # only for a Dask table, is the lazy import of that optional dependency.
-        from .extras.scale_out import aggregate_dask
-
-        return aggregate_dask(
-            answers,
-            spec,
-            gold=gold,
-            options=options,
-            random_state=random_state,
-            duplicates=duplicates,
-            kw=kw,
-        )
-    am, codes, _ = spec.decide(spec, call)
+        from .extras.scale_out import decide_dask as decide
+    am, codes, _ = decide(spec, call)
     return label_series(am, codes)
 
 

@@ -313,7 +313,11 @@ def test_file_reading_errors_name_the_file(tmp_path_factory, case):
             scale_out.read_answers(str(d / "a-*.parquet"))
     elif kind == "no-worker":
         df[["task", "label"]].to_parquet(d / "b.parquet")
-        with pytest.raises(ValueError, match=r"missing column\(s\) \['worker'\]"):
+        # the message names the files read and the columns they have
+        with pytest.raises(
+            ValueError,
+            match=r"missing column\(s\) \['worker'\]; .*b\.parquet' has \['task', 'label'\]$",
+        ):
             scale_out.read_answers(str(d / "b.parquet"))
     elif kind == "empty-glob":
         with pytest.raises(FileNotFoundError, match="matches no file"):

@@ -87,6 +87,24 @@ def test_gold_names_clusters_alike(client):
     pd.testing.assert_series_equal(got, want)
 
 
+def test_method_keywords_reach_the_dask_path(client):
+    """A method's own keywords (here surprisingly popular's ``prior=``) decide on Dask as
+    with pandas; the prior changes the answer, so a keyword lost on the way is seen."""
+    df, _ = crowd(C=3, seed=8)
+    prior = pd.Series([0.2, 0.3, 0.5], index=[0, 1, 2])
+    want = aggregate(df, "surprisingly-popular", prior=prior)
+    assert not want.equals(aggregate(df, "surprisingly-popular"))
+    got = aggregate(dd.from_pandas(df, npartitions=3), "surprisingly-popular", prior=prior)
+    pd.testing.assert_series_equal(got, want)
+    lazy = aggregate_dask(
+        dd.from_pandas(df, npartitions=3),
+        METHODS["surprisingly-popular"],
+        kw={"prior": prior},
+        compute=False,
+    )
+    pd.testing.assert_series_equal(lazy.compute().sort_index(), want)
+
+
 def test_lazy_result_computes_to_the_same(client):
     df, _ = crowd(C=2, seed=5)
     lazy = aggregate_dask(dd.from_pandas(df, npartitions=4), METHODS["plurality"], compute=False)
@@ -113,9 +131,22 @@ def test_errors_are_specific(client):
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="not available for a dask table"):
         aggregate(ddf, "sp-single")
-    # the Dask path itself refuses a method that does not run on Dask (METHODS says which)
+    # the Dask path itself refuses a method that does not run on Dask (METHODS says which),
+    # with aggregate's message (one check, answers.check_call)
     with pytest.raises(ValueError, match="method 'dmi-practical' is not available for a dask"):
         aggregate_dask(ddf, METHODS["dmi-practical"])
+    with pytest.raises(ValueError) as direct:
+        aggregate_dask(ddf, METHODS["dmi-validated"])
+    with pytest.raises(ValueError) as front:
+        aggregate(ddf, "dmi-validated")
+    assert (
+        str(direct.value)
+        == str(front.value)
+        == (
+            "method 'dmi-validated' is not available for a dask table; use one with dask=True "
+            "in dmi_lib.tabular.METHODS (the others work task by task: run them with pandas)"
+        )
+    )
     assert [m for m, spec in METHODS.items() if spec.dask] == [
         "plurality",
         "surprisingly-popular",

@@ -15,7 +15,8 @@ is aggregated in two steps:
 
 :func:`read_answers` opens partitioned Parquet or CSV files by glob;
 :func:`aggregate_dask` aggregates them (``dmi_lib.aggregate`` checks the call against
-its method table and calls it for a ``dask.dataframe.DataFrame``).  Dask is an optional dependency (the ``dask``
+its method table and, for a ``dask.dataframe.DataFrame``, decides it with
+:func:`decide_dask`, the same decision).  Dask is an optional dependency (the ``dask``
 extra): this module imports it, and the rest of the library imports this module only
 when it is handed a Dask table.
 
@@ -47,18 +48,21 @@ from .._validation import check_positive, check_random_state
 from ..answers import (
     MAX_DENSE_CELLS,
     AnswerMatrix,
+    Call,
     Method,
+    check_call,
+    check_columns,
     check_dense,
     check_options,
+    decide_groups,
     duplicate_pairs_error,
     factorize,
-    gold_codes,
     label_series,
-    task_groups,
 )
 
 __all__ = [
     "aggregate_dask",
+    "decide_dask",
     "distinct_counts",
     "read_answers",
     "task_counts",
@@ -129,12 +133,7 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
         ):
             kwargs["sep"] = "\t"
         frame = dd.read_csv(path, **kwargs)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs the columns "
-            f"{list(columns)} (one row per answer); {path!r} has {list(frame.columns)}"
-        )
+    check_columns(frame.columns, columns, f"; {path!r} has {list(frame.columns)}")
     return frame[list(columns)]
 
 
@@ -271,12 +270,7 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
     each batch of partitions is counted, and the batches are added in a tree."""
     if not is_dask_frame(answers):
         raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
-    missing = [c for c in _COLUMNS if c not in answers.columns]
-    if missing:
-        raise ValueError(
-            f"answers is missing column(s) {missing}; a long table needs "
-            f"the columns {list(_COLUMNS)} (one row per answer)"
-        )
+    check_columns(answers.columns)
     if duplicates not in ("error", "keep"):
         raise ValueError(
             f"duplicates must be 'error' or 'keep' for a dask table, got "
@@ -356,12 +350,14 @@ def aggregate_dask(
 ):
     """:func:`dmi_lib.tabular.aggregate` for a Dask DataFrame (data larger than one machine).
 
-    ``aggregate`` takes this path for a Dask table, after checking the call against
-    its method table (:data:`dmi_lib.tabular.METHODS`): the methods that run on Dask
-    (``"plurality"``, ``"surprisingly-popular"``, ``"dmi"``) give every task with the
-    same answer counts the same label (:func:`dmi_lib.answers.task_groups`), so the
-    answer matrix is counted where the data lives (:func:`task_counts`) and decided
-    on one machine by the same function as the pandas path (the method's
+    ``aggregate`` takes this path for a Dask table (:func:`decide_dask`), after
+    checking the call against its method table (:data:`dmi_lib.tabular.METHODS`;
+    this function makes the same check, :func:`dmi_lib.answers.check_call`): the
+    methods that run on Dask (``"plurality"``, ``"surprisingly-popular"``,
+    ``"dmi"``) give every task with the same answer counts the same label
+    (:func:`dmi_lib.answers.task_groups`), so the answer matrix is counted where the
+    data lives (:func:`task_counts`) and decided on one machine by the same function
+    as the pandas path (:func:`dmi_lib.answers.decide_groups`: the method's
     ``groups``, on the same groups in the same order): the answer equals the pandas
     path's exactly.  Ties go to the first option (``ties="random"`` draws once per
     task in the global task order, which a partitioned table does not have;
@@ -422,18 +418,37 @@ def aggregate_dask(
         need each task's predictions — run those on the pandas table of the tasks
         concerned; everything the pandas path rejects.
     """
-    if not method.dask:
-        raise ValueError(f"method {method.name!r} is not available for a dask table")
-    rng = check_random_state(random_state)
-    am = _answer_matrix(answers, options, duplicates)
-    # The pandas path's decision (dmi_lib.tabular): once per group of tasks with the
-    # same answer counts, a gold task a group of its own.
-    g = None if gold is None or method.name != "dmi" else gold_codes(gold, am)
-    index, inverse, weights = task_groups(am.counts, g)
-    row_gold = None if g is None else g[index]
-    codes, _ = method.groups(am.counts[index], weights, am.options, row_gold, rng, kw or {})
-    out = label_series(am, codes[inverse])
+    check_call(Call(answers), method)  # aggregate's check: a method that runs on Dask
+    call = Call(
+        answers,
+        gold=gold,
+        options=options,
+        random_state=random_state,
+        duplicates=duplicates,
+        kw=kw or {},
+    )
+    am, codes, _ = decide_dask(method, call)
+    out = label_series(am, codes)
     return out if compute else dd.from_pandas(out, npartitions=answers.npartitions)
+
+
+def decide_dask(method: Method, call: Call):
+    """A method's ``decide`` (:attr:`dmi_lib.answers.Method.decide`) for a Dask table:
+    the answer matrix counted where the data lives, then the pandas path's decision
+    (:func:`dmi_lib.answers.decide_groups`, once per group of tasks with the same
+    answer counts).  :func:`dmi_lib.tabular.aggregate` calls it for a Dask table, after
+    :func:`~dmi_lib.answers.check_call`.
+
+    Returns
+    -------
+    am : dmi_lib.answers.AnswerMatrix
+    codes : ndarray of int
+        The option (column of ``am``) of each task.
+    details : object or None
+    """
+    rng = check_random_state(call.random_state)
+    am = _answer_matrix(call.answers, call.options, call.duplicates)
+    return am, *decide_groups(method, am, call.gold, rng, call.kw)
 
 
 def write_answer_log(
