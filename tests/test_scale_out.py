@@ -103,6 +103,13 @@ def test_method_keywords_reach_the_dask_path(client):
         compute=False,
     )
     pd.testing.assert_series_equal(lazy.compute().sort_index(), want)
+    # a keyword the method does not take is refused on this entry point too
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['priors'\]"):
+        aggregate_dask(
+            dd.from_pandas(df, npartitions=3),
+            METHODS["surprisingly-popular"],
+            kw={"priors": prior},
+        )
 
 
 def test_lazy_result_computes_to_the_same(client):

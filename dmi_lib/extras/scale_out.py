@@ -418,7 +418,6 @@ def aggregate_dask(
         need each task's predictions — run those on the pandas table of the tasks
         concerned; everything the pandas path rejects.
     """
-    check_call(Call(answers), method)  # aggregate's check: a method that runs on Dask
     call = Call(
         answers,
         gold=gold,
@@ -427,6 +426,7 @@ def aggregate_dask(
         duplicates=duplicates,
         kw=kw or {},
     )
+    check_call(call, method)  # aggregate's check: a method that runs on Dask, its keywords
     am, codes, _ = decide_dask(method, call)
     out = label_series(am, codes)
     return out if compute else dd.from_pandas(out, npartitions=answers.npartitions)
