@@ -89,7 +89,12 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     ----------
     path : str or list of str
         A glob (``"logs/answers-*.parquet"``), a directory of Parquet files, or a
-        list of paths.
+        list of paths.  The rows are in the files' order, which Dask takes with the
+        numbers in names compared as numbers (``a-2`` before ``a-10``), while
+        ``pandas.read_parquet`` of a directory compares names as text (``a-10``
+        first); name files with zero-padded numbers (``a-02``, ``a-10``) for one
+        order.  The order decides which repeated pair the duplicate message names
+        and, for task ids that cannot be sorted, the order of the tasks.
     format : {"parquet", "csv"}, optional
         Default: from the file ending (``.csv``/``.csv.gz`` → CSV, else Parquet).
     columns : sequence of str
