@@ -166,8 +166,9 @@ def _local_files(path):
 
 def _scan(answers, options):
     """One pass over the answers: refuse missing values, and return the label values in
-    column order by the pandas path's rule (given, or the labels seen, sorted), and
-    the smallest and largest task id when they are integers (else None)."""
+    column order by the pandas path's rule (given, or the labels seen, sorted), the
+    smallest and largest task id when they are integers (else None), and each
+    partition's number of rows."""
     integer_tasks = pd.api.types.is_integer_dtype(answers["task"].dtype)
     # One read of each partition: its missing values, rows, task range, and distinct
     # labels in order of first appearance -- the partitions in order give the
@@ -198,7 +199,7 @@ def _scan(answers, options):
     if n_rows * n_labels > MAX_DENSE_CELLS and not in_range:
         check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     opts = check_options(options, seen)[1]
-    return opts, (lo, size) if in_range else None
+    return opts, (lo, size) if in_range else None, [p[2] for p in parts]
 
 
 def _summary(part: pd.DataFrame, integer_tasks: bool):
@@ -208,10 +209,11 @@ def _summary(part: pd.DataFrame, integer_tasks: bool):
     return part[list(_COLUMNS)].isna().sum(), part["label"].drop_duplicates(), len(part), span
 
 
-def _check_duplicates(answers) -> None:
+def _check_duplicates(answers, lengths) -> None:
     """Raise if some (task, worker) pair answers twice (a distributed group-by), with
     the pandas path's message: the repeated rows' count and the repeated pair whose
-    first row comes first, rows in partition order."""
+    first row comes first, rows in partition order (``lengths``: each partition's
+    rows, from :func:`_scan`)."""
     # Dask splits a large group-by's output by a hash of the keys; for an object
     # column that hash depends on which types a partition holds (ints alone, or ints
     # and strings), so one pair could land in two outputs and be missed.  One output
@@ -224,7 +226,6 @@ def _check_duplicates(answers) -> None:
         return
     # Only when refusing: number the rows and find the earliest first row of a
     # repeated pair (a second group-by).
-    lengths = answers.map_partitions(len).compute().to_numpy()
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
 
     def numbered(part, partition_info=None):
@@ -281,9 +282,9 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
             f"duplicates must be 'error' or 'keep' for a dask table, got "
             f"{duplicates!r} ('first' needs a global row order)"
         )
-    opts, span = _scan(answers, options)
+    opts, span, lengths = _scan(answers, options)
     if duplicates == "error":
-        _check_duplicates(answers)
+        _check_duplicates(answers, lengths)
     parts = answers[["task", "label"]].to_delayed()
     batches = [dask.delayed(_batch_counts)(opts, span, *b) for b in _in_batches(parts)]
     while len(batches) > 1:  # a tree: each worker holds a few batches' counts at a time
