@@ -234,7 +234,7 @@ def test_latent_class_mle_recovers_sampled_classes():
 
 
 def test_latent_class_mle_errors():
-    with pytest.raises(ValueError, match="labels must be 2 non-negative"):
+    with pytest.raises(ValueError, match="labels must be >= 0, got -1"):
         latent_class_mle([[1, 1], [2, 0]], [0, -1])
     with pytest.raises(ValueError, match="smoothing must be a positive number"):
         latent_class_mle([[1, 1], [2, 0]], [0, 1], smoothing=0)

@@ -321,8 +321,34 @@ def refine_multinomial(
     >>> lab.tolist(), ok
     ([0, 0, 1, 1, 2, 0], True)
     """
+    N, lab, k = _check_model(counts, labels, smoothing)
+    n = N.shape[0]
+    check_positive(max_iter, "max_iter", integer=True)
+    g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, k)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    total = float(n) if w is None else float(w.sum())
+    known = g >= 0
+    lab[known] = g[known]
+    for it in range(1, max_iter + 1):
+        sizes = np.bincount(lab, weights=w, minlength=k)
+        sums = cluster_sums(N, lab, k, w)  # μ_c before smoothing
+        pi, mu, L = _model_fit(N, sizes, sums, total, smoothing)
+        new = np.argmax(L, axis=1)
+        new[known] = g[known]
+        converged = np.array_equal(new, lab)
+        if converged:
+            break
+        lab = new
+    return lab, mu, pi, it, converged
+
+
+def _check_model(counts, labels, smoothing):
+    """The inputs of the pooled latent-class model's fits (:func:`refine_multinomial`,
+    :func:`latent_class_mle`), checked: ``(N, labels, k)`` with the counts as
+    :func:`_check_counts` returns them and the ``n`` starting cluster ids, non-negative
+    integers, as a new ``intp`` array (``k``: their largest value plus one)."""
     N = _check_counts(counts)
-    n, C = N.shape
+    n = N.shape[0]
     labels = np.asarray(labels)
     if labels.shape != (n,) or labels.dtype.kind not in "iu":
         raise ValueError(
@@ -331,28 +357,20 @@ def refine_multinomial(
         )
     if labels.min() < 0:
         raise ValueError(f"labels must be >= 0, got {int(labels.min())}")
-    k = int(labels.max()) + 1
     check_positive(smoothing, "smoothing")
-    check_positive(max_iter, "max_iter", integer=True)
-    g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, k)
-    w = None if sample_weight is None else check_sample_weight(sample_weight, n)
-    total = float(n) if w is None else float(w.sum())
-    known = g >= 0
-    lab = labels.astype(np.intp).copy()
-    lab[known] = g[known]
-    for it in range(1, max_iter + 1):
-        sizes = np.bincount(lab, weights=w, minlength=k)
-        pi = (sizes + 1.0) / (total + k)
-        sums = cluster_sums(N, lab, k, w)  # μ_c before smoothing
-        mu = sums + smoothing
-        mu /= mu.sum(axis=1, keepdims=True)
-        new = np.argmax(np.log(pi) + N @ np.log(mu).T, axis=1)
-        new[known] = g[known]
-        converged = np.array_equal(new, lab)
-        if converged:
-            break
-        lab = new
-    return lab, mu, pi, it, converged
+    return N, labels.astype(np.intp), int(labels.max()) + 1
+
+
+def _model_fit(N, sizes, sums, total, smoothing):
+    """The pooled latent-class model fitted to its classes' (weighted) sizes ``n_c``
+    and answer sums out of ``total`` tasks: ``(π, μ, L)`` with ``π_c = (n_c + 1) /
+    (total + k)``, ``μ_c ∝ sums_c + smoothing`` and ``L[t, c] = log π_c + N_t · log
+    μ_c``, each task's log-likelihood under class ``c`` (up to a term common to all
+    classes)."""
+    pi = (sizes + 1.0) / (total + sizes.size)
+    mu = sums + smoothing
+    mu /= mu.sum(axis=1, keepdims=True)
+    return pi, mu, np.log(pi) + N @ np.log(mu).T
 
 
 def latent_class_mle(
@@ -398,23 +416,15 @@ def latent_class_mle(
     >>> lab.tolist(), ok, bool(np.all(np.diff(ll) >= -1e-9))
     ([0, 0, 0, 1, 1, 1], True, True)
     """
-    N = _check_counts(counts)
-    n, C = N.shape
-    labels = np.asarray(labels)
-    if labels.shape != (n,) or labels.dtype.kind not in "iu" or labels.min() < 0:
-        raise ValueError(f"labels must be {n} non-negative integer cluster ids")
-    k = int(labels.max()) + 1
-    check_positive(smoothing, "smoothing")
+    N, labels, k = _check_model(counts, labels, smoothing)
+    n = N.shape[0]
     check_positive(tol, "tol")
     check_positive(max_iter, "max_iter", integer=True)
     R = np.zeros((n, k))
     R[np.arange(n), labels] = 1.0
     trace = []
     for _ in range(max_iter):
-        pi = (R.sum(axis=0) + 1.0) / (n + k)
-        mu = R.T @ N + smoothing
-        mu /= mu.sum(axis=1, keepdims=True)
-        L = np.log(pi) + N @ np.log(mu).T
+        pi, mu, L = _model_fit(N, R.sum(axis=0), R.T @ N, n, smoothing)
         norm = logsumexp(L, axis=1)
         # the smoothing acts as a Dirichlet prior: EM climbs likelihood + log prior
         trace.append(float(norm.sum() + np.log(pi).sum() + smoothing * np.log(mu).sum()))
