@@ -219,6 +219,13 @@ def test_volume_score_triangle_in_3d_by_cross_product():
     assert log_volume_score(A, np.zeros(12, int), 2) == -np.inf  # empty cluster
 
 
+def test_volume_score_refuses_labels_beyond_k():
+    with pytest.raises(
+        ValueError, match=r"labels must lie in 0\.\.1 \(k = 2 clusters\), found 2 at"
+    ):
+        log_volume_score(np.eye(3), [0, 1, 2], 2)
+
+
 def brute_best(A, k):
     return max(
         log_volume_score(A, np.array((0,) + lab), k)

@@ -94,11 +94,8 @@ def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
     >>> matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1], one_to_one=False)
     1.0
     """
-    truth = np.asarray(truth)
-    if truth.ndim != 1:
-        raise ValueError(f"truth must be 1-D, got shape {truth.shape}")
+    truth = check_labels(truth, name="truth")
     labels = check_labels(labels, truth.size)
-    truth = check_labels(truth, labels.size, name="truth")
     if labels.size == 0:
         raise ValueError("labels is empty: no items to score")
     if one_to_one:
@@ -372,8 +369,7 @@ def log_volume_score(A, labels, k: int | None = None) -> float:
     A = check_matrix(A)
     labels = check_labels(labels, A.shape[0])
     k = int(labels.max()) + 1 if k is None else check_int(k, "k", 2)
-    if labels.max() >= k:
-        raise ValueError(f"labels must lie in 0..{k - 1}, found {int(labels.max())}")
+    check_labels(labels, k=k)
     means, sizes = _cluster_means(A, labels, k)
     if sizes.min() == 0:
         return -np.inf
