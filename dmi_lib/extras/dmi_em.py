@@ -38,6 +38,7 @@ from ..answers import (
     read_table,
     factorize,
     gold_codes,
+    label_series,
     python_scalar,
 )
 from ..core import cluster_distinct
@@ -149,10 +150,10 @@ def _weighted_table(answers, options, weights, duplicates):
 def _name(labels, A, gold, confidence: float) -> np.ndarray:
     """The rotated-SP default names, replaced by the gold-agreement names iff the gold
     evidence beats the prior odds: :func:`dmi_lib.extras.practical.name_clusters_bayes` with
-    ``log(C!/(C-k)! - 1)`` computed from log-gamma (no integer ``C!``)."""
+    ``log(C!/(C-k)! - 1)`` computed from log-gamma (no integer ``C!``).  ``gold``:
+    option codes (``-1``: unknown), at least one known (:func:`dmi_em` names with
+    the default alone otherwise)."""
     default = name_clusters(labels, A)
-    if gold is None or not (gold >= 0).any():
-        return default
     best, evidence = gold_naming_evidence(labels, A, gold, default)
     if evidence is None:
         return default
@@ -594,7 +595,7 @@ def dmi_em(
         )
     codes = np.argmax(R, axis=1)
     return DMIEMResult(
-        labels=pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label"),
+        labels=label_series(am, codes),
         posteriors=pd.DataFrame(R, index=am.tasks, columns=am.options),
         class_prior=pd.Series(np.exp(log_pi), index=am.options, name="prior"),
         start=pd.Series(am.options[start].to_numpy(), index=am.tasks, name="start"),
@@ -640,8 +641,7 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
     >>> round(out["likelihood"], 6) == round(out["information"], 6)
     True
     """
-    am, rows, task, label = read_table(answers, options, "error")
-    worker, workers = factorize(rows["worker"].to_numpy())
+    am, task, worker, label, _, workers, _ = _weighted_table(answers, options, None, "error")
     if not isinstance(labels, pd.Series):
         raise TypeError(
             f"labels must be a pandas Series (index: task), got {type(labels).__name__}"
