@@ -130,9 +130,7 @@ def _weighted_table(answers, options, weights, duplicates):
     am, rows, task, label = read_table(answers.assign(__weight=w), options, duplicates)
     weight = rows["__weight"].to_numpy(dtype=float)
     worker, workers = factorize(rows["worker"].to_numpy())
-    n, C = am.counts.shape
-    task = np.asarray(task, dtype=np.intp)
-    label = np.asarray(label, dtype=np.intp)
+    n, C = am.counts.shape  # the codes of pandas (task, label, worker) are already intp
     W = np.bincount(task * C + label, weights=weight, minlength=n * C).reshape(n, C)
     total = W.sum(axis=1)
     if (total <= 0).any():
@@ -141,7 +139,7 @@ def _weighted_table(answers, options, weights, duplicates):
             f"task {python_scalar(am.tasks[t])!r}: all its answers have weight 0 (weights must "
             "give every task a positive total)"
         )
-    return am, task, np.asarray(worker, dtype=np.intp), label, weight, workers, W / total[:, None]
+    return am, task, worker, label, weight, workers, W / total[:, None]
 
 
 # --------------------------------------------------------------------------- #
@@ -172,7 +170,7 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
     n, C = A.shape
     if int(np.count_nonzero(A.sum(axis=0))) > max_dmi_options:
         values, clusters = np.unique(np.argmax(A, axis=1), return_inverse=True)
-        return clusters.astype(np.intp), values.astype(np.intp), "plurality"
+        return clusters, values, "plurality"
     if np.ptp(A, axis=0).max() > 0:
         rng = check_random_state(random_state)
         res = cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
