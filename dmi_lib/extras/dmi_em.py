@@ -19,7 +19,6 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -43,7 +42,7 @@ from ..answers import (
 )
 from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
-from .practical import gold_naming_evidence
+from .practical import _check_prob, gold_naming_evidence
 
 __all__ = [
     "DMIEM",
@@ -76,17 +75,11 @@ MAX_CONFUSION_CELLS = 2**25
 
 
 def _check_settings(pseudocount, tol, max_iter, default_confidence):
-    """The scalar settings of :func:`dmi_em`, checked (the message names each)."""
-    if (
-        isinstance(default_confidence, (bool, np.bool_))
-        or not isinstance(default_confidence, numbers.Real)
-        or not 0.0 < default_confidence < 1.0
-    ):
-        raise ValueError(
-            f"default_confidence must be a probability strictly between 0 and 1, "
-            f"got {default_confidence!r}"
-        )
+    """The scalar settings of :func:`dmi_em`, checked (the message names each);
+    ``default_confidence`` as :func:`~dmi_lib.extras.practical.name_clusters_bayes`
+    checks it."""
     return (
+        _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability"),
         check_positive(pseudocount, "pseudocount"),
         check_positive(tol, "tol"),
         check_positive(max_iter, "max_iter", integer=True),
@@ -567,7 +560,8 @@ def dmi_em(
     >>> res.confusion(["c"]).round(2).tolist()
     [[[0.34, 0.66], [0.66, 0.34]]]
     """
-    pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
+    # q = default_confidence, the prior probability of the default naming
+    q, pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
     max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates
@@ -580,7 +574,7 @@ def dmi_em(
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
         first = _em(*fit, np.eye(C)[names[clustering]], np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
-        names = _name(clustering, A, g, float(default_confidence))
+        names = _name(clustering, A, g, q)
     start = names[clustering]
     R0 = np.eye(C)[np.where(g >= 0, g, start)]
     R, theta, log_pi, trace, it, converged = _em(*fit, R0, g, *settings, pooled=True)
