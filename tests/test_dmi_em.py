@@ -421,7 +421,10 @@ def test_estimator_passes_every_setting_to_its_method():
         ({"max_iter": 0}, "max_iter must be a positive integer, got 0"),
         ({"max_iter": 2.5}, "max_iter must be .* got 2.5"),
         ({"max_dmi_options": 0}, "max_dmi_options must be .* got 0"),
-        ({"default_confidence": 1.0}, "default_confidence must be .* got 1.0"),
+        (
+            {"default_confidence": 1.0},
+            r"default_confidence must lie strictly between 0 and 1 \(a probability\), got 1.0",
+        ),
         ({"weights": [1, 2]}, r"weights must have one entry per row of answers \(8\)"),
         ({"weights": [1, 1, 1, -1, 1, 1, 1, 1]}, "weights must be finite and non-negative, got -1"),
         ({"weights": "wt"}, "weights='wt' names no column"),
@@ -444,6 +447,9 @@ def test_bad_tables_and_keywords():
         dmi_em(pd.concat([HAND, HAND.iloc[:1]]))
     with pytest.raises(TypeError, match="weights must be numbers"):
         dmi_em(HAND, weights=[object()] * 8)
+    for bad in (True, "0.5"):
+        with pytest.raises(TypeError, match=f"default_confidence must be a number, got {bad!r}"):
+            dmi_em(HAND, default_confidence=bad)
 
 
 def test_dask_table_is_refused_by_name():

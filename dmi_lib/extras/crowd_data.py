@@ -210,13 +210,14 @@ def _gold_series(tasks, values) -> pd.Series:
     return g.sort_index()
 
 
-def _per_task_gold(df: pd.DataFrame, col: str) -> pd.Series:
-    """Gold repeated on every row of a task -> one value per task (checked constant)."""
-    per_task = df.groupby("task", sort=True)[col]
+def _per_task_gold(df: pd.DataFrame) -> pd.Series:
+    """Gold (column ``gold``) repeated on every row of a task -> one value per task
+    (checked constant)."""
+    per_task = df.groupby("task", sort=True)["gold"]
     bad = per_task.nunique() > 1
     if bad.any():  # would mean a corrupted copy; the shipped files are consistent
         raise RuntimeError(f"gold differs between rows of task {bad.idxmax()!r}")
-    return per_task.first().rename("gold")
+    return per_task.first()
 
 
 # --------------------------------------------------------------------------- #
@@ -231,21 +232,13 @@ def _load_zheng(name):
     return answers[["task", "worker", "label"]], gold
 
 
-def _load_snow(name):
-    # Snow et al. (EMNLP 2008) standardised TSV: the gold label is repeated per row.
-    d = _read_csv(name, f"{name}.standardized.tsv", sep="\t")
-    answers = d.rename(
+def _load_gold_per_row(name, file, **read):
+    # Snow et al. (EMNLP 2008) standardised TSV, or CF.csv (no header: worker, task,
+    # label, gold): the gold label is repeated on every row of its task.
+    d = _read_csv(name, file, **read).rename(
         columns={"orig_id": "task", "!amt_worker_ids": "worker", "response": "label"}
     )
-    gold = _per_task_gold(answers, "gold")
-    return answers[["task", "worker", "label"]], gold
-
-
-def _load_cf():
-    # CF.csv has no header: worker, task, label, gold (gold repeated per row).
-    d = _read_csv("weather_cf", "CF.csv", header=None, names=["worker", "task", "label", "gold"])
-    gold = _per_task_gold(d, "gold")
-    return d[["task", "worker", "label"]], gold
+    return d[["task", "worker", "label"]], _per_task_gold(d)
 
 
 def _load_prelec(study):
@@ -263,7 +256,7 @@ def _load_prelec(study):
             "prediction": d["meta"].astype(float),
         }
     )
-    gold = _per_task_gold(answers.assign(gold=d["actual"]), "gold")
+    gold = _per_task_gold(answers.assign(gold=d["actual"]))
     return answers, gold
 
 
@@ -400,14 +393,16 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
     if treatment is not None and name != "hosseini2021_spvoting":
         raise ValueError(f"treatment= applies only to 'hosseini2021_spvoting', not {name!r}")
     provenance = _read_text(name, "PROVENANCE.md")
+    # every loader returns answers with a RangeIndex (0..n-1, one row per answer)
     task_options = None
     label = name
     if name in ("dog", "face", "bluebirds"):
         answers, gold = _load_zheng(name)
     elif name in ("rte", "temp", "wsd"):
-        answers, gold = _load_snow(name)
+        answers, gold = _load_gold_per_row(name, f"{name}.standardized.tsv", sep="\t")
     elif name == "weather_cf":
-        answers, gold = _load_cf()
+        columns = ["worker", "task", "label", "gold"]
+        answers, gold = _load_gold_per_row(name, "CF.csv", header=None, names=columns)
     elif name == "prelec2017_sp":
         if study is None:
             raise ValueError(f"'prelec2017_sp' needs study=, one of {list(PRELEC_STUDIES)}")
@@ -415,7 +410,6 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
         label = f"{name}/{study}"
     else:
         answers, gold, task_options = _load_hosseini(treatment)
-    answers = answers.reset_index(drop=True)
     if task_options is None:  # the answer tables' own ordering rule, so options line up
         options = factorize(pd.concat([answers["label"], gold], ignore_index=True))[1].tolist()
     else:

@@ -19,7 +19,6 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -38,11 +37,12 @@ from ..answers import (
     read_table,
     factorize,
     gold_codes,
+    label_series,
     python_scalar,
 )
 from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
-from .practical import gold_naming_evidence
+from .practical import _check_prob, gold_naming_evidence
 
 __all__ = [
     "DMIEM",
@@ -75,17 +75,11 @@ MAX_CONFUSION_CELLS = 2**25
 
 
 def _check_settings(pseudocount, tol, max_iter, default_confidence):
-    """The scalar settings of :func:`dmi_em`, checked (the message names each)."""
-    if (
-        isinstance(default_confidence, (bool, np.bool_))
-        or not isinstance(default_confidence, numbers.Real)
-        or not 0.0 < default_confidence < 1.0
-    ):
-        raise ValueError(
-            f"default_confidence must be a probability strictly between 0 and 1, "
-            f"got {default_confidence!r}"
-        )
+    """The scalar settings of :func:`dmi_em`, checked (the message names each);
+    ``default_confidence`` as :func:`~dmi_lib.extras.practical.name_clusters_bayes`
+    checks it."""
     return (
+        _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability"),
         check_positive(pseudocount, "pseudocount"),
         check_positive(tol, "tol"),
         check_positive(max_iter, "max_iter", integer=True),
@@ -129,9 +123,7 @@ def _weighted_table(answers, options, weights, duplicates):
     am, rows, task, label = read_table(answers.assign(__weight=w), options, duplicates)
     weight = rows["__weight"].to_numpy(dtype=float)
     worker, workers = factorize(rows["worker"].to_numpy())
-    n, C = am.counts.shape
-    task = np.asarray(task, dtype=np.intp)
-    label = np.asarray(label, dtype=np.intp)
+    n, C = am.counts.shape  # the codes of pandas (task, label, worker) are already intp
     W = np.bincount(task * C + label, weights=weight, minlength=n * C).reshape(n, C)
     total = W.sum(axis=1)
     if (total <= 0).any():
@@ -140,7 +132,7 @@ def _weighted_table(answers, options, weights, duplicates):
             f"task {python_scalar(am.tasks[t])!r}: all its answers have weight 0 (weights must "
             "give every task a positive total)"
         )
-    return am, task, np.asarray(worker, dtype=np.intp), label, weight, workers, W / total[:, None]
+    return am, task, worker, label, weight, workers, W / total[:, None]
 
 
 # --------------------------------------------------------------------------- #
@@ -149,10 +141,10 @@ def _weighted_table(answers, options, weights, duplicates):
 def _name(labels, A, gold, confidence: float) -> np.ndarray:
     """The rotated-SP default names, replaced by the gold-agreement names iff the gold
     evidence beats the prior odds: :func:`dmi_lib.extras.practical.name_clusters_bayes` with
-    ``log(C!/(C-k)! - 1)`` computed from log-gamma (no integer ``C!``)."""
+    ``log(C!/(C-k)! - 1)`` computed from log-gamma (no integer ``C!``).  ``gold``:
+    option codes (``-1``: unknown), at least one known (:func:`dmi_em` names with
+    the default alone otherwise)."""
     default = name_clusters(labels, A)
-    if gold is None or not (gold >= 0).any():
-        return default
     best, evidence = gold_naming_evidence(labels, A, gold, default)
     if evidence is None:
         return default
@@ -171,7 +163,7 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
     n, C = A.shape
     if int(np.count_nonzero(A.sum(axis=0))) > max_dmi_options:
         values, clusters = np.unique(np.argmax(A, axis=1), return_inverse=True)
-        return clusters.astype(np.intp), values.astype(np.intp), "plurality"
+        return clusters, values, "plurality"
     if np.ptp(A, axis=0).max() > 0:
         rng = check_random_state(random_state)
         res = cluster_distinct(A, method=dmi_method, random_state=rng, rank_tol=rank_tol)
@@ -568,7 +560,8 @@ def dmi_em(
     >>> res.confusion(["c"]).round(2).tolist()
     [[[0.34, 0.66], [0.66, 0.34]]]
     """
-    pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
+    # q = default_confidence, the prior probability of the default naming
+    q, pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
     max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates
@@ -581,7 +574,7 @@ def dmi_em(
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
         first = _em(*fit, np.eye(C)[names[clustering]], np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
-        names = _name(clustering, A, g, float(default_confidence))
+        names = _name(clustering, A, g, q)
     start = names[clustering]
     R0 = np.eye(C)[np.where(g >= 0, g, start)]
     R, theta, log_pi, trace, it, converged = _em(*fit, R0, g, *settings, pooled=True)
@@ -594,7 +587,7 @@ def dmi_em(
         )
     codes = np.argmax(R, axis=1)
     return DMIEMResult(
-        labels=pd.Series(am.options[codes].to_numpy(), index=am.tasks, name="agg_label"),
+        labels=label_series(am, codes),
         posteriors=pd.DataFrame(R, index=am.tasks, columns=am.options),
         class_prior=pd.Series(np.exp(log_pi), index=am.options, name="prior"),
         start=pd.Series(am.options[start].to_numpy(), index=am.tasks, name="start"),
@@ -640,8 +633,7 @@ def hard_em_objective(answers, labels, *, options=None) -> dict:
     >>> round(out["likelihood"], 6) == round(out["information"], 6)
     True
     """
-    am, rows, task, label = read_table(answers, options, "error")
-    worker, workers = factorize(rows["worker"].to_numpy())
+    am, task, worker, label, _, workers, _ = _weighted_table(answers, options, None, "error")
     if not isinstance(labels, pd.Series):
         raise TypeError(
             f"labels must be a pandas Series (index: task), got {type(labels).__name__}"
