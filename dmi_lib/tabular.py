@@ -88,10 +88,8 @@ def _prior(prior, options: pd.Index):
 def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
     """One column per row among the ``True`` entries of ``mask``: the first, or a
     uniformly random one (seeded)."""
-    if ties == "first":
-        return np.argmax(mask, axis=1).astype(np.intp)
-    keys = np.where(mask, rng.random(mask.shape), -1.0)
-    return np.argmax(keys, axis=1).astype(np.intp)
+    keys = mask if ties == "first" else np.where(mask, rng.random(mask.shape), -1.0)
+    return np.argmax(keys, axis=1)
 
 
 def _plurality_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
