@@ -60,10 +60,10 @@ _PROJ_ATOL = 1e-12
 # --------------------------------------------------------------------------- #
 # Helpers
 # --------------------------------------------------------------------------- #
-def _check_answer_matrix(A, name: str = "A") -> np.ndarray:
+def _check_answer_matrix(A) -> np.ndarray:
     """``A`` as an ``n × C`` float array whose rows are probability vectors."""
-    A = check_matrix(A, name, min_cols=2)
-    return check_distribution(A, name, axis=1)
+    A = check_matrix(A, "A", min_cols=2)
+    return check_distribution(A, "A", axis=1)
 
 
 def _argmax(M: np.ndarray, ties: str) -> np.ndarray:
@@ -333,10 +333,9 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     span = finite.max() - finite.min()
     level3 = (finite - finite.min()) / ((span + 1.0) * (k + 1))
     W = agree * (k + 1) - zero + level3
-    rows, cols = linear_sum_assignment(W, maximize=True)
-    names = np.empty(k, dtype=np.intp)
-    names[rows] = cols
-    return names
+    # k <= C: every cluster (row) is assigned, and the row indices come back sorted
+    # (0..k-1), so the column indices are the names in cluster order.
+    return linear_sum_assignment(W, maximize=True)[1]
 
 
 @dataclass
@@ -686,7 +685,7 @@ def spectral_truth_serum(
             f"the top eigenvalue of Cov is complex ({top:.6g}): Cov is far "
             "from symmetric; use symmetrize=True"
         )
-    if np.all(w == 0) or abs(top - w[1]) <= _EIG_RTOL * scale:
+    if abs(top - w[1]) <= _EIG_RTOL * scale:
         raise ValueError(
             f"the first eigenvector of Cov is not unique (top eigenvalues {w[0]:.6g}, "
             f"{w[1]:.6g}): the predictions carry no single second-moment direction"

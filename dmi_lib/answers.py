@@ -291,19 +291,18 @@ def answer_matrix(
     return read_table(answers, options, duplicates, max_cells)[0]
 
 
-def _repeated_pairs(answers: pd.DataFrame, task_codes: np.ndarray) -> np.ndarray:
-    """Mask of the rows whose ``(task, worker)`` pair occurred on an earlier row."""
+def _pair_keys(answers: pd.DataFrame, task_codes: np.ndarray) -> pd.Series | None:
+    """One int64 key per row, equal iff the rows' ``(task, worker)`` pairs are; None
+    when every pair is distinct."""
     worker_codes, n_workers = _int_codes(answers["worker"].to_numpy())
     # One int64 key per (task, worker) pair; hashing it is far faster than
     # DataFrame.duplicated on two object columns.
     key = task_codes.astype(np.int64) * max(n_workers, 1) + worker_codes
     # Any duplicate at all?  A stable sort (timsort) is near-linear on the usual
-    # task-grouped tables and far faster than hashing every pair; the hash runs
-    # only when there is a duplicate to locate.
+    # task-grouped tables and far faster than hashing every pair; the keys are
+    # hashed only when there is a duplicate to locate.
     srt = np.sort(key, kind="stable")
-    if np.any(srt[1:] == srt[:-1]):
-        return pd.Series(key).duplicated().to_numpy()
-    return np.zeros(key.size, dtype=bool)
+    return pd.Series(key) if np.any(srt[1:] == srt[:-1]) else None
 
 
 def duplicate_pairs_error(n_repeated: int, task, worker) -> ValueError:
@@ -323,11 +322,11 @@ def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     answers = check_answers(answers)
     check_choice(duplicates, "duplicates", _DUPLICATES)
     task_codes, tasks = factorize(answers["task"].to_numpy())
-    dup = _repeated_pairs(answers, task_codes) if duplicates != "keep" else None
-    if dup is not None and dup.any():
+    key = _pair_keys(answers, task_codes) if duplicates != "keep" else None
+    if key is not None:
+        dup = key.duplicated().to_numpy()  # the rows whose pair occurred on an earlier row
         if duplicates == "error":
-            first = answers.duplicated(["task", "worker"], keep=False).to_numpy()
-            i = int(np.argmax(first))
+            i = int(np.argmax(key.duplicated(keep=False).to_numpy()))  # a repeated pair's first row
             raise duplicate_pairs_error(
                 int(dup.sum()), answers["task"].iloc[i], answers["worker"].iloc[i]
             )

@@ -60,6 +60,7 @@ from .answers import (
 )
 from .extras.dmi_em import DMI_EM
 from .extras.practical import practical_dmi_aggregate, validated_dmi_aggregate
+from .problem import idxmax
 
 __all__ = [
     "DMIAggregator",
@@ -88,10 +89,8 @@ def _prior(prior, options: pd.Index):
 def _pick(mask: np.ndarray, ties: str, rng) -> np.ndarray:
     """One column per row among the ``True`` entries of ``mask``: the first, or a
     uniformly random one (seeded)."""
-    if ties == "first":
-        return np.argmax(mask, axis=1).astype(np.intp)
-    keys = np.where(mask, rng.random(mask.shape), -1.0)
-    return np.argmax(keys, axis=1).astype(np.intp)
+    keys = mask if ties == "first" else np.where(mask, rng.random(mask.shape), -1.0)
+    return np.argmax(keys, axis=1)
 
 
 def _plurality_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
@@ -207,11 +206,10 @@ def _decide_single(method: Method, call: Call):
                 f"task {python_scalar(am.tasks[t])!r} ({method.name}): {exc}{hint}"
             ) from exc
         # Algorithm 6 outputs only a sign along e*; name the option the answers moved
-        # towards: argmax of sign * e* (sign 0: both ends of e* tie).
-        score = r.e if r.sign >= 0 else -r.e
-        mask = score >= score.max() - 1e-12
-        if r.sign == 0:
-            mask |= -r.e >= (-r.e).max() - 1e-12
+        # towards: idxmax of sign * e*, every entry within 1e-12 of the maximum (sign 0:
+        # both ends of e* tie, so the maxima of e* and of -e*).
+        signs = [r.sign] if r.sign else [1, -1]
+        mask = idxmax(np.outer(signs, r.e), ties="all", tol=1e-12).any(axis=0)
         out[t] = present[_pick(mask[None, :], ties, rng)[0]]
     return am, out, None
 
