@@ -23,7 +23,7 @@ from functools import partial
 
 import numpy as np
 
-from .problem import DMIResult, prepare
+from .problem import DMIResult, cluster_sums, prepare
 from .core import solve, dmi_cluster
 from .mechanisms import Reports, map_tasks
 
@@ -319,7 +319,7 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
         who, rows = np.nonzero(~gone)  # row-major: each agent's rows in increasing order
 
         def sums(lab):
-            return _level_sums(At, who * k + lab[who, rows], rows, b * k).reshape(b, k, k)
+            return cluster_sums(At[rows], who * k + lab[who, rows], b * k).reshape(b, k, k)
 
         M0 = sums(labels)
     else:  # the same numbers from exact sums, without a pass over every agent's rows
@@ -372,14 +372,6 @@ def _exact_levels(At: np.ndarray):
     return None if np.any(rest != 0.0) else out
 
 
-def _level_sums(q, key, rows, size):
-    """``Σ`` of ``q[rows]`` per ``key`` (flat ``agent·k + cluster``), per column."""
-    k = q.shape[1]
-    return np.stack(
-        [np.bincount(key, weights=q[rows, j], minlength=size) for j in range(k)], axis=1
-    )
-
-
 def _exact_start_sums(levels, start, gone):
     """Per level, ``Cᵀq`` of each agent's rows at the common start labels: the sum
     over all rows minus her own (exact on the level's grid), shape ``(b·k, k)``."""
@@ -387,7 +379,7 @@ def _exact_start_sums(levels, start, gone):
     who, rows = np.nonzero(gone)
     key = who * k + start[rows]
     return [  # all rows (exact, (k, k)) minus hers
-        np.tile(_level_sums(q, start, slice(None), k), (b, 1)) - _level_sums(q, key, rows, b * k)
+        np.tile(cluster_sums(q, start, k), (b, 1)) - cluster_sums(q[rows], key, b * k)
         for q in levels
     ]
 
@@ -398,7 +390,7 @@ def _exact_moved_sums(levels, base, start, lab, gone):
     who, rows = np.nonzero((lab != start) & ~gone)
     to, frm = who * k + lab[who, rows], who * k + start[rows]
     return [
-        m + _level_sums(q, to, rows, b * k) - _level_sums(q, frm, rows, b * k)
+        m + cluster_sums(q[rows], to, b * k) - cluster_sums(q[rows], frm, b * k)
         for m, q in zip(base, levels)
     ]
 
