@@ -330,18 +330,15 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
 
         M0 = _exact_total(base)
 
-    def conditioned(M):
-        cond = np.linalg.cond(M)
-        return np.isfinite(cond) & (cond < _COND_LIMIT)
-
-    singular = ~conditioned(M0)
+    # ill-conditioned, singular (cond = inf) or NaN: each fails ``cond < _COND_LIMIT``
+    singular = ~(np.linalg.cond(M0) < _COND_LIMIT)
     moves = np.zeros(b, dtype=np.intp)
     go = np.flatnonzero(~singular)  # may be empty: the ascent then returns at once
     moves[go], labels[go] = _batched_ascent(
         At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
     )
     M = sums(labels)
-    singular |= ~conditioned(M)
+    singular |= ~(np.linalg.cond(M) < _COND_LIMIT)
     M[singular] = np.eye(k)
     D = np.linalg.inv(M)
     D[singular] = np.nan

@@ -121,6 +121,9 @@ class Reports:
                     f"{name} ids must lie in 0..{size - 1} ({size_name} = {size}), found "
                     f"{int(arr[bad])} at position {bad}"
                 )
+            arr.setflags(write=False)  # arr is check_labels' own copy
+            object.__setattr__(self, name, arr)
+            object.__setattr__(self, size_name, size)
         key = worker * sizes[0] + task  # < m*n, fits in intp for any realistic crowd
         order = np.argsort(key, kind="stable")  # a repeated key: its positions ascending
         dup = np.flatnonzero(key[order][1:] == key[order][:-1])
@@ -130,10 +133,6 @@ class Reports:
                 f"duplicate report: worker {int(worker[first])} answered task "
                 f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
             )
-        for (name, size_name), arr, size in zip(_FIELDS, arrays, sizes):
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
-            object.__setattr__(self, size_name, size)
 
     @classmethod
     def from_arrays(
