@@ -409,8 +409,7 @@ def _scratch_partition(sub, seed, *, C: int, method: str, rank_tol):
         "shares: no partition can be learned from them"
     )
     if not np.all(sub == sub[0]):
-        rng = np.random.default_rng(seed)
-        res = dmi_cluster(sub, method=method, rank_tol=rank_tol, random_state=rng)
+        res = dmi_cluster(sub, method=method, rank_tol=rank_tol, random_state=seed)
         if res.k == C:
             return res.D, np.asarray(res.columns, dtype=np.intp), None
         why = (
