@@ -506,8 +506,7 @@ def _join_shared(rep: Reports, I, J, chunk_items: int):
     n_t = rep.workers_per_task().astype(np.int64)
     order = np.lexsort((rep.worker, rep.task))  # by task, then worker
     w_sorted, l_sorted, t_sorted = rep.worker[order], rep.label[order], rep.task[order]
-    rank = np.arange(order.size) - np.r_[0, np.cumsum(n_t)[:-1]][t_sorted]
-    later = n_t[t_sorted] - 1 - rank  # partners after each answer in its task
+    later = np.cumsum(n_t)[t_sorted] - 1 - np.arange(order.size)  # partners after it in its task
     pair_key = I.astype(np.int64) * m + J
     out = []
     for a, offset in _item_chunks(later, chunk_items):  # answer a and each later one
