@@ -23,7 +23,7 @@ from functools import partial
 
 import numpy as np
 
-from .problem import DMIResult, prepare
+from .problem import DMIResult, cluster_sums, prepare
 from .core import solve, dmi_cluster
 from .mechanisms import Reports, map_tasks
 
@@ -319,7 +319,7 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
         who, rows = np.nonzero(~gone)  # row-major: each agent's rows in increasing order
 
         def sums(lab):
-            return _level_sums(At, who * k + lab[who, rows], rows, b * k).reshape(b, k, k)
+            return cluster_sums(At[rows], who * k + lab[who, rows], b * k).reshape(b, k, k)
 
         M0 = sums(labels)
     else:  # the same numbers from exact sums, without a pass over every agent's rows
@@ -330,18 +330,15 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
 
         M0 = _exact_total(base)
 
-    def conditioned(M):
-        cond = np.linalg.cond(M)
-        return np.isfinite(cond) & (cond < _COND_LIMIT)
-
-    singular = ~conditioned(M0)
+    # ill-conditioned, singular (cond = inf) or NaN: each fails ``cond < _COND_LIMIT``
+    singular = ~(np.linalg.cond(M0) < _COND_LIMIT)
     moves = np.zeros(b, dtype=np.intp)
     go = np.flatnonzero(~singular)  # may be empty: the ascent then returns at once
     moves[go], labels[go] = _batched_ascent(
         At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
     )
     M = sums(labels)
-    singular |= ~conditioned(M)
+    singular |= ~(np.linalg.cond(M) < _COND_LIMIT)
     M[singular] = np.eye(k)
     D = np.linalg.inv(M)
     D[singular] = np.nan
@@ -372,14 +369,6 @@ def _exact_levels(At: np.ndarray):
     return None if np.any(rest != 0.0) else out
 
 
-def _level_sums(q, key, rows, size):
-    """``Σ`` of ``q[rows]`` per ``key`` (flat ``agent·k + cluster``), per column."""
-    k = q.shape[1]
-    return np.stack(
-        [np.bincount(key, weights=q[rows, j], minlength=size) for j in range(k)], axis=1
-    )
-
-
 def _exact_start_sums(levels, start, gone):
     """Per level, ``Cᵀq`` of each agent's rows at the common start labels: the sum
     over all rows minus her own (exact on the level's grid), shape ``(b·k, k)``."""
@@ -387,7 +376,7 @@ def _exact_start_sums(levels, start, gone):
     who, rows = np.nonzero(gone)
     key = who * k + start[rows]
     return [  # all rows (exact, (k, k)) minus hers
-        np.tile(_level_sums(q, start, slice(None), k), (b, 1)) - _level_sums(q, key, rows, b * k)
+        np.tile(cluster_sums(q, start, k), (b, 1)) - cluster_sums(q[rows], key, b * k)
         for q in levels
     ]
 
@@ -398,7 +387,7 @@ def _exact_moved_sums(levels, base, start, lab, gone):
     who, rows = np.nonzero((lab != start) & ~gone)
     to, frm = who * k + lab[who, rows], who * k + start[rows]
     return [
-        m + _level_sums(q, to, rows, b * k) - _level_sums(q, frm, rows, b * k)
+        m + cluster_sums(q[rows], to, b * k) - cluster_sums(q[rows], frm, b * k)
         for m, q in zip(base, levels)
     ]
 
@@ -420,8 +409,7 @@ def _scratch_partition(sub, seed, *, C: int, method: str, rank_tol):
         "shares: no partition can be learned from them"
     )
     if not np.all(sub == sub[0]):
-        rng = np.random.default_rng(seed)
-        res = dmi_cluster(sub, method=method, rank_tol=rank_tol, random_state=rng)
+        res = dmi_cluster(sub, method=method, rank_tol=rank_tol, random_state=seed)
         if res.k == C:
             return res.D, np.asarray(res.columns, dtype=np.intp), None
         why = (

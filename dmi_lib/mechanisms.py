@@ -121,6 +121,9 @@ class Reports:
                     f"{name} ids must lie in 0..{size - 1} ({size_name} = {size}), found "
                     f"{int(arr[bad])} at position {bad}"
                 )
+            arr.setflags(write=False)  # arr is check_labels' own copy
+            object.__setattr__(self, name, arr)
+            object.__setattr__(self, size_name, size)
         key = worker * sizes[0] + task  # < m*n, fits in intp for any realistic crowd
         order = np.argsort(key, kind="stable")  # a repeated key: its positions ascending
         dup = np.flatnonzero(key[order][1:] == key[order][:-1])
@@ -130,10 +133,6 @@ class Reports:
                 f"duplicate report: worker {int(worker[first])} answered task "
                 f"{int(task[first])} twice (positions {int(first)} and {int(second)})"
             )
-        for (name, size_name), arr, size in zip(_FIELDS, arrays, sizes):
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
-            object.__setattr__(self, size_name, size)
 
     @classmethod
     def from_arrays(
@@ -507,8 +506,7 @@ def _join_shared(rep: Reports, I, J, chunk_items: int):
     n_t = rep.workers_per_task().astype(np.int64)
     order = np.lexsort((rep.worker, rep.task))  # by task, then worker
     w_sorted, l_sorted, t_sorted = rep.worker[order], rep.label[order], rep.task[order]
-    rank = np.arange(order.size) - np.r_[0, np.cumsum(n_t)[:-1]][t_sorted]
-    later = n_t[t_sorted] - 1 - rank  # partners after each answer in its task
+    later = np.cumsum(n_t)[t_sorted] - 1 - np.arange(order.size)  # partners after it in its task
     pair_key = I.astype(np.int64) * m + J
     out = []
     for a, offset in _item_chunks(later, chunk_items):  # answer a and each later one

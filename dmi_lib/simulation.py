@@ -149,6 +149,15 @@ def _check_noise(noise, name: str) -> None:
         raise ValueError(f"{name} must lie in [0, 1], got {noise!r}")
 
 
+def _check_prior(prior, name: str, W: int) -> np.ndarray:
+    """``prior`` as a probability vector over the ``W`` worlds, or a ValueError naming
+    ``name``."""
+    prior = check_distribution(prior, name, ndim=1)
+    if prior.size != W:
+        raise ValueError(f"{name} must have one entry per world ({W}), got {prior.size}")
+    return prior
+
+
 def _blur(rows: np.ndarray, noise: float, rng) -> np.ndarray:
     """``(1 - noise)·row + noise·u`` for each row, ``u ~ Dirichlet(1)`` drawn per row
     (probability vectors stay probability vectors; ``noise = 0``: the rows, no draw)."""
@@ -239,11 +248,7 @@ def random_states(
     if worlds.shape[1] != C:
         raise ValueError(f"worlds must have C = {C} columns, got shape {worlds.shape}")
     W = worlds.shape[0]
-    weights = (
-        np.full(W, 1.0 / W) if weights is None else check_distribution(weights, "weights", ndim=1)
-    )
-    if weights.size != W:
-        raise ValueError(f"weights must have one entry per world ({W}), got {weights.size}")
+    weights = np.full(W, 1.0 / W) if weights is None else _check_prior(weights, "weights", W)
     _check_noise(noise, "noise")
     world = rng.choice(W, size=n_tasks, p=weights)
     states = _blur(worlds[world], noise, rng)
@@ -467,9 +472,7 @@ def simulate_single_task(
     """
     P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
     W = P.shape[0]
-    prior = check_distribution(world_prior, "world_prior", ndim=1)
-    if prior.size != W:
-        raise ValueError(f"world_prior must have one entry per world ({W}), got {prior.size}")
+    prior = _check_prior(world_prior, "world_prior", W)
     n_respondents = check_int(n_respondents, "n_respondents", 0)
     true_world = check_int(true_world, "true_world", 0)
     if true_world >= W:
