@@ -489,13 +489,10 @@ def write_answer_log(
         The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
     """
 
-    for name, value in (
-        ("n_answers", n_answers),
-        ("n_files", n_files),
-        ("answers_per_task", answers_per_task),
-        ("C", C),
-    ):
-        check_positive(value, name, integer=True)
+    check_positive(n_answers, "n_answers", integer=True)
+    check_positive(n_files, "n_files", integer=True)
+    check_positive(answers_per_task, "answers_per_task", integer=True)
+    check_positive(C, "C", integer=True)
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be in [0, 1], got {accuracy!r}")
     rng = check_random_state(seed)
