@@ -46,20 +46,29 @@ def single_thread_blas(n: int, min_rows: float = SINGLE_THREAD_MIN_ROWS):
         yield
 
 
+def scaled_blocks(A: np.ndarray, s: float, *centres):
+    """The passes over the data: ``(rows, A[rows] / s - centres)`` for each block of
+    ``BLOCK`` rows (``rows`` a slice), the centres subtracted one after the other.  The
+    block is a new array (O(block · d) memory), the caller's to change."""
+    for s0 in range(0, A.shape[0], BLOCK):
+        block = A[s0 : s0 + BLOCK] / s
+        for centre in centres:
+            block -= centre
+        yield slice(s0, s0 + BLOCK), block
+
+
 def moments(A: np.ndarray, s: float, wn):
     """Mean of the rows of ``A / s`` (weights ``wn``), their total weight, and the
     root of their (weighted) sum of squares, block by block (no copy of ``A``)."""
     n, d = A.shape
     total_sum, squares = np.zeros(d), 0.0
-    for s0 in range(0, n, BLOCK):
-        block = A[s0 : s0 + BLOCK] / s
+    for rows, block in scaled_blocks(A, s):
         if wn is None:
             total_sum += block.sum(axis=0)
             squares += float(np.einsum("ij,ij->", block, block))
         else:
-            wb = wn[s0 : s0 + BLOCK]
-            total_sum += wb @ block
-            squares += float(wb @ np.einsum("ij,ij->i", block, block))
+            total_sum += wn[rows] @ block
+            squares += float(wn[rows] @ np.einsum("ij,ij->i", block, block))
     total = float(n) if wn is None else float(wn.sum())
     return total_sum / total, total, float(np.sqrt(squares))
 
@@ -69,13 +78,10 @@ def tall_r(A: np.ndarray, s: float, mean: np.ndarray, root_w=None) -> np.ndarray
     rows (R of ``[R_prev; next block]``, as in tall-skinny QR): the same singular
     values and right vectors as the centred data's, with O(block · d) extra memory
     instead of a centred copy of ``A`` and LAPACK's copy of that."""
-    n, d = A.shape
-    R = np.zeros((0, d))
-    for s0 in range(0, n, BLOCK):
-        block = A[s0 : s0 + BLOCK] / s
-        block -= mean
+    R = np.zeros((0, A.shape[1]))
+    for rows, block in scaled_blocks(A, s, mean):
         if root_w is not None:
-            block *= root_w[s0 : s0 + BLOCK, None]
+            block *= root_w[rows, None]
         R = np.linalg.qr(np.vstack([R, block]), mode="r")
     return R
 
@@ -128,10 +134,8 @@ def offset_from(A: np.ndarray, s: float, origin: np.ndarray, wn) -> np.ndarray:
     relative to ``origin`` (a row of the data), which keeps the digits a rounded
     mean would lose when the rows sit far from zero."""
     acc = np.zeros(A.shape[1])
-    for s0 in range(0, A.shape[0], BLOCK):
-        block = A[s0 : s0 + BLOCK] / s
-        block -= origin
-        acc += wn[s0 : s0 + BLOCK] @ block
+    for rows, block in scaled_blocks(A, s, origin):
+        acc += wn[rows] @ block
     return acc
 
 

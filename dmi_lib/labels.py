@@ -79,14 +79,16 @@ def same_partition(labels_a, labels_b) -> bool:
     return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
 
 
-def _matching(labels, reference) -> tuple[np.ndarray, np.ndarray]:
-    """Optimal one-to-one renaming of ``labels``' clusters onto ``reference``'s names."""
+def _matching(labels, reference) -> tuple[np.ndarray, int]:
+    """The contingency table of ``labels`` and ``reference``, made square, and the most
+    items an optimal one-to-one renaming of ``labels``' clusters onto ``reference``'s
+    names puts on their ``reference`` cluster."""
     T = contingency(labels, reference)
     k = max(T.shape)
     square = np.zeros((k, k), dtype=T.dtype)
     square[: T.shape[0], : T.shape[1]] = T
     rows, cols = linear_sum_assignment(square, maximize=True)
-    return square, cols[np.argsort(rows)]
+    return square, square[rows, cols].sum()
 
 
 def _first_optimal(square: np.ndarray, best) -> np.ndarray:
@@ -137,8 +139,7 @@ def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     a, ref = _pair(labels, reference, ("labels", "reference"))
     if a.size == 0:
         return a.copy()
-    square, rename = _matching(a, ref)
-    rename = _first_optimal(square, square[np.arange(rename.size), rename].sum())
+    rename = _first_optimal(*_matching(a, ref))
     if k is not None and rename.size > k:
         needed = int(rename[np.unique(a)].max()) + 1
         if needed > k:
@@ -163,8 +164,7 @@ def agreement(labels, reference) -> float:
     a, ref = _pair(labels, reference, ("labels", "reference"))
     if a.size == 0:
         raise ValueError("labels is empty: no items to compare")
-    square, rename = _matching(a, ref)
-    return float(square[np.arange(rename.size), rename].sum() / a.size)
+    return float(_matching(a, ref)[1] / a.size)
 
 
 def canonical_labels(labels) -> np.ndarray:

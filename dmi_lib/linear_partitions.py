@@ -42,10 +42,10 @@ from math import comb, factorial
 import numpy as np
 from scipy.optimize import linprog
 
-from .exact import DEFAULT_MAX_LABELINGS, brute_force, labelings_within
+from .exact import DEFAULT_MAX_LABELINGS, brute_force_solver, labelings_within
 from ._validation import check_positive
 from .labels import canonical_labels, distinct_rows
-from .problem import build_result, cluster_sums, prepare
+from .problem import Solution, build_result, cluster_sums, prepare
 
 __all__ = [
     "linear_partitions",
@@ -307,30 +307,25 @@ def linear_partition_optimum(
         few = labelings_within(problem.n, problem.k, DEFAULT_MAX_LABELINGS)
         enumeration = "labelings" if few else "linear-partitions"
     if enumeration == "labelings":
-        res = brute_force(A, rank_tol=rank_tol)
-        res.info["enumeration"] = "labelings"
-        return res
-    # Distinct rows are numbered by first appearance: among the first m rows there
-    # are max(inverse[:m]) + 1.
-    seen = np.r_[0, np.maximum.accumulate(distinct_rows(problem.A)[1]) + 1]
-    work = estimated_programs(problem.n, problem.k, seen)
-    if work > max_programs:
-        raise ValueError(
-            f"enumerating the linear partitions of n = {problem.n} rows (k = {problem.k}) "
-            f"may take up to {work} linear programs (estimated_programs), more than "
-            f"max_programs = {max_programs} (5-20 ms each); use brute_force for small "
-            "inputs, mean_split / cone_partition for k <= 3, or k-cofactors"
-        )
-    labels, _ = linear_partitions(A, rank_tol=rank_tol, max_partitions=max_partitions)
-    M = np.stack([cluster_sums(problem.A_tilde, lab, problem.k) for lab in labels])
-    best = int(np.argmax(np.abs(np.linalg.det(M))))
-    return build_result(
-        problem,
-        labels[best],
-        "linear-partitions",
-        True,
-        info={"n_partitions": len(labels), "enumeration": "linear-partitions"},
-    )
+        solution = brute_force_solver(problem)  # brute_force on the prepared problem
+    else:
+        # Distinct rows are numbered by first appearance: among the first m rows there
+        # are max(inverse[:m]) + 1.
+        seen = np.r_[0, np.maximum.accumulate(distinct_rows(problem.A)[1]) + 1]
+        work = estimated_programs(problem.n, problem.k, seen)
+        if work > max_programs:
+            raise ValueError(
+                f"enumerating the linear partitions of n = {problem.n} rows (k = {problem.k}) "
+                f"may take up to {work} linear programs (estimated_programs), more than "
+                f"max_programs = {max_programs} (5-20 ms each); use brute_force for small "
+                "inputs, mean_split / cone_partition for k <= 3, or k-cofactors"
+            )
+        labels, _ = linear_partitions(A, rank_tol=rank_tol, max_partitions=max_partitions)
+        M = np.stack([cluster_sums(problem.A_tilde, lab, problem.k) for lab in labels])
+        best = int(np.argmax(np.abs(np.linalg.det(M))))
+        solution = Solution(labels[best], "linear-partitions", True, {"n_partitions": len(labels)})
+    solution.info["enumeration"] = enumeration
+    return build_result(problem, *solution)
 
 
 def fans_at_mean(A) -> np.ndarray:

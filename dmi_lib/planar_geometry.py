@@ -261,8 +261,7 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
     a = np.zeros_like(b)
     area, c = _best_third(X3, Y3, theta, a, b, b + 1, np.full_like(b, m - 1))
     j = int(np.argmax(area))
-    B = np.empty(m + 1, dtype=np.intp)  # rooted optimum of root r (unrolled), r = 0..m
-    Cc = np.empty(m + 1, dtype=np.intp)
+    B, Cc = np.empty((2, m + 1), dtype=np.intp)  # rooted optimum of root r (unrolled), r = 0..m
     B[0], Cc[0] = b[j], c[j]
     B[m], Cc[m] = b[j] + m, c[j] + m  # root m is root 0 again
     best_area, best = float(area[j]), (0, int(b[j]), int(c[j]))

@@ -30,6 +30,7 @@ from ._decompose import (
     moments,
     offset_from,
     pow2_scale,
+    scaled_blocks,
     single_thread_blas,
     tall_r,
     tilde,
@@ -212,12 +213,11 @@ class Problem:
     def tilde_mean(self, weighted: bool = True) -> np.ndarray:
         """The mean of the rows of ``Ã`` (weighted by ``weights`` if ``weighted``)."""
         w = self.weights if weighted else None
-        if self._tilde_whole():
-            At = self.A_tilde
-            return At.mean(axis=0) if w is None else (w @ At) / w.sum()
-        # [mean(A) 1][:, L], without forming Ã
-        mean = self.A.mean(axis=0) if w is None else (w @ self.A) / w.sum()
-        return np.append(mean, 1.0)[list(self.columns)]
+        whole = self._tilde_whole()
+        X = self.A_tilde if whole else self.A
+        mean = X.mean(axis=0) if w is None else (w @ X) / w.sum()
+        # else [mean(A) 1][:, L], without forming Ã
+        return mean if whole else np.append(mean, 1.0)[list(self.columns)]
 
     def tilde_min(self) -> float:
         """The smallest entry of ``Ã``."""
@@ -267,18 +267,14 @@ class Problem:
         # The transpose of a row-major buffer (k-cofactors' X) is written one
         # contiguous row of it at a time: 6-8x faster than strided rows of out.
         by_columns = out.T.flags.c_contiguous and not out.flags.c_contiguous
+        # With weights the centring is from the heaviest row (see the class docstring).
+        centres = (self.mean,) if self.origin is None else (self.origin, self.offset)
         with single_thread_blas(n):
-            for s0 in range(0, n, BLOCK):
-                block = self.A[s0 : s0 + BLOCK] / self.scale
-                if self.origin is None:
-                    block -= self.mean
-                else:
-                    block -= self.origin
-                    block -= self.offset
+            for rows, block in scaled_blocks(self.A, self.scale, *centres):
                 if by_columns:
-                    out.T[:, s0 : s0 + BLOCK] = V.T @ block.T
+                    out.T[:, rows] = V.T @ block.T
                 else:
-                    out[s0 : s0 + BLOCK] = block @ V
+                    out[rows] = block @ V
         return out
 
 

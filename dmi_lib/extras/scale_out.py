@@ -109,8 +109,9 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     first = path[0] if isinstance(path, (list, tuple)) and path else path
     if not isinstance(first, str) or not first:
         raise TypeError(f"path must be a glob, a directory or a list of paths, got {path!r}")
+    tsv = first.endswith((".tsv", ".tsv.gz"))
     if format is None:
-        format = "csv" if first.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")) else "parquet"
+        format = "csv" if tsv or first.endswith((".csv", ".csv.gz")) else "parquet"
     if format not in ("parquet", "csv"):
         raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
     files = _local_files(path)
@@ -131,11 +132,7 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
         if mixed:
             frame = frame.map_partitions(pd.DataFrame.astype, mixed)
     else:
-        if (
-            first.endswith((".tsv", ".tsv.gz"))
-            and "sep" not in kwargs
-            and "delimiter" not in kwargs
-        ):
+        if tsv and "sep" not in kwargs and "delimiter" not in kwargs:
             kwargs["sep"] = "\t"
         frame = dd.read_csv(path, **kwargs)
     check_columns(frame.columns, columns, f"; {path!r} has {list(frame.columns)}")
@@ -175,31 +172,30 @@ def _scan(answers, options):
     # table's first appearance (the pandas path's column order for labels that
     # cannot be sorted), with no shuffle.
     parts = dask.compute(*[dask.delayed(_summary)(p, integer_tasks) for p in answers.to_delayed()])
-    na = sum(p[0] for p in parts)
-    # (an empty partition may have other dtypes: it would change the labels' dtype)
-    seen = [p[1].to_numpy() for p in parts if p[2]]
-    n_rows = sum(p[2] for p in parts)
-    ranges = [p[3] for p in parts if p[2]]
-    task_range = (
-        (min(r[0] for r in ranges), max(r[1] for r in ranges)) if integer_tasks and ranges else ()
-    )
+    na, labels, lengths, spans = zip(*parts)
+    n_rows = sum(lengths)
     if n_rows == 0:
         raise ValueError("answers is empty: there is nothing to aggregate")
+    na = sum(na)
     if na.any():
         col = na.index[int(np.argmax(na.to_numpy() > 0))]
         raise ValueError(f"answers has {int(na[col])} missing value(s) in column {col!r}")
+    # (an empty partition may have other dtypes: it would change the labels' dtype)
+    seen = [lab.to_numpy() for lab, rows in zip(labels, lengths) if rows]
     seen = pd.unique(np.concatenate(seen))  # as the pandas path: the values
     # The pandas path's size cap on tasks × options (its message): the tasks are
     # counted (one more pass) only when the rows alone do not rule it out.
     n_labels = len(seen) if options is None else len(pd.Index(options))
     # Integer ids in a range of at most MAX_DENSE_CELLS / n_labels values cannot be
     # too many tasks: no count (a distributed nunique shuffles every row).
-    lo, size = (task_range[0], task_range[1] - task_range[0] + 1) if task_range else (0, 0)
+    spans = [span for span in spans if span]  # integer ids: the partitions with rows
+    lo = min(span[0] for span in spans) if spans else 0
+    size = max(span[1] for span in spans) - lo + 1 if spans else 0
     in_range = 0 < size * n_labels <= MAX_DENSE_CELLS
     if n_rows * n_labels > MAX_DENSE_CELLS and not in_range:
         check_dense(int(answers["task"].nunique().compute()), n_labels, MAX_DENSE_CELLS)
     opts = check_options(options, seen)[1]
-    return opts, (lo, size) if in_range else None, [p[2] for p in parts]
+    return opts, (lo, size) if in_range else None, list(lengths)
 
 
 def _summary(part: pd.DataFrame, integer_tasks: bool):
@@ -493,13 +489,10 @@ def write_answer_log(
         The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
     """
 
-    for name, value in (
-        ("n_answers", n_answers),
-        ("n_files", n_files),
-        ("answers_per_task", answers_per_task),
-        ("C", C),
-    ):
-        check_positive(value, name, integer=True)
+    check_positive(n_answers, "n_answers", integer=True)
+    check_positive(n_files, "n_files", integer=True)
+    check_positive(answers_per_task, "answers_per_task", integer=True)
+    check_positive(C, "C", integer=True)
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be in [0, 1], got {accuracy!r}")
     rng = check_random_state(seed)
