@@ -224,6 +224,20 @@ def check_int(value, name: str, minimum: int) -> int:
     return int(value)
 
 
+def check_between(value, name: str, lo: float, hi: float, why: str) -> float:
+    """``value`` as a float strictly between ``lo`` and ``hi``, or a TypeError (not a
+    real number; bools are refused) / ValueError naming ``name``, the value and
+    ``why`` the bounds hold (e.g. ``"a probability"``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not lo < value < hi:
+        raise ValueError(
+            f"{name} must lie strictly between {lo:g} and {hi:g} ({why}), got {value!r}"
+        )
+    return value
+
+
 def check_positive(value, name: str, *, integer: bool = False):
     """``value`` as a positive finite float (an int with ``integer``), or a ValueError
     naming ``name`` and the value (bools are refused: they are not counts)."""

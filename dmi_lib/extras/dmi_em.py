@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import logsumexp
 
-from .._validation import check_positive, check_random_state
+from .._validation import check_between, check_positive, check_random_state
 from ..aggregation import name_clusters
 from ..answers import (
     Aggregator,
@@ -42,7 +42,7 @@ from ..answers import (
 )
 from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
-from .practical import _check_prob, gold_naming_evidence
+from .practical import gold_naming_evidence
 
 __all__ = [
     "DMIEM",
@@ -79,7 +79,7 @@ def _check_settings(pseudocount, tol, max_iter, default_confidence):
     ``default_confidence`` as :func:`~dmi_lib.extras.practical.name_clusters_bayes`
     checks it."""
     return (
-        _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability"),
+        check_between(default_confidence, "default_confidence", 0.0, 1.0, "a probability"),
         check_positive(pseudocount, "pseudocount"),
         check_positive(tol, "tol"),
         check_positive(max_iter, "max_iter", integer=True),

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import betaincc, betaln, logsumexp
 
-from .._validation import check_matrix, check_positive, check_sample_weight
+from .._validation import check_between, check_matrix, check_positive, check_sample_weight
 from ..aggregation import check_gold, name_clusters
 from ..labels import distinct_rows
 from ..problem import DMIResult, cluster_sums
@@ -102,17 +102,6 @@ def _check_counts(counts, name: str = "counts") -> np.ndarray:
             "answers; drop them (they have no answer distribution)"
         )
     return N
-
-
-def _check_prob(value, name: str, lo: float, hi: float, why: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if not lo < value < hi:
-        raise ValueError(
-            f"{name} must lie strictly between {lo:g} and {hi:g} ({why}), got {value!r}"
-        )
-    return value
 
 
 # --------------------------------------------------------------------------- #
@@ -219,14 +208,14 @@ def name_clusters_bayes(
         sample_weight = check_sample_weight(sample_weight, n)
     labels = np.asarray(labels).astype(np.intp)
     if gold_error is not None:
-        gold_error = _check_prob(
+        gold_error = check_between(
             gold_error,
             "gold_error",
             0.0,
             (C - 1) / C,
             "gold must agree with the right name more often than chance",
         )
-    q = _check_prob(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
+    q = check_between(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
     if gold is None:
         return default
     best, evidence = gold_naming_evidence(
