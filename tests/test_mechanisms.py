@@ -893,3 +893,14 @@ def test_kdmi_warm_ascent_matches_a_plain_best_improvement_search(seed):
             lab[t], count = c, count + 1
         assert moves[j] == count
         np.testing.assert_array_equal(labels[j], lab)
+
+
+def test_reports_hold_read_only_copies():
+    # a Reports is frozen: its arrays are its own, and cannot be changed in place
+    task = np.array([0, 1, 1])
+    rep = Reports(task=task, worker=[0, 0, 1], label=[2, 0, 1], n_tasks=2, n_workers=2, n_options=3)
+    task[0] = 1
+    assert rep.task.tolist() == [0, 1, 1]
+    for name in ("task", "worker", "label"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(rep, name)[0] = 0

@@ -174,6 +174,12 @@ def test_errors_are_specific(client):
     assert f"3 duplicate (task, worker) pair(s), e.g. task={task!r}, worker={worker!r}" in str(
         refused.value
     )
+    # the named pair is the repeated pair whose first row comes first, not the pair of
+    # the first row to repeat one (row 2 here), in either partition layout
+    crossed = pd.DataFrame({"task": [7, 8, 8, 7], "worker": [1, 2, 2, 1], "label": [0, 1, 1, 0]})
+    for parts in (1, 2, 4):
+        with pytest.raises(ValueError, match=r"2 duplicate .*e\.g\. task=7, worker=1;"):
+            aggregate(dd.from_pandas(crossed, npartitions=parts), "plurality")
     # duplicates='keep' counts every row, as the pandas path does
     pd.testing.assert_series_equal(
         aggregate(dd.from_pandas(dup, npartitions=2), "plurality", duplicates="keep"),

@@ -107,6 +107,18 @@ def test_answer_matrix_duplicates():
         answer_matrix(df, duplicates="last")
 
 
+def test_duplicate_message_names_the_pair_whose_first_row_comes_first():
+    # rows: (a, 1), (b, 2), (b, 2), (a, 1) -- the first row to repeat a pair is row 2,
+    # of (b, 2), but the repeated pair that appears first is (a, 1), at row 0
+    df = _table(["a", "b", "b", "a"], [1, 2, 2, 1], [0, 1, 1, 0])
+    with pytest.raises(ValueError, match=r"2 duplicate .*e\.g\. task='a', worker=1;"):
+        answer_matrix(df)
+    # the same for integer ids (the sorted-key path) listed in descending order
+    df = _table([5, 3, 3, 5], [9, 4, 4, 9], [0, 1, 1, 0])
+    with pytest.raises(ValueError, match=r"e\.g\. task=5, worker=9;"):
+        answer_matrix(df)
+
+
 def test_answer_matrix_errors():
     good = _table([1, 2], [1, 1], [0, 1])
     with pytest.raises(TypeError, match="must be a pandas DataFrame"):
@@ -475,6 +487,19 @@ def test_spectral_matches_direct_calls():
         p = g["prediction"].to_numpy()
         r = aggregation.spectral_truth_serum(g["label"].to_numpy(), np.column_stack([1 - p, p]))
         assert out[t] == int(np.argmax(r.sign * r.e))
+
+
+def test_spectral_sign_zero_names_both_ends_of_e():
+    # Sign 0 (a - v orthogonal to e*): e* = (-0.41, 0.82, -0.41) says nothing about which
+    # end the answers moved to, so the maxima of e* (option 1) and of -e* (options 0
+    # and 2) all tie: 'first' takes option 0, 'random' each of the three.
+    P = [[0.25, 0.25, 0.5], [0.5, 0.25, 0.25], [0.25, 0.5, 0.25]]
+    r = aggregation.spectral_truth_serum([0, 2, 1], P)
+    assert r.sign == 0 and np.argmax(r.e) == 1
+    df = pd.DataFrame({"task": 0, "worker": [1, 2, 3], "label": [0, 2, 1], "prediction": P})
+    assert aggregate(df, "spectral", ties="first").tolist() == [0]
+    seen = {aggregate(df, "spectral", ties="random", random_state=s).iloc[0] for s in range(40)}
+    assert seen == {0, 1, 2}
 
 
 def test_prelec_single_task_needs_smoothing_where_a_conditional_is_zero():
