@@ -404,10 +404,7 @@ class Engine:
         """``CᵀX``: the last column holds the (exact, integer) cluster sizes.
 
         Summed per block, then over blocks in a fixed order."""
-        M = np.zeros((self.k, self.k))
-        for b in self.blocks():
-            M += cluster_sums(self.Xt[:, b].T, labels[b], self.k)
-        return M
+        return sum(cluster_sums(self.Xt[:, b].T, labels[b], self.k) for b in self.blocks())
 
     def state(self, labels, M=None) -> State:
         """Score ``labels``; ``D`` is None when ``CᵀX`` is singular."""
