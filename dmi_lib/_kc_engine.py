@@ -26,7 +26,7 @@ import scipy.linalg
 
 from . import _kc_passes as passes
 from ._validation import check_labels
-from .problem import Problem, argmax_rows
+from .problem import Problem, argmax_rows, cluster_sums
 
 #: ``CᵀX`` counts as singular when its smallest singular value is below this
 #: fraction of its largest (an empty cluster, or affinely dependent cluster means).
@@ -286,23 +286,17 @@ def check_init(init, n: int, k: int):
     return check_labels(init, n, k, "init")
 
 
-def _argmax_blocks(problem: Problem, rows=None, shift=None, divide=None) -> np.ndarray:
-    """``argmax_rows((Ã − shift) / divide)`` over all rows (block by block: O(block
-    · k) memory) or over the rows ``rows``."""
-    if rows is not None:
-        block = problem.tilde_rows(rows)
-        return argmax_rows(block - shift if divide is None else block / divide)
-    labels = np.empty(problem.n, dtype=np.intp)
-    for b in problem.blocks():
-        block = problem.tilde_rows(b)
-        labels[b] = argmax_rows(block - shift if divide is None else block / divide)
-    return labels
+def _argmax_blocks(problem: Problem, rows, op, value) -> np.ndarray:
+    """``argmax_rows(op(Ã, value))`` (``op``: ``np.subtract`` or ``np.divide``) over
+    all rows (block by block: O(block · k) memory) or over the rows ``rows``."""
+    parts = problem.blocks() if rows is None else [rows]
+    return np.concatenate([argmax_rows(op(problem.tilde_rows(b), value)) for b in parts])
 
 
 def paper_init(problem: Problem, rows=None) -> np.ndarray:
     """``C ← idxmax(Ã − mean(Ã))`` (caption of the paper's Figure 5), of all rows
     or of the rows ``rows`` (the mean is that of all rows)."""
-    return _argmax_blocks(problem, rows, shift=problem.tilde_mean())
+    return _argmax_blocks(problem, rows, np.subtract, problem.tilde_mean())
 
 
 def sp_init(problem: Problem, rows=None) -> np.ndarray:
@@ -315,7 +309,7 @@ def sp_init(problem: Problem, rows=None) -> np.ndarray:
     means = problem.tilde_mean(weighted=False)
     if np.any(means <= 0) or problem.tilde_min() < 0:
         return paper_init(problem, rows)
-    return _argmax_blocks(problem, rows, divide=means)
+    return _argmax_blocks(problem, rows, np.divide, means)
 
 
 def replay_init(problem: Problem, init, k: int, who: str) -> np.ndarray:
@@ -410,10 +404,7 @@ class Engine:
         """``CᵀX``: the last column holds the (exact, integer) cluster sizes.
 
         Summed per block, then over blocks in a fixed order."""
-        M = np.zeros((self.k, self.k))
-        for b in self.blocks():
-            M += passes.label_sums(labels[b], self.Xt[:, b], self.k, self.weighted)
-        return M
+        return sum(cluster_sums(self.Xt[:, b].T, labels[b], self.k) for b in self.blocks())
 
     def state(self, labels, M=None) -> State:
         """Score ``labels``; ``D`` is None when ``CᵀX`` is singular."""
@@ -476,7 +467,7 @@ class Engine:
 
     def _numpy(self, pass_rows, *args, **kwargs):
         """The numpy pass ``pass_rows`` over this problem's ``X``."""
-        return pass_rows(self.Xt, *args, block=self.options.block, weighted=self.weighted, **kwargs)
+        return pass_rows(self.Xt, *args, block=self.options.block, **kwargs)
 
     def screen(self, D, labels, tol, *, rows=None, margins=False) -> passes.Screen:
         """The rows with an improving single move at ``D``: a

@@ -43,6 +43,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .problem import cluster_sums
+
 _EPS = np.finfo(np.float64).eps
 
 #: Safety factor on the rounding-error bound that decides ties (see :func:`tie_tol`).
@@ -174,24 +176,12 @@ def first_index(mask):
     return lut.take(code)
 
 
-def label_sums(lab, Xs, k: int, weighted: bool) -> np.ndarray:
-    """``CᵀX`` of a block of rows (``Xs``: ``k × B``) with labels ``lab`` in
-    ``0..k-1``, or of labels that are keys ``0..k-1`` of groups of clusters (shape
-    ``(k, columns of X)``); without weights the last column holds the exact,
-    integer cluster sizes."""
-    M = np.empty((k, Xs.shape[0]))
-    for j in range(Xs.shape[0] - 1):
-        M[:, j] = np.bincount(lab, weights=Xs[j], minlength=k)
-    M[:, -1] = np.bincount(lab, weights=Xs[-1] if weighted else None, minlength=k)
-    return M
-
-
-def _pair_change(Xs, hit, kt, ks, k: int, weighted: bool, groups: int):
+def _pair_change(Xs, hit, kt, ks, k: int, groups: int):
     """``Σ_i (e_tgt − e_src) xᵢᵀ`` per group, from the keys ``kt = group·k + tgt``
-    and ``ks = group·k + src``: :func:`label_sums` of the moved rows by target
-    minus by source, shape ``(groups·k, k)``."""
-    xh = Xs.take(hit, axis=1)
-    return label_sums(kt, xh, groups * k, weighted) - label_sums(ks, xh, groups * k, weighted)
+    and ``ks = group·k + src``: :func:`~dmi_lib.problem.cluster_sums` of the moved
+    rows by target minus by source, shape ``(groups·k, k)``."""
+    xh = Xs.take(hit, axis=1).T
+    return cluster_sums(xh, kt, groups * k) - cluster_sums(xh, ks, groups * k)
 
 
 class _Moves(NamedTuple):
@@ -340,7 +330,7 @@ class Assignment(NamedTuple):
 
 
 def assign_rows(
-    Xt, D, labels, tol, out, *, block: int, weighted=False, rows=None, margins=False, new_sums=False
+    Xt, D, labels, tol, out, *, block: int, rows=None, margins=False, new_sums=False
 ) -> Assignment:
     """The batch phase's assignment at ``D``, in numpy, over all rows or ``rows``
     (an index array, or segments ``(idx, Xs)``, see :func:`_block_moves`).
@@ -359,7 +349,7 @@ def assign_rows(
         h = mv.hit.size
         if h:
             if not new_sums:
-                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, weighted, 1)
+                V += _pair_change(mv.Xs, mv.hit, mv.tgt, mv.src, k, 1)
             delta = (mv.tgt - mv.src).astype(np.uint64)  # wraps modulo 2**64
             hd += int((weight(mv.glob) * delta).sum(dtype=np.uint64))
         span = slice(mv.base, mv.base + mv.Xs.shape[1])
@@ -369,7 +359,7 @@ def assign_rows(
             if h:
                 out[mv.glob] = mv.tgt
         if new_sums:
-            V += label_sums(out[span], mv.Xs, k, weighted)
+            V += cluster_sums(mv.Xs.T, out[span], k)
         moved += h
     return Assignment(moved, V, hd % 2**64, margin)
 
@@ -464,7 +454,7 @@ class Screen(NamedTuple):
 
 
 def screen_rows(
-    Xt, D, labels, tol, *, block: int, weighted=False, rows=None, margins=False, buckets=True
+    Xt, D, labels, tol, *, block: int, rows=None, margins=False, buckets=True
 ) -> Screen:
     """The ascent's screen at ``D``, in numpy, over all rows or ``rows`` (as in
     :func:`assign_rows`): the rows whose cluster is more than ``tol`` below their
@@ -483,7 +473,7 @@ def screen_rows(
             if buckets:
                 b = gap_buckets(g)
                 kt, ks = b * k + mv.tgt, b * k + mv.src
-                Vb = _pair_change(mv.Xs, mv.hit, kt, ks, k, weighted, nb)
+                Vb = _pair_change(mv.Xs, mv.hit, kt, ks, k, nb)
                 V += Vb.reshape(nb, k, k)
                 counts += np.bincount(b, minlength=nb)
                 bkt.append(b.astype(np.uint8))
