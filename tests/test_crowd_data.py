@@ -208,6 +208,8 @@ def test_columns_and_types(name, study):
     assert d.provenance.startswith("# ")
     assert d.answers.notna().all().all()
     assert not d.answers.duplicated(["task", "worker"]).any()
+    # one row per answer, numbered 0..n-1 whatever the file's own order
+    pd.testing.assert_index_equal(d.answers.index, pd.RangeIndex(len(d.answers)))
 
 
 @pytest.mark.parametrize("name", MULTI)
@@ -341,11 +343,13 @@ def test_hosseini_treatments(t):
     if elicits_prediction:
         assert by_id.answers["prediction"].notna().all()
     assert not by_id.answers.duplicated(["task", "worker"]).any()
+    pd.testing.assert_index_equal(by_id.answers.index, pd.RangeIndex(1200))
 
 
 def test_hosseini_mixed_treatments_keep_missing_predictions():
     d = load_dataset("hosseini2021_spvoting", treatment=[1, 2])
     assert len(d.answers) == 2400
+    pd.testing.assert_index_equal(d.answers.index, pd.RangeIndex(2400))
     assert d.answers["prediction"].isna().sum() == 1200
 
 
