@@ -56,6 +56,7 @@ __all__ = [
     "check_options",
     "duplicate_pairs_error",
     "factorize",
+    "is_dask_table",
     "gold_codes",
     "gold_labels",
     "prediction_matrix",
@@ -618,6 +619,14 @@ class Method:
 # --------------------------------------------------------------------------- #
 # A call's checks, its answer, and the estimators' base
 # --------------------------------------------------------------------------- #
+def is_dask_table(answers) -> bool:
+    """Whether ``answers`` is a Dask collection (its type comes from a ``dask``
+    package): the front door then takes the distributed path of
+    :mod:`dmi_lib.extras.scale_out`, and dask, an optional dependency, is never
+    imported to ask."""
+    return type(answers).__module__.startswith("dask")
+
+
 def check_call(call: Call, spec: Method) -> Method:
     """``spec`` (the method of ``call``), after refusing a bad ``ties``,
     ``prediction_type``, ``smoothing`` or keyword, and a table the method cannot
@@ -641,7 +650,7 @@ def check_call(call: Call, spec: Method) -> Method:
     ):
         raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
     answers = call.answers
-    if type(answers).__module__.startswith("dask"):
+    if is_dask_table(answers):
         if not spec.dask:
             raise ValueError(
                 f"method {method!r} is not available for a dask table; use one with "

@@ -53,6 +53,7 @@ from .answers import (
     check_choice,
     decide_groups,
     gold_codes,
+    is_dask_table,
     label_series,
     prediction_matrix,
     python_scalar,
@@ -427,7 +428,7 @@ def aggregate(
     check_choice(method, "method", METHODS)
     spec = check_call(call, METHODS[method])
     decide = spec.decide
-    if type(answers).__module__.startswith("dask"):
+    if is_dask_table(answers):
         # A table larger than memory: the distributed path of dmi_lib.extras.scale_out.  That
         # module imports dask, an optional dependency, at its top; importing it here,
         # only for a Dask table, is the lazy import of that optional dependency.

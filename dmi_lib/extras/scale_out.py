@@ -57,6 +57,7 @@ from ..answers import (
     decide_groups,
     duplicate_pairs_error,
     factorize,
+    is_dask_table,
     label_series,
 )
 
@@ -67,19 +68,9 @@ __all__ = [
     "read_answers",
     "task_counts",
     "write_answer_log",
-    "is_dask_frame",
 ]
 
 _COLUMNS = ("task", "worker", "label")
-
-
-def is_dask_frame(obj) -> bool:
-    """True for a Dask DataFrame (a type from a ``dask`` package with partitions and columns)."""
-    return (
-        type(obj).__module__.startswith("dask")
-        and hasattr(obj, "npartitions")
-        and hasattr(obj, "columns")
-    )
 
 
 def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs):
@@ -270,7 +261,7 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
     """The answer matrix of a Dask table, on this machine (tasks × options, at most
     ``MAX_DENSE_CELLS`` cells as on the pandas path), counted where the data lives:
     each batch of partitions is counted, and the batches are added in a tree."""
-    if not is_dask_frame(answers):
+    if not (is_dask_table(answers) and hasattr(answers, "columns")):  # a Dask DataFrame
         raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
     check_columns(answers.columns)
     if duplicates not in ("error", "keep"):
