@@ -188,6 +188,13 @@ def test_readme_citations_are_the_provenance_lines():
         assert load_dataset(name, **kw).citation in readme, name
 
 
+def test_temp_and_wsd_cite_rte_in_full():
+    # Their PROVENANCE.md cite "(as for rte)": the citation is rte's line, not a stub.
+    rte = load_dataset("rte").citation
+    assert "(as for rte)" not in rte
+    assert load_dataset("temp").citation == load_dataset("wsd").citation == rte
+
+
 # --------------------------------------------------------------------------- #
 # Loader API
 # --------------------------------------------------------------------------- #

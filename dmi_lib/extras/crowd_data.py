@@ -176,10 +176,6 @@ def _read_bytes(*parts) -> bytes:
     return data
 
 
-def _read_text(*parts) -> str:
-    return _read_bytes(*parts).decode("utf-8")
-
-
 def _read_csv(*parts, **kw) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(_read_bytes(*parts)), **kw)
 
@@ -190,7 +186,7 @@ def _citation(provenance: str) -> str:
         raise RuntimeError("PROVENANCE.md has no 'Paper to cite' line")
     text = m.group(1).strip()
     if "(as for rte)" in text:  # temp and wsd refer to rte's line: use it in full
-        return _citation(_read_text("rte", "PROVENANCE.md"))
+        return _citation(_read_bytes("rte", "PROVENANCE.md").decode("utf-8"))
     return text
 
 
@@ -392,7 +388,7 @@ def load_dataset(name: str, *, study=None, treatment=None) -> CrowdDataset:
         raise ValueError(f"study= applies only to 'prelec2017_sp', not {name!r}")
     if treatment is not None and name != "hosseini2021_spvoting":
         raise ValueError(f"treatment= applies only to 'hosseini2021_spvoting', not {name!r}")
-    provenance = _read_text(name, "PROVENANCE.md")
+    provenance = _read_bytes(name, "PROVENANCE.md").decode("utf-8")
     # every loader returns answers with a RangeIndex (0..n-1, one row per answer)
     task_options = None
     label = name
