@@ -320,10 +320,17 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
             f"{k} clusters cannot be named by distinct options: there are only C = {C} options"
         )
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    g = None if gold is None else check_gold(gold, n, C)
+    # The naming must not depend on the order of the tasks: the sums below run over
+    # the rows sorted by their contents (the same bits however the rows came), and
+    # the tie-break of the assignment follows the clusters' scores, not their ids.
+    rows = np.lexsort([*A.T] + [col for col in (w, g) if col is not None])
+    A, labels = A[rows], labels[rows]
+    w = None if w is None else w[rows]
     finite, zero = _rotated_sp_scores(labels, A, k, w)
     agree = np.zeros((k, C))  # agree[c, o]: (weighted) gold tasks of cluster c with option o
-    if gold is not None:
-        g = check_gold(gold, n, C)
+    if g is not None:
+        g = g[rows]
         known = g >= 0
         np.add.at(agree, (labels[known], g[known]), 1.0 if w is None else w[known])
     # Lexicographic weights (all levels maximised).  Level 3 is rescaled into
@@ -333,9 +340,13 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     span = finite.max() - finite.min()
     level3 = (finite - finite.min()) / ((span + 1.0) * (k + 1))
     W = agree * (k + 1) - zero + level3
-    # k <= C: every cluster (row) is assigned, and the row indices come back sorted
-    # (0..k-1), so the column indices are the names in cluster order.
-    return linear_sum_assignment(W, maximize=True)[1]
+    # Among tied assignments linear_sum_assignment's choice depends on the row order:
+    # the clusters in the order of their own scores.
+    order = np.lexsort(W.T[::-1])
+    names = np.empty(k, dtype=np.intp)
+    # k <= C: every row is assigned, and the row indices come back sorted (0..k-1)
+    names[order] = linear_sum_assignment(W[order], maximize=True)[1]
+    return names
 
 
 @dataclass

@@ -647,3 +647,46 @@ def test_spectral_truth_serum_rounding_level_cov_raises():
     predictions = np.tile([0.6, 0.4], (100, 1))
     with pytest.raises(ValueError, match="not unique"):
         spectral_truth_serum(answers, predictions)
+
+
+def test_naming_does_not_depend_on_how_clusters_are_numbered_symmetric_crowd():
+    # Each task's two answers are the other two options: the two cyclic namings tie
+    # exactly, and which one wins must not depend on the order of the tasks.
+    A = np.array([[0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]])
+    for perm in itertools.permutations(range(3)):
+        pi = np.array(perm)
+        np.testing.assert_array_equal(name_clusters(pi, A)[pi], [2, 0, 1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(2, 4).flatmap(
+        lambda C: st.tuples(
+            st.just(C),
+            st.lists(
+                st.lists(st.integers(0, 2), min_size=C, max_size=C).filter(any),
+                min_size=C,
+                max_size=7,
+            ),
+            st.randoms(use_true_random=False),
+        )
+    )
+)
+def test_naming_is_invariant_under_renumbering_tasks_and_clusters(case):
+    # Small integer counts make tied namings common; renumbering the clusters (as a
+    # reordering of the tasks does) must rename them, not change their options.  The
+    # clusters of a DMI-clustering have distinct mean answers (else CᵀÃ is singular);
+    # two clusters with the same mean could only be told apart by their numbers.
+    C, counts, rnd = case
+    N = np.array(counts, dtype=float)
+    A = N / N.sum(axis=1, keepdims=True)
+    n = len(A)
+    k = rnd.randint(1, min(C, n))
+    labels = np.array(list(range(k)) + [rnd.randrange(k) for _ in range(n - k)])
+    means = np.array([A[labels == c].mean(axis=0) for c in range(k)])
+    gaps = [np.abs(a - b).max() for a, b in itertools.combinations(means, 2)]
+    assume(min(gaps, default=1.0) > 1e-9)
+    pi = np.array(rnd.sample(range(k), k))
+    tasks = np.array(rnd.sample(range(n), n))
+    base = name_clusters(labels, A)
+    np.testing.assert_array_equal(name_clusters(pi[labels][tasks], A[tasks])[pi], base)
