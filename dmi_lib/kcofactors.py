@@ -180,9 +180,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int):
     info.batch_iterations = it
     del st, bufs
     # The ascent, from the best clustering seen (the run's own labels, moved in place)
-    start = best.labels
-    del best
-    final, passes_, moves, ascended = _ascent(eng, start, max_iter)
+    final, passes_, moves, ascended = _ascent(eng, best.labels, max_iter)
     ended = info.batch_converged or info.cycled or info.singular_step or info.batch_stalled
     info.single_move_passes, info.single_moves = passes_, moves
     info.converged = ascended and ended
@@ -325,8 +323,7 @@ def _default_options() -> KCOptions:
         raise ValueError(
             f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, got {raw!r}"
         ) from None
-    if rows < 0:
-        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be >= 0, got {rows}")
+    rows = check_int(rows, "DMI_LIB_COMPILED_MIN_ROWS", 0)
     return KCOptions(compiled_min_rows=rows, compiled_min_work=0)
 
 
