@@ -339,21 +339,17 @@ def stacked_det(M: np.ndarray) -> np.ndarray:
     than LAPACK's per-matrix call on tiny matrices), ``np.linalg.det`` beyond."""
     k = M.shape[-1]
     a = [[M[..., i, j] for j in range(k)] for i in range(k)] if k <= 4 else None
+
+    def m2(r, s, i, j):  # the 2 × 2 minor of rows r, s and columns i, j
+        return a[r][i] * a[s][j] - a[s][i] * a[r][j]
+
     if k == 1:
         return a[0][0]
     if k == 2:
         return a[0][0] * a[1][1] - a[0][1] * a[1][0]
-    if k == 3:
-        return (
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
-            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-        )
+    if k == 3:  # Laplace expansion along the first row (2 × 2 minors of rows 1, 2)
+        return a[0][0] * m2(1, 2, 1, 2) - a[0][1] * m2(1, 2, 0, 2) + a[0][2] * m2(1, 2, 0, 1)
     if k == 4:  # Laplace expansion along the first two rows (2 × 2 minors)
-
-        def m2(r, s, i, j):
-            return a[r][i] * a[s][j] - a[s][i] * a[r][j]
-
         return (
             m2(0, 1, 0, 1) * m2(2, 3, 2, 3)
             - m2(0, 1, 0, 2) * m2(2, 3, 1, 3)
@@ -429,9 +425,8 @@ def brute_force_solver(
         if dets.flat[j] > best_val:
             best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
     # Some labeling is non-singular when rank [A 1] = k (build_result guards it).
-    powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
-    labels = np.zeros(n, dtype=np.intp)
-    labels[1:] = (best_code // powers) % k
+    # Rows 1..n-1's clusters are the base-k digits of best_code (row 0 in cluster 0).
+    labels = np.r_[0, np.unravel_index(best_code, (k,) * (n - 1))]
     return Solution(canonical_labels(labels), "brute-force", True, {"n_labelings": k ** (n - 1)})
 
 

@@ -67,7 +67,6 @@ from .problem import (
     Solution,
     argmax_rows,
     build_result,
-    cluster_sums,
     has_zero_weights,
     prepare,
     score_and_D,
@@ -180,9 +179,7 @@ def _k_cofactors_single(eng: Engine, labels, max_iter: int):
     info.batch_iterations = it
     del st, bufs
     # The ascent, from the best clustering seen (the run's own labels, moved in place)
-    start = best.labels
-    del best
-    final, passes_, moves, ascended = _ascent(eng, start, max_iter)
+    final, passes_, moves, ascended = _ascent(eng, best.labels, max_iter)
     ended = info.batch_converged or info.cycled or info.singular_step or info.batch_stalled
     info.single_move_passes, info.single_moves = passes_, moves
     info.converged = ascended and ended
@@ -325,8 +322,7 @@ def _default_options() -> KCOptions:
         raise ValueError(
             f"DMI_LIB_COMPILED_MIN_ROWS must be an integer number of rows, got {raw!r}"
         ) from None
-    if rows < 0:
-        raise ValueError(f"DMI_LIB_COMPILED_MIN_ROWS must be >= 0, got {rows}")
+    rows = check_int(rows, "DMI_LIB_COMPILED_MIN_ROWS", 0)
     return KCOptions(compiled_min_rows=rows, compiled_min_work=0)
 
 
@@ -598,16 +594,16 @@ def k_cofactors_history(
     steps: list[KCofactorsStep] = []
     seen: dict[bytes, int] = {}
     while True:
-        M = cluster_sums(At, labels, k)
-        sign, logabs = np.linalg.slogdet(M)
-        if sign == 0 or np.bincount(labels, minlength=k).min() == 0:
+        # D is None when CᵀÃ is singular; an emptied cluster is a zero row of CᵀÃ,
+        # which LU keeps exactly zero: det = 0 exactly.
+        _, logabs, D = score_and_D(problem, labels)
+        if D is None:
             steps.append(KCofactorsStep(labels, None, -np.inf, False, None))
             return steps
-        D = np.linalg.inv(M)
         new = argmax_rows(At @ D, current=labels, tol=tie_tol(k, row_l1_max, D))
         consistent = bool(np.array_equal(new, labels))
         key = labels.tobytes()
-        steps.append(KCofactorsStep(labels, D, float(logabs), consistent, seen.get(key)))
+        steps.append(KCofactorsStep(labels, D, logabs, consistent, seen.get(key)))
         if consistent or key in seen or len(steps) > max_iter:
             return steps
         seen[key] = len(steps) - 1
