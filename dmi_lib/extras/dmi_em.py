@@ -74,18 +74,6 @@ NAMING_CONFIDENCE = 0.5
 MAX_CONFUSION_CELLS = 2**25
 
 
-def _check_settings(pseudocount, tol, max_iter, default_confidence):
-    """The scalar settings of :func:`dmi_em`, checked (the message names each);
-    ``default_confidence`` as :func:`~dmi_lib.extras.practical.name_clusters_bayes`
-    checks it."""
-    return (
-        check_between(default_confidence, "default_confidence", 0.0, 1.0, "a probability"),
-        check_positive(pseudocount, "pseudocount"),
-        check_positive(tol, "tol"),
-        check_positive(max_iter, "max_iter", integer=True),
-    )
-
-
 def _weighted_table(answers, options, weights, duplicates):
     """The table as answer indexes: ``(am, task, worker, label, weight, workers, A)``
     with ``weight`` the checked weight of each answer (1 without ``weights``) and
@@ -560,8 +548,12 @@ def dmi_em(
     >>> res.confusion(["c"]).round(2).tolist()
     [[[0.34, 0.66], [0.66, 0.34]]]
     """
-    # q = default_confidence, the prior probability of the default naming
-    q, pseudocount, tol, max_iter = _check_settings(pseudocount, tol, max_iter, default_confidence)
+    # The scalar settings, checked (the message names each); default_confidence as
+    # name_clusters_bayes checks it.  q: the prior probability of the default naming.
+    q = check_between(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
+    pseudocount = check_positive(pseudocount, "pseudocount")
+    tol = check_positive(tol, "tol")
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
     max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates
