@@ -286,7 +286,7 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
         for idx in range(s_max):
             j = n - sizes + idx  # Floyd: for j = n-s .. n-1, draw r in 0..j
             r = (rng.random(m) * (j + 1)).astype(np.intp)
-            r = np.minimum(r, np.maximum(j, 0))
+            r = np.minimum(r, j)  # j >= n - sizes >= 0; rounding could give r = j + 1
             dup = (chosen[:, :idx] == r[:, None]).any(axis=1)
             # Entries past a row's size (not ``valid``) are never read for that row.
             chosen[:, idx] = np.where(dup, j, r)
