@@ -148,9 +148,7 @@ def _check_agents(agents, m: int) -> np.ndarray:
         raise TypeError(f"agents must be a 1-D array of worker ids, got {agents!r}")
     if arr.size and (arr.min() < 0 or arr.max() >= m):
         raise ValueError(f"agents must lie in 0..{m - 1}, got {arr.tolist()}")
-    mask = np.zeros(m, dtype=bool)
-    mask[arr.astype(np.intp)] = True
-    return mask
+    return _scatter(m, arr.astype(np.intp), True, False, bool)
 
 
 def _high_pay_plurality(rep: Reports, counts: np.ndarray, answered: np.ndarray, rng):

@@ -258,6 +258,14 @@ def random_states(
 # --------------------------------------------------------------------------- #
 # Drawing a crowd
 # --------------------------------------------------------------------------- #
+def _check_crowd(states, strategies):
+    """``(states, S, n, C, m)``: the ``n × C`` task states and the ``m`` agents'
+    strategies, checked (:func:`check_strategies`) to have the same ``C`` options."""
+    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
+    S = check_strategies(strategies, states.shape[1])
+    return states, S, *states.shape, S.shape[0]
+
+
 def _inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Row-wise categorical draws: ``#{c : cdf[r, c] <= u[r]}`` (clipped for rounding)."""
     out = (cdf <= u[:, None]).sum(axis=1)
@@ -278,7 +286,7 @@ def _sample_subsets(n: int, sizes: np.ndarray, rng) -> tuple[np.ndarray, np.ndar
         for idx in range(s_max):
             j = n - sizes + idx  # Floyd: for j = n-s .. n-1, draw r in 0..j
             r = (rng.random(m) * (j + 1)).astype(np.intp)
-            r = np.minimum(r, np.maximum(j, 0))
+            r = np.minimum(r, j)  # j >= n - sizes >= 0; rounding could give r = j + 1
             dup = (chosen[:, :idx] == r[:, None]).any(axis=1)
             # Entries past a row's size (not ``valid``) are never read for that row.
             chosen[:, idx] = np.where(dup, j, r)
@@ -328,10 +336,7 @@ def simulate_reports(
     >>> rep.label
     array([0, 1, 0, 0])
     """
-    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
-    n, C = states.shape
-    S = check_strategies(strategies, C)
-    m = S.shape[0]
+    states, S, n, C, m = _check_crowd(states, strategies)
     rng = check_random_state(random_state)
     rep = Reports(task, worker, np.zeros(np.shape(task), dtype=int), n, m, C)  # checks the ids
     t, w = rep.task, rep.worker
@@ -386,10 +391,7 @@ def simulate_crowd(
     >>> rep.n_reports, rep.tasks_per_worker().tolist() == [6] * 10
     (60, True)
     """
-    states = check_distribution(np.asarray(states), "states", axis=1, ndim=2)
-    n, C = states.shape
-    S = check_strategies(strategies, C)
-    m = S.shape[0]
+    states, S, n, _, m = _check_crowd(states, strategies)
     sizes = np.asarray(tasks_per_agent)
     if sizes.dtype.kind not in "iu" or sizes.ndim > 1:
         raise TypeError(
