@@ -425,8 +425,11 @@ def brute_force_solver(
         if dets.flat[j] > best_val:
             best_val, best_code = float(dets.flat[j]), h0 * low.shape[0] + j
     # Some labeling is non-singular when rank [A 1] = k (build_result guards it).
-    # Rows 1..n-1's clusters are the base-k digits of best_code (row 0 in cluster 0).
-    labels = np.r_[0, np.unravel_index(best_code, (k,) * (n - 1))]
+    # Rows 1..n-1's clusters are the base-k digits of best_code (row 0 in cluster 0);
+    # by hand, as np.unravel_index takes at most 32 digits on numpy 1.x.
+    powers = k ** np.arange(n - 2, -1, -1, dtype=np.int64)
+    labels = np.zeros(n, dtype=np.intp)
+    labels[1:] = (best_code // powers) % k
     return Solution(canonical_labels(labels), "brute-force", True, {"n_labelings": k ** (n - 1)})
 
 
