@@ -31,6 +31,7 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
@@ -322,9 +323,11 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     g = None if gold is None else check_gold(gold, n, C)
     # The naming must not depend on the order of the tasks: the sums below run over
-    # the rows sorted by their contents (the same bits however the rows came), and
-    # the tie-break of the assignment follows the clusters' scores, not their ids.
-    rows = np.lexsort([*A.T] + [col for col in (w, g) if col is not None])
+    # the rows sorted by a hash of their contents (one order, so one rounding, however
+    # the rows came; distinct rows share a hash with chance about n² / 2⁶⁵), and the
+    # tie-break of the assignment follows the clusters' scores, not their ids.
+    content = pd.DataFrame(np.column_stack([A] + [col for col in (w, g) if col is not None]))
+    rows = np.argsort(pd.util.hash_pandas_object(content, index=False).to_numpy())
     A, labels = A[rows], labels[rows]
     w = None if w is None else w[rows]
     finite, zero = _rotated_sp_scores(labels, A, k, w)
