@@ -270,7 +270,10 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
        named by the option it makes most surprisingly popular.
 
     So gold always wins; the prior-based default only breaks ties among the
-    namings gold cannot tell apart.  With no gold, or a single gold task, the
+    namings gold cannot tell apart.  Namings that tie on all three levels are broken
+    by the clusters' scores, and the sums run over the tasks in an order of their
+    contents, so the names do not depend on how the tasks are ordered or the
+    clusters numbered.  With no gold, or a single gold task, the
     default still names every cluster.  In the binary case the default names the
     cluster with ``a_1 > ā_1`` option 1, i.e. it reproduces surprisingly popular
     exactly (Corollary 3.4, binary question).
