@@ -594,9 +594,10 @@ class Method:
         label: ``groups(rows, weights, options, row_gold, rng, kw) -> (codes,
         details)`` decides once per group of interchangeable tasks
         (:func:`~dmi_lib.answers.task_groups`); the pandas path and the Dask path
-        (:mod:`dmi_lib.extras.scale_out`) both call it through :func:`decide_groups`.  Plurality's and surprisingly
-        popular's also take ``ties`` (``"first"``, or ``"random"``: one seeded draw
-        per row among its maximal options, which the pandas path uses per task).
+        (:mod:`dmi_lib.extras.scale_out`) both call it through
+        :func:`decide_groups`.  Plurality's and surprisingly popular's also take
+        ``ties`` (``"first"``, or ``"random"``: one seeded draw per row among its
+        maximal options, which the pandas path uses per task).
         None: per task only.
     dask : bool
         Whether it runs on a Dask table.
