@@ -234,7 +234,7 @@ def test_latent_class_mle_recovers_sampled_classes():
 
 
 def test_latent_class_mle_errors():
-    with pytest.raises(ValueError, match="labels must be >= 0, got -1"):
+    with pytest.raises(ValueError, match="labels must be non-negative, found -1 at position 1"):
         latent_class_mle([[1, 1], [2, 0]], [0, -1])
     with pytest.raises(ValueError, match="smoothing must be a positive number"):
         latent_class_mle([[1, 1], [2, 0]], [0, 1], smoothing=0)
@@ -247,8 +247,15 @@ def test_refinement_errors():
         refine_multinomial([[1, -1], [2, 0]], [0, 1])
     with pytest.raises(ValueError, match=r"task\(s\) \[1\] have no answers"):
         refine_multinomial([[1, 1], [0, 0]], [0, 1])
-    with pytest.raises(ValueError, match="labels must be 2 integer cluster ids"):
-        refine_multinomial([[1, 1], [2, 0]], [0.0, 1.0])
+    with pytest.raises(ValueError, match="labels has length 1 but there are 2 rows"):
+        refine_multinomial([[1, 1], [2, 0]], [0])
+    with pytest.raises(TypeError, match="labels must hold whole numbers, found 0.5 at position 0"):
+        refine_multinomial([[1, 1], [2, 0]], [0.5, 1.0])
+    # whole floats are cluster ids like everywhere in the library
+    assert (
+        refine_multinomial([[1, 1], [2, 0]], [0.0, 1.0])[0].tolist()
+        == refine_multinomial([[1, 1], [2, 0]], [0, 1])[0].tolist()
+    )
     with pytest.raises(ValueError, match="smoothing must be a positive number"):
         refine_multinomial([[1, 1], [2, 0]], [0, 1], smoothing=0)
     with pytest.raises(ValueError, match="max_iter must be a positive integer"):
@@ -357,8 +364,10 @@ def test_validated_keeps_dmi_when_the_crowd_is_pushed_off():
 
 
 def test_validated_errors():
-    with pytest.raises(ValueError, match="folds must be an integer >= 2"):
+    with pytest.raises(ValueError, match="folds must be >= 2, got 1"):
         validated_dmi_aggregate([[1, 2], [2, 1]], folds=1)
+    with pytest.raises(TypeError, match="folds must be an integer, got float 2.5"):
+        validated_dmi_aggregate([[1, 2], [2, 1]], folds=2.5)
     with pytest.raises(ValueError, match="counts must be non-negative"):
         validated_dmi_aggregate([[1, -2], [2, 1]])
 

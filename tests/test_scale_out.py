@@ -163,6 +163,14 @@ def test_errors_are_specific(client):
         aggregate(ddf, "plurality", ties="random")
     with pytest.raises(ValueError, match=r"missing column\(s\) \['worker'\]"):
         aggregate(dd.from_pandas(df.drop(columns="worker"), npartitions=2))
+    # a Dask Series or Array is not a table: say what is needed, not which columns lack
+    for not_a_table, kind in ((ddf["label"], "Series"), (ddf.to_dask_array(), "Array")):
+        with pytest.raises(
+            TypeError,
+            match=r"answers must be a dask DataFrame with columns \['task', 'worker', 'label'\], "
+            f"got a dask {kind}$",
+        ):
+            aggregate(not_a_table)
     dup = pd.concat([df, df.iloc[:3]])
     # on a cluster, the pandas path's message: the count and the earliest repeated pair
     with pytest.raises(ValueError) as refused:

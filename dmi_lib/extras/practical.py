@@ -53,13 +53,19 @@ is :mod:`dmi_book.studies.real_crowds`; its strategic crowds are
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import betaincc, betaln, logsumexp
 
-from .._validation import check_between, check_matrix, check_positive, check_sample_weight
+from .._validation import (
+    check_between,
+    check_int,
+    check_labels,
+    check_matrix,
+    check_positive,
+    check_sample_weight,
+)
 from ..aggregation import check_gold, name_clusters
 from ..labels import distinct_rows
 from ..problem import DMIResult, cluster_sums
@@ -335,19 +341,11 @@ def _check_model(counts, labels, smoothing):
     """The inputs of the pooled latent-class model's fits (:func:`refine_multinomial`,
     :func:`latent_class_mle`), checked: ``(N, labels, k)`` with the counts as
     :func:`_check_counts` returns them and the ``n`` starting cluster ids, non-negative
-    integers, as a new ``intp`` array (``k``: their largest value plus one)."""
+    whole numbers, as a new ``intp`` array (``k``: their largest value plus one)."""
     N = _check_counts(counts)
-    n = N.shape[0]
-    labels = np.asarray(labels)
-    if labels.shape != (n,) or labels.dtype.kind not in "iu":
-        raise ValueError(
-            f"labels must be {n} integer cluster ids, got shape "
-            f"{labels.shape} and dtype {labels.dtype}"
-        )
-    if labels.min() < 0:
-        raise ValueError(f"labels must be >= 0, got {int(labels.min())}")
+    labels = check_labels(labels, N.shape[0])  # a new array: the fits write into it
     check_positive(smoothing, "smoothing")
-    return N, labels.astype(np.intp), int(labels.max()) + 1
+    return N, labels, int(labels.max()) + 1
 
 
 def _model_fit(N, sizes, sums, total, smoothing):
@@ -693,8 +691,7 @@ def validated_dmi_aggregate(
     """
     N = _check_counts(counts)
     n, C = N.shape
-    if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, numbers.Integral) or folds < 2:
-        raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
+    check_int(folds, "folds", 2)
     g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, C)
     clustering = _clustering(
         clustering,

@@ -57,7 +57,6 @@ from ..answers import (
     decide_groups,
     duplicate_pairs_error,
     factorize,
-    is_dask_table,
     label_series,
 )
 
@@ -261,8 +260,11 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
     """The answer matrix of a Dask table, on this machine (tasks × options, at most
     ``MAX_DENSE_CELLS`` cells as on the pandas path), counted where the data lives:
     each batch of partitions is counted, and the batches are added in a tree."""
-    if not (is_dask_table(answers) and hasattr(answers, "columns")):  # a Dask DataFrame
-        raise TypeError(f"answers must be a dask DataFrame, got {type(answers).__name__}")
+    if not isinstance(answers, dd.DataFrame):
+        raise TypeError(
+            f"answers must be a dask DataFrame with columns {list(_COLUMNS)}, got a "
+            f"dask {type(answers).__name__}"
+        )
     check_columns(answers.columns)
     if duplicates not in ("error", "keep"):
         raise ValueError(
