@@ -253,18 +253,23 @@ def check_positive(value, name: str, *, integer: bool = False):
     return int(value) if integer else float(value)
 
 
+#: The solvers ``dmi_cluster(method=...)`` offers (``dmi_method=`` of ``aggregate``).
+DMI_METHODS = ("auto", "exact", "k-cofactors", "brute-force")
+
 #: Largest ratio of the largest to the smallest positive ``sample_weight`` the
-#: solvers accept.  The weighted mean lies within about ``1/ratio`` of the spread
+#: library accepts (:func:`dmi_lib.problem.prepare` checks it, for every solver and
+#: score).  The weighted mean lies within about ``1/ratio`` of the spread
 #: from a heavy row, so that row's centred coordinates keep about ``16 -
 #: log10(ratio)`` digits in float64, and ``CᵀWÃ``'s condition grows with the ratio
 #: (a cluster of light rows only).  Compared with an exact rational brute force on
 #: small integer data (``tests/test_weights_extreme.py``), the exact solvers gave
 #: wrong optima from ratios of 1e16 on, none up to 1e15; k-cofactors met singular
-#: states at 1e30.  The bound keeps a margin.
+#: states at 1e30; scores of 2-D data lost their rank ``k`` (or all their digits)
+#: from 1e21 on.  The bound keeps a margin.
 MAX_WEIGHT_RATIO = 1e12
 
 
-def check_weight_ratio(weights, solver: str) -> None:
+def check_weight_ratio(weights) -> None:
     """Refuse weights whose positive values span more than :data:`MAX_WEIGHT_RATIO`."""
     if weights is None:
         return
@@ -273,7 +278,7 @@ def check_weight_ratio(weights, solver: str) -> None:
     if not ratio <= MAX_WEIGHT_RATIO:
         raise ValueError(
             f"sample_weight spans a ratio of {ratio:.3g} (largest / smallest positive "
-            f"weight), more than the {MAX_WEIGHT_RATIO:g} that {solver!r} handles: the "
+            f"weight), more than MAX_WEIGHT_RATIO = {MAX_WEIGHT_RATIO:g}: the "
             "weighted mean then lies so close to the heaviest rows that their centred "
             "coordinates lose the digits the optimum depends on (float64 keeps about 16), "
             "and CᵀWÃ becomes numerically singular; use weights closer together (for "

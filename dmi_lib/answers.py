@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from ._validation import Settings
+from ._validation import DMI_METHODS, Settings
 from .labels import distinct_rows
 
 __all__ = [
@@ -643,6 +643,8 @@ def check_call(call: Call, spec: Method) -> Method:
             f"aggregate(method={method!r}) got unexpected keyword "
             f"argument(s) {unknown}; it accepts {sorted(spec.keywords) or 'none'}"
         )
+    if "dmi_method" in call.kw:  # dmi_cluster's `method`, named as the caller wrote it
+        check_choice(call.kw["dmi_method"], "dmi_method", DMI_METHODS)
     smoothing = call.smoothing
     if (
         isinstance(smoothing, (bool, np.bool_))

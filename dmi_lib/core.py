@@ -20,7 +20,7 @@ import numpy as np
 
 from . import kcofactors
 from ._validation import check_int, check_labels, check_matrix, check_random_state
-from ._validation import Settings, check_sample_weight
+from ._validation import DMI_METHODS, Settings, check_sample_weight
 from .labels import distinct_rows
 from .exact import (
     EXACT_BRUTE_FORCE_LIMIT,
@@ -46,9 +46,6 @@ __all__ = [
     "cluster_distinct",
     "solve",
 ]
-
-
-_METHODS = ("auto", "exact", "k-cofactors", "brute-force")
 
 
 def dmi_cluster(
@@ -97,7 +94,8 @@ def dmi_cluster(
         Non-negative finite weights: row ``i`` counts as ``sample_weight[i]``
         identical rows, i.e. the score is ``|det(CᵀWÃ)|`` with ``W = diag(w)``.
         Rows of weight 0 do not count (not for ``k`` either) and are labelled by
-        the partition found, ``idxmax(ÃD)``.
+        the partition found, ``idxmax(ÃD)``.  The positive weights may span a
+        ratio of at most :data:`~dmi_lib.problem.MAX_WEIGHT_RATIO` (``1e12``).
 
     Returns
     -------
@@ -165,8 +163,8 @@ def solve(
     :class:`~dmi_lib.problem.DMIResult` is built from its solution here, for every
     solver alike.
     """
-    if not isinstance(method, str) or method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if not isinstance(method, str) or method not in DMI_METHODS:
+        raise ValueError(f"method must be one of {DMI_METHODS}, got {method!r}")
     kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
     if has_zero_weights(problem):
         if not isinstance(init, str):

@@ -72,7 +72,7 @@ import numpy as np
 from .planar_geometry import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
-from ._validation import check_positive, check_weight_ratio
+from ._validation import check_positive
 from .problem import (
     Problem,
     Solution,
@@ -132,7 +132,6 @@ def mean_split_solver(problem: Problem) -> Solution:
     """
     if problem.k != 2:
         raise ValueError(f"the mean split needs k = rank([A 1]) = 2, got k = {problem.k}")
-    check_weight_ratio(problem.weights, "exact-1d")
     v = problem.axes[0]
     first = np.flatnonzero(np.abs(v) > 1e-6 * np.abs(v).max())[0]
     y = problem.Y[:, 0] * np.sign(v[first])  # increases with column `first` of A
@@ -252,7 +251,6 @@ def cones_solver(problem: Problem) -> Solution:
     non-empty; ``info["n_rays"]`` is the number of rays (polygon vertices)."""
     if problem.k != 3:
         raise ValueError(f"the cone partition needs k = rank([A 1]) = 3, got k = {problem.k}")
-    check_weight_ratio(problem.weights, "exact-2d")
     X, Y, theta, angle, away = _ray_polygon(problem)
     m = theta.size
     if m < 3:  # two rays cannot sum to zero unless opposite, i.e. collinear: k = 2
@@ -388,7 +386,6 @@ def brute_force_solver(
     """
     max_labelings = check_positive(max_labelings, "max_labelings", integer=True)
     n, k = problem.n, problem.k
-    check_weight_ratio(problem.weights, "brute-force")
     if not labelings_within(n, k, max_labelings):
         bits = (n - 1) * math.log2(k)
         count = f"{k ** (n - 1)}" if bits <= 256 else f"about 2**{bits:.0f}"

@@ -59,7 +59,7 @@ from ._kc_engine import (
     sp_init,
 )
 from ._kc_passes import tie_tol
-from ._validation import check_int, check_random_state, check_weight_ratio
+from ._validation import check_int, check_random_state
 from .problem import (
     ConvergenceWarning,
     DMIResult,
@@ -347,7 +347,6 @@ def k_cofactors_solution(
     """
     n_init = check_int(n_init, "n_init", 1)
     max_iter = check_int(max_iter, "max_iter", 1)
-    check_weight_ratio(problem.weights, "k-cofactors")
     init = check_init(init, problem.n, problem.k)
     rng = check_random_state(random_state)
     options = _default_options() if options is None else options

@@ -42,6 +42,7 @@ from ._validation import (
     check_rank_tol,
     check_sample_weight,
     check_tol,
+    check_weight_ratio,
 )
 
 __all__ = [
@@ -298,12 +299,14 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         If ``A`` is empty, not 2-D, not finite, or its rows are all identical
         (``k = 1``: there is only one cluster, so nothing to cluster; rows that
         differ by less than ``IDENTICAL_RTOL`` of their magnitude count as
-        identical); bad ``sample_weight`` (see :func:`dmi_cluster`).
+        identical); bad ``sample_weight`` (see :func:`dmi_cluster`), or one whose
+        positive values span more than :data:`MAX_WEIGHT_RATIO`.
     """
     A = check_matrix(A, min_rows=1, min_cols=1)
     n, d = A.shape
     tol = DEFAULT_RANK_TOL if rank_tol is None else check_rank_tol(rank_tol)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+    check_weight_ratio(w)  # beyond it, k and every score lose the digits they depend on
     s = pow2_scale(A)
     wn = None if w is None else w / w.max()  # the weights' own scale drops out of k and Y
     with single_thread_blas(n):

@@ -431,6 +431,7 @@ def test_estimator_passes_every_setting_to_its_method():
         ({"weights": [1, 1, 0, 0, 1, 1, 1, 1]}, "task 2: all its answers have weight 0"),
         ({"gold": pd.Series({9: 0})}, r"gold names 1 task\(s\) that have no answers"),
         ({"gold": pd.Series({1: 7})}, r"gold has 1 label\(s\) not among options \[0, 1\]: \[7\]"),
+        ({"dmi_method": "bogus"}, r"^dmi_method must be one of \['auto', .*\], got 'bogus'$"),
     ],
 )
 def test_bad_input_names_argument_and_value(kw, match):

@@ -242,6 +242,14 @@ def test_aggregate_argument_errors():
         aggregate(df, "plurality", prior=[0.5, 0.5])
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['n_init'\]"):
         aggregate(df, "dmi", n_init=3)
+    # dmi_cluster's `method` is named as the caller wrote it, by every method that takes it
+    for method in ("dmi", "dmi-practical", "dmi-validated", "dmi-em"):
+        with pytest.raises(
+            ValueError,
+            match=r"^dmi_method must be one of \['auto', 'exact', 'k-cofactors', "
+            r"'brute-force'\], got 'bogus'$",
+        ):
+            aggregate(df, method, dmi_method="bogus")
     with pytest.raises(ValueError, match="needs a 'prediction' column"):
         aggregate(df, "sp-single")
     with pytest.raises(ValueError, match="smoothing must be a number in"):

@@ -11,6 +11,7 @@ no rounding at all.
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -127,19 +128,46 @@ def test_heavy_row_at_the_mean_is_not_dropped():
     assert res.labels.tolist() == [0, 1, 2, 1, 1, 2]
 
 
-@pytest.mark.parametrize("ratio", [1e13, 1e20, 1e30, 1e308])
+@pytest.mark.parametrize("ratio", [1e13, 1e20, 1e22, 1e30, 1e308])
 @pytest.mark.parametrize("d", [1, 2])
-def test_ratios_beyond_the_bound_are_refused(ratio, d):
-    A = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [3, 2], [2, 5]], dtype=float)[:, :d]
+@pytest.mark.parametrize("shift", [0.0, 1.0])
+def test_ratios_beyond_the_bound_are_refused(ratio, d, shift):
+    """Every solver and score refuses, naming the ratio.  Off the origin (``shift``)
+    the centred data of ratios from 1e22 on are all but the heavy row: without the
+    check the rows looked identical, 2-D scores lost their rank from 1e21 on, and
+    at 1e308 a 2-D score came out as 2.2 instead of 710.3."""
+    A = shift + np.array([[0, 0], [1, 0], [0, 1], [1, 1], [3, 2], [2, 5]], dtype=float)[:, :d]
     w = np.ones(6)
     w[0] = ratio
-    solvers = [dmi_lib.dmi_cluster, exact.brute_force]
-    solvers.append(exact.mean_split if d == 1 else exact.cone_partition)
-    for solve in solvers:
-        with pytest.raises(ValueError, match=r"sample_weight spans a ratio of .*(exact|brute)"):
-            solve(A, sample_weight=w)
-    with pytest.raises(ValueError, match=r"sample_weight spans a ratio of .*k-cofactors"):
-        dmi_lib.dmi_cluster(A, sample_weight=w, method="k-cofactors")
+    labels = [0, 0, 1, 1, 0, 1] if d == 1 else [0, 0, 1, 1, 2, 2]
+    calls = [
+        lambda: dmi_lib.dmi_cluster(A, sample_weight=w),
+        lambda: dmi_lib.dmi_cluster(A, sample_weight=w, method="k-cofactors"),
+        lambda: exact.brute_force(A, sample_weight=w),
+        lambda: (exact.mean_split if d == 1 else exact.cone_partition)(A, sample_weight=w),
+        lambda: dmi_lib.log_dmi_score(A, labels, sample_weight=w),
+        lambda: dmi_lib.dmi_score(A, labels, sample_weight=w),
+    ]
+    for call in calls:
+        with pytest.raises(
+            ValueError,
+            match=re.escape(f"sample_weight spans a ratio of {ratio:.3g} (largest / smallest")
+            + r".*more than MAX_WEIGHT_RATIO = 1e\+12",
+        ):
+            call()
+
+
+@pytest.mark.parametrize("d", [1, 2])
+@pytest.mark.parametrize("shift", [0.0, 1.0, 1000.0])
+def test_scores_at_the_bound_are_exact(d, shift):
+    """At the largest accepted ratio the log-score equals the exact rational one."""
+    A = shift + np.array([[0, 0], [1, 0], [0, 1], [1, 1], [3, 2], [2, 5]], dtype=float)[:, :d]
+    w = np.ones(6)
+    w[0] = problem.MAX_WEIGHT_RATIO
+    labels = [0, 0, 1, 1, 0, 1] if d == 1 else [0, 0, 1, 1, 2, 2]
+    want = frac_score(A.tolist(), w.tolist(), labels, tuple(range(d + 1)))
+    got = dmi_lib.log_dmi_score(A, labels, sample_weight=w)
+    assert math.isclose(got, math.log(want.numerator) - math.log(want.denominator), rel_tol=1e-12)
 
 
 def test_weights_near_the_float_range():

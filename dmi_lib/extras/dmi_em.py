@@ -27,13 +27,14 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import logsumexp
 
-from .._validation import check_between, check_positive, check_random_state
+from .._validation import DMI_METHODS, check_between, check_positive, check_random_state
 from ..aggregation import name_clusters
 from ..answers import (
     Aggregator,
     AnswerMatrix,
     Call,
     Method,
+    check_choice,
     read_table,
     factorize,
     gold_codes,
@@ -555,6 +556,7 @@ def dmi_em(
     tol = check_positive(tol, "tol")
     max_iter = check_positive(max_iter, "max_iter", integer=True)
     max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
+    check_choice(dmi_method, "dmi_method", DMI_METHODS)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates
     )
