@@ -51,16 +51,44 @@ def test_many_option_crowds_aggregate_to_a_local_maximum(n_tasks, C, seed):
     df, truth = crowd(n_tasks, C, seed)
     out = dmi_lib.aggregate(df, method="dmi", random_state=seed)
     assert (out.to_numpy() == truth).mean() > 0.9
+    res = assert_local_maximum_of_distinct_rows(df, seed, n_init=2)
+    assert res.k > 32  # the LU and (C = 100) one-at-a-time paths
+
+
+def assert_local_maximum_of_distinct_rows(df, seed, n_init):
+    """DMI-clustering of the crowd's distinct answer rows (weighted by their counts,
+    as ``aggregate`` clusters them) converges, and no single move of a row raises
+    ``|det(CᵀWÃ)|``: moving row ``t`` to cluster ``c`` multiplies it by
+    ``1 + w_t (ÃD)[t, c] - w_t (ÃD)[t, C(t)]``."""
     am = dmi_lib.answer_matrix(df)
-    index, inverse, counts = distinct_rows(am.A)
-    res = dmi_lib.dmi_cluster(am.A[index], sample_weight=counts, random_state=seed, n_init=2)
-    assert res.converged and res.k > 32  # the LU and (C = 100) one-at-a-time paths
-    # no single move of a (weighted) distinct row raises |det(CᵀWÃ)|
+    index, _, counts = distinct_rows(am.A)
+    res = dmi_lib.dmi_cluster(am.A[index], sample_weight=counts, random_state=seed, n_init=n_init)
+    assert res.converged
     p = problem.prepare(am.A[index], sample_weight=counts)
     G = p.A_tilde @ res.D
     gain = G - G[np.arange(p.n), res.labels][:, None]
     F = 1 + counts[:, None] * gain
     assert np.all(np.abs(F) <= 1 + 1e-7)
+    return res
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_tasks=st.integers(30, 300),
+    C=st.integers(20, 1000),
+    answers=st.integers(2, 10),
+    accuracy=st.floats(0.2, 0.9),
+    seed=st.integers(0, 2**16),
+)
+def test_many_option_crowds_aggregate_without_error(n_tasks, C, answers, accuracy, seed):
+    """Any crowd of up to 1,000 options: every task gets one of the labels the crowd
+    gave (its cluster's name, which its own workers need not have chosen), and the
+    clustering behind it ends at a local maximum."""
+    df, _ = crowd(n_tasks, C, seed, answers=answers, accuracy=accuracy)
+    out = dmi_lib.aggregate(df, method="dmi", random_state=seed)
+    assert out.index.tolist() == list(range(n_tasks))
+    assert set(out) <= set(df["label"])
+    assert_local_maximum_of_distinct_rows(df, seed, n_init=1)
 
 
 def test_line_search_never_empties_a_cluster():
