@@ -620,10 +620,14 @@ class Engine:
         labels = labels.copy()
         n_moves = 0
         batch, last_r = True, -1
+        # :meth:`state`'s test for many clusters bounds the 1-norm condition, which
+        # can be k times the 2-norm one counted here: ask k times more, so that a
+        # clustering repaired here is never singular there.
+        rcond = RCOND * (self.k if self.k >= LU_MIN_K else 1)
         for _ in range(2 * self.k):
             M = self.sums(labels)
             U, s, Vt = np.linalg.svd(M)
-            r = int(np.sum(s > RCOND * s[0]))
+            r = int(np.sum(s > rcond * s[0]))
             if r == self.k:
                 return labels, n_moves
             batch = batch and r > last_r  # a batch that did not raise the rank: singles
