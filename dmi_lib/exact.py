@@ -474,9 +474,9 @@ def brute_force(
     max_labelings : int
         Refuse (``ValueError``) when ``k**(n-1)`` exceeds this.  The default
         (2·10⁶: ``k = 3, n ≤ 14``; ``k = 4, n ≤ 11``) takes well under a second
-        for ``k ≤ 4``.  A larger value lets the run take time in proportion to ``k**(n-1)``
-        (``k = 2``, ``n = 34``: 2³³ labelings took 98 s on a 2-core machine); a
-        table of partial sums above 1 GiB is refused whatever this is.
+        for ``k ≤ 4``.  A larger value lets the run take time in proportion to
+        ``k**(n-1)`` (``k = 2``, ``n = 34``: 2³³ labelings took 98 s on a 2-core
+        machine); a table of partial sums above 1 GiB is refused whatever this is.
 
     Returns
     -------
