@@ -100,6 +100,36 @@ def test_bayes_naming_is_the_map_naming(seed, C, n_gold, q, eps):
     assert np.isclose(_posterior(ours, default, labels, g, C, q, eps), best, rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("C", [2, 3, 300])
+def test_bayes_naming_decides_as_the_exact_count_of_namings(C):
+    """The prior odds ``q (N - 1) / (1 - q)`` with ``N = C!/(C-k)!`` namings, which
+    overflows a float from about 170 options on: the decision equals the one from
+    the exact integer ``N`` (``math.log`` of a Python integer), on both sides of the
+    threshold as the gold against the default grows."""
+    rng = np.random.default_rng(C)
+    n = 4 * C
+    labels = np.arange(n) % C
+    A = rng.random((n, C)) + 5 * np.eye(C)[labels]
+    A /= A.sum(axis=1, keepdims=True)
+    default = name_clusters(labels, A)
+    outcomes = set()
+    for q in (0.5, 0.9, 0.99):
+        odds = math.log(q) - math.log1p(-q) + math.log(math.perm(C, C) - 1)
+        for m in range(0, n + 1, max(1, n // 24)):
+            g = np.full(n, -1)
+            g[:m] = (default[labels[:m]] + 1) % C  # gold against the default names
+            best = name_clusters(labels, A, gold=g)
+            known = g >= 0
+            evidence = log_gold_evidence(
+                int(np.sum(best[labels[known]] == g[known])), m, C, None
+            ) - log_gold_evidence(int(np.sum(default[labels[known]] == g[known])), m, C, None)
+            want = best if evidence > odds else default
+            ours = name_clusters_bayes(labels, A, gold=g, default_confidence=q)
+            assert ours.tolist() == want.tolist(), (q, m)
+            outcomes.add(ours.tolist() == default.tolist())
+    assert outcomes == {True, False}  # both sides of the threshold were reached
+
+
 def test_bayes_naming_reduces_to_default_and_to_gold():
     d = _data("dog")
     am = answer_matrix(d.answers)

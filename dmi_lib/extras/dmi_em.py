@@ -8,9 +8,7 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
   per-worker confusion matrices, the start, the objective's trace);
 * :class:`DMIEM` — the estimator (``fit`` / ``fit_predict``), on the base of the
   other aggregators (:class:`dmi_lib.answers.Aggregator`); :data:`DMI_EM` is the
-  method's entry of :data:`dmi_lib.tabular.METHODS`;
-* :func:`hard_em_objective` — the mutual-information form of the hard-EM objective
-  (Notes of :func:`dmi_em`).
+  method's entry of :data:`dmi_lib.tabular.METHODS`.
 
 ``aggregate(answers, "dmi-em")`` (:func:`dmi_lib.tabular.aggregate`) calls
 :func:`dmi_em`.
@@ -18,7 +16,6 @@ named clustering and run to its own convergence test.  See :func:`dmi_em`.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -43,7 +40,7 @@ from ..answers import (
 )
 from ..core import cluster_distinct
 from ..problem import ConvergenceWarning
-from .practical import gold_naming_evidence
+from .practical import name_clusters_bayes
 
 __all__ = [
     "DMIEM",
@@ -53,7 +50,6 @@ __all__ = [
     "MAX_CONFUSION_CELLS",
     "NAMING_CONFIDENCE",
     "dmi_em",
-    "hard_em_objective",
 ]
 
 #: The keywords ``aggregate(method="dmi-em", ...)`` passes on to :func:`dmi_em`.
@@ -122,26 +118,6 @@ def _weighted_table(answers, options, weights, duplicates):
             "give every task a positive total)"
         )
     return am, task, worker, label, weight, workers, W / total[:, None]
-
-
-# --------------------------------------------------------------------------- #
-# Naming (Bayes naming of dmi_lib.extras.practical, overflow-safe for many options)
-# --------------------------------------------------------------------------- #
-def _name(labels, A, gold, confidence: float) -> np.ndarray:
-    """The rotated-SP default names, replaced by the gold-agreement names iff the gold
-    evidence beats the prior odds: :func:`dmi_lib.extras.practical.name_clusters_bayes` with
-    ``log(C!/(C-k)! - 1)`` computed from log-gamma (no integer ``C!``).  ``gold``:
-    option codes (``-1``: unknown), at least one known (:func:`dmi_em` names with
-    the default alone otherwise)."""
-    default = name_clusters(labels, A)
-    best, evidence = gold_naming_evidence(labels, A, gold, default)
-    if evidence is None:
-        return default
-    C, k = A.shape[1], default.size
-    log_n = math.lgamma(C + 1) - math.lgamma(C - k + 1)  # log of the number of namings
-    log_others = log_n + math.log1p(-math.exp(-log_n))  # log(N - 1), N >= 2 here
-    prior_odds = math.log(confidence) - math.log1p(-confidence) + log_others
-    return best if evidence > prior_odds else default
 
 
 def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
@@ -515,8 +491,8 @@ def dmi_em(
     answers and the clustering (empirical, over ``w``'s answers) and the last sum
     does not depend on ``z``: the clustering maximises the answer-weighted sum over
     workers of the mutual information between each worker's answers and the
-    clustering, less the clustering's entropy (:func:`hard_em_objective`; tested
-    against the likelihood).  DMI-clustering maximises a determinant mutual
+    clustering, less the clustering's entropy (the test suite checks the identity
+    on random crowds, computing both sides from the counts).  DMI-clustering maximises a determinant mutual
     information of the pooled answers (Theorem 2.2); DMI-EM keeps Shannon's, per
     worker.
 
@@ -568,7 +544,7 @@ def dmi_em(
     if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
         first = _em(*fit, np.eye(C)[names[clustering]], np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
-        names = _name(clustering, A, g, q)
+        names = name_clusters_bayes(clustering, A, gold=g, default_confidence=q)
     start = names[clustering]
     R0 = np.eye(C)[np.where(g >= 0, g, start)]
     R, theta, log_pi, trace, it, converged = _em(*fit, R0, g, *settings, pooled=True)
@@ -595,68 +571,6 @@ def dmi_em(
         answer_matrix=am,
         _theta=theta,
     )
-
-
-def hard_em_objective(answers, labels, *, options=None) -> dict:
-    """The hard-EM objective of :func:`dmi_em` for a given assignment, two ways.
-
-    Parameters
-    ----------
-    answers : pandas.DataFrame
-        Long table (``task``, ``worker``, ``label``).
-    labels : pandas.Series
-        Class (an option) of every task (index: task).
-    options : sequence, optional
-
-    Returns
-    -------
-    dict
-        ``"likelihood"``: ``Σ_t log π̂_{z_t} + Σ_answers log θ̂_w[z_t, l]`` at the
-        maximum-likelihood ``π̂, θ̂`` (no smoothing); ``"information"``:
-        ``Σ_w n_w Î(L_w; Z) − n Ĥ(Z) − Σ_w n_w Ĥ(L_w)`` (natural logarithms); and
-        ``"mutual_information"``: ``Σ_w n_w Î(L_w; Z)``, the part that depends on
-        the clustering through the workers.  The first two are equal (see
-        :func:`dmi_em`'s Notes).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"task": [1, 1, 2, 2], "worker": ["a", "b"] * 2,
-    ...                    "label": [0, 1, 1, 0]})
-    >>> out = hard_em_objective(df, pd.Series({1: 0, 2: 1}))
-    >>> round(out["likelihood"], 6) == round(out["information"], 6)
-    True
-    """
-    am, task, worker, label, _, workers, _ = _weighted_table(answers, options, None, "error")
-    if not isinstance(labels, pd.Series):
-        raise TypeError(
-            f"labels must be a pandas Series (index: task), got {type(labels).__name__}"
-        )
-    z = am.options.get_indexer(labels.reindex(am.tasks).to_numpy())
-    if (z < 0).any():
-        raise ValueError(f"labels must give every task an option among {list(am.options)}")
-    n, C, Wn = len(am.tasks), len(am.options), len(workers)
-    zt = z[task]
-    n_wcl = np.bincount((worker * C + zt) * C + label, minlength=Wn * C * C).reshape(Wn, C, C)
-    n_wc = n_wcl.sum(axis=2)
-    n_c = np.bincount(z, minlength=C)
-
-    def xlogx(x):
-        x = np.asarray(x, dtype=float)
-        return np.where(x > 0, x * np.log(np.where(x > 0, x, 1.0)), 0.0)
-
-    likelihood = float(xlogx(n_c).sum() - xlogx(n) + xlogx(n_wcl).sum() - xlogx(n_wc).sum())
-    n_w = n_wcl.sum(axis=(1, 2))
-    n_wl = n_wcl.sum(axis=1)
-    # n_w Î_w = Σ_cl n_wcl log(n_wcl n_w / (n_wc n_wl)); n_w Ĥ(L_w) = n_w log n_w − Σ_l n_wl log n_wl
-    mi = xlogx(n_wcl).sum() + xlogx(n_w).sum() - xlogx(n_wc).sum() - xlogx(n_wl).sum()
-    h_l = xlogx(n_w).sum() - xlogx(n_wl).sum()
-    h_z = float(xlogx(n) - xlogx(n_c).sum())  # n Ĥ(Z)
-    return {
-        "likelihood": likelihood,
-        "information": float(mi - h_z - h_l),
-        "mutual_information": float(mi),
-    }
 
 
 # --------------------------------------------------------------------------- #

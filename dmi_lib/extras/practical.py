@@ -80,7 +80,6 @@ __all__ = [
     "refine_multinomial",
     "validated_dmi_aggregate",
     "DEFAULT_CONFIDENCE",
-    "gold_naming_evidence",
     "log_gold_evidence",
 ]
 
@@ -224,38 +223,23 @@ def name_clusters_bayes(
     q = check_between(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
     if gold is None:
         return default
-    best, evidence = gold_naming_evidence(
-        labels, A, check_gold(gold, n, C), default, gold_error, sample_weight
-    )
-    if evidence is None:
-        return default
-    prior_odds = np.log(q * (math.perm(C, default.size) - 1) / (1.0 - q))
-    return best if evidence > prior_odds else default
-
-
-def gold_naming_evidence(labels, A, gold, default, gold_error=None, sample_weight=None):
-    """The naming the gold tasks agree with most and its gold evidence against
-    ``default``: ``(best, log P(gold | best) - log P(gold | default))`` (see
-    :func:`log_gold_evidence`), or ``(default, None)`` when they are the same naming.
-
-    The likelihood half of :func:`name_clusters_bayes`, for callers that weigh it
-    against their own prior odds (:func:`dmi_lib.extras.dmi_em.dmi_em`).  ``labels``
-    are integer cluster ids, ``gold`` checked option codes (``-1``: unknown),
-    ``default`` the rotated-SP names; ``sample_weight`` counts each task that many
-    times.
-    """
+    gold = check_gold(gold, n, C)
     best = name_clusters(labels, A, gold=gold, sample_weight=sample_weight)
     if np.array_equal(best, default):
-        return default, None
-    C = A.shape[1]
+        return default
     known = gold >= 0
     wk = np.ones(int(known.sum())) if sample_weight is None else sample_weight[known]
     m = float(wk.sum())
     a_best = float(wk[best[labels[known]] == gold[known]].sum())
     a_default = float(wk[default[labels[known]] == gold[known]].sum())
-    return best, log_gold_evidence(a_best, m, C, gold_error) - log_gold_evidence(
+    evidence = log_gold_evidence(a_best, m, C, gold_error) - log_gold_evidence(
         a_default, m, C, gold_error
     )
+    # The prior odds q (N - 1) / (1 - q) in logs, the number of namings N = C!/(C-k)!
+    # from log-gamma: for a few hundred options N overflows a float.
+    log_n = math.lgamma(C + 1) - math.lgamma(C - default.size + 1)
+    prior_odds = math.log(q) - math.log1p(-q) + log_n + math.log1p(-math.exp(-log_n))
+    return best if evidence > prior_odds else default
 
 
 # --------------------------------------------------------------------------- #
