@@ -206,6 +206,14 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
     return arr
 
 
+def check_choice(value, name, allowed):
+    """``value`` when it is one of the strings ``allowed``, else a ValueError naming
+    the argument ``name`` and the value."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return value
+
+
 def check_tol(tol, name: str = "tol") -> float:
     """Return ``tol`` as a float: a real, finite, non-negative number (not a bool)."""
     if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):

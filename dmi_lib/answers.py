@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from ._validation import DMI_METHODS, Settings
+from ._validation import DMI_METHODS, Settings, check_choice
 from .labels import distinct_rows
 
 __all__ = [
@@ -50,7 +50,6 @@ __all__ = [
     "decide_groups",
     "PREDICTION_TYPES",
     "check_answers",
-    "check_choice",
     "check_columns",
     "check_dense",
     "check_options",
@@ -150,14 +149,6 @@ def check_columns(columns, required=_REQUIRED, note: str = "") -> None:
             f"answers is missing column(s) {missing}; a long table needs "
             f"the columns {list(required)} (one row per answer){note}"
         )
-
-
-def check_choice(value, name, allowed):
-    """``value`` when it is one of the strings ``allowed``, else a ValueError naming
-    the argument ``name`` and the value."""
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
-    return value
 
 
 def factorize(values, *, sort: bool = True):

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import kcofactors
 from ._validation import check_int, check_labels, check_matrix, check_random_state
-from ._validation import DMI_METHODS, Settings, check_sample_weight
+from ._validation import DMI_METHODS, Settings, check_choice, check_sample_weight
 from .labels import distinct_rows
 from .exact import (
     EXACT_BRUTE_FORCE_LIMIT,
@@ -163,8 +163,7 @@ def solve(
     :class:`~dmi_lib.problem.DMIResult` is built from its solution here, for every
     solver alike.
     """
-    if not isinstance(method, str) or method not in DMI_METHODS:
-        raise ValueError(f"method must be one of {DMI_METHODS}, got {method!r}")
+    check_choice(method, "method", DMI_METHODS)
     kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
     if has_zero_weights(problem):
         if not isinstance(init, str):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_int, check_random_state, check_tol
+from ._validation import check_choice, check_int, check_random_state, check_tol
 from .core import solve
 from .problem import cluster_sums, prepare
 from ._kdmi_partitions import (
@@ -178,9 +178,8 @@ _INITS = ("paper", "sp", "high-pay")
 
 
 def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> Settings:
-    for name, value, allowed in (("method", method, _METHODS), ("payment", payment, _PAYMENTS)):
-        if value not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    check_choice(method, "method", _METHODS)
+    check_choice(payment, "payment", _PAYMENTS)
     if isinstance(init, str) and init not in _INITS:
         raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
     n_init, tol = check_int(n_init, "n_init", 1), check_tol(tol)

@@ -43,7 +43,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .exact import DEFAULT_MAX_LABELINGS, brute_force_solver, labelings_within
-from ._validation import check_positive
+from ._validation import check_choice, check_positive
 from .labels import canonical_labels, distinct_rows
 from .problem import Solution, build_result, cluster_sums, prepare
 
@@ -297,11 +297,7 @@ def linear_partition_optimum(
     'labelings'
     """
     max_programs = check_positive(max_programs, "max_programs", integer=True)
-    if enumeration not in ("auto", "linear-partitions", "labelings"):
-        raise ValueError(
-            "enumeration must be one of ['auto', 'linear-partitions', 'labelings'], "
-            f"got {enumeration!r}"
-        )
+    check_choice(enumeration, "enumeration", ("auto", "linear-partitions", "labelings"))
     problem = prepare(A, rank_tol)
     if enumeration == "auto":
         few = labelings_within(problem.n, problem.k, DEFAULT_MAX_LABELINGS)

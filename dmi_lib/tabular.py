@@ -44,13 +44,12 @@ import numpy as np
 import pandas as pd
 
 from . import aggregation as _agg
-from ._validation import check_random_state
+from ._validation import check_choice, check_random_state
 from .answers import (
     Aggregator,
     Call,
     Method,
     check_call,
-    check_choice,
     decide_groups,
     gold_codes,
     is_dask_table,

@@ -759,8 +759,7 @@ def test_executor_anything_with_map():
         (
             {"payment": "halves"},
             ValueError,
-            r"payment must be one of \('split', 'whole'\), "
-            r"got 'halves'",
+            r"^payment must be one of \['split', 'whole'\], got 'halves'$",
         ),
         ({"init": "kmeans"}, ValueError, r"init must be one of .* got 'kmeans'"),
         ({"init": np.zeros(3, dtype=int)}, ValueError, r"init as labels must be 50 integers"),

@@ -24,14 +24,19 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import logsumexp
 
-from .._validation import DMI_METHODS, check_between, check_positive, check_random_state
+from .._validation import (
+    DMI_METHODS,
+    check_between,
+    check_choice,
+    check_positive,
+    check_random_state,
+)
 from ..aggregation import name_clusters
 from ..answers import (
     Aggregator,
     AnswerMatrix,
     Call,
     Method,
-    check_choice,
     read_table,
     factorize,
     gold_codes,
