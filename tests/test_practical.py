@@ -606,3 +606,25 @@ def test_aggregate_works_on_every_dataset(method):
         assert (out == d.gold.reindex(out.index)).mean() > 0.25, name
         ran += 1
     assert ran >= (11 if method in ("sp-single", "spectral") else 14)
+
+
+def test_hundreds_of_options_with_gold_aggregate():
+    """300 options: the number of namings overflows a float, and the Bayes naming of
+    DMI practical and of the validated choice still decides (it used to raise
+    OverflowError from `aggregate`)."""
+    rng = np.random.default_rng(5)
+    n, C, m = 400, 300, 6
+    truth = rng.integers(0, C, n)
+    t = np.repeat(np.arange(n), m)
+    lab = np.where(rng.random(n * m) < 0.7, truth[t], rng.integers(0, C, n * m))
+    df = pd.DataFrame({"task": t, "worker": np.arange(n * m) % 50, "label": lab})
+    gold = pd.Series(truth[:80], index=range(80))
+    practical = aggregate(df, "dmi-practical", gold=gold, options=range(C), random_state=0)
+    validated = aggregate(df, "dmi-validated", gold=gold, options=range(C), random_state=0)
+    plurality = aggregate(df, "plurality", options=range(C))
+    assert (practical.to_numpy()[:80] == truth[:80]).all()  # gold tasks stay clamped
+    assert (practical.to_numpy() == truth).mean() > 0.8
+    # both answer every gold task, so the validated choice is plurality (ties broken
+    # towards DMI practical's answer), about as accurate as plain plurality
+    acc = (validated.to_numpy() == truth).mean()
+    assert acc >= (plurality.to_numpy() == truth).mean() - 0.01
