@@ -463,7 +463,8 @@ def dmi_em(
         Prior probability of the default naming
         (:func:`dmi_lib.extras.practical.name_clusters_bayes`); default
         :data:`NAMING_CONFIDENCE` = 0.5 (for binary questions: the naming more gold
-        tasks agree with; a tie keeps the default).  Book chapter 13 measures it on honest and relabelling crowds.
+        tasks agree with; a tie keeps the default).  Book chapter 13 measures it on
+        honest and relabelling crowds.
     max_dmi_options : int > 0
         When more options than this were chosen, the start is plurality instead of
         the DMI-clustering (k-cofactors in that many dimensions costs more than the
@@ -497,9 +498,9 @@ def dmi_em(
     does not depend on ``z``: the clustering maximises the answer-weighted sum over
     workers of the mutual information between each worker's answers and the
     clustering, less the clustering's entropy (the test suite checks the identity
-    on random crowds, computing both sides from the counts).  DMI-clustering maximises a determinant mutual
-    information of the pooled answers (Theorem 2.2); DMI-EM keeps Shannon's, per
-    worker.
+    on random crowds, computing both sides from the counts).  DMI-clustering
+    maximises a determinant mutual information of the pooled answers (Theorem 2.2);
+    DMI-EM keeps Shannon's, per worker.
 
     *Cost.*  One iteration is two sparse products over the answers (``N`` answers,
     ``C`` options: ``O(N C)``) and needs ``O((n + G) C)`` memory, ``G`` the
