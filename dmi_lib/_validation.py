@@ -124,7 +124,10 @@ def check_distribution(
 
     Entries must be finite, non-negative, and sum to one within ``atol``.
     """
-    arr = np.asarray(P, dtype=np.float64) if not isinstance(P, np.ndarray) else P
+    try:
+        arr = np.asarray(P, dtype=np.float64) if not isinstance(P, np.ndarray) else P
+    except (TypeError, ValueError) as exc:  # e.g. a string: name the argument
+        raise TypeError(f"{name} must be numeric probabilities, got {P!r:.80}") from exc
     if arr.dtype == object or arr.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
     arr = np.asarray(arr, dtype=np.float64)

@@ -276,7 +276,9 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     clusters numbered.  With no gold, or a single gold task, the
     default still names every cluster.  In the binary case the default names the
     cluster with ``a_1 > ā_1`` option 1, i.e. it reproduces surprisingly popular
-    exactly (Corollary 3.4, binary question).
+    exactly (Corollary 3.4, binary question).  A single cluster is the whole crowd,
+    so every option is exactly as popular as expected there (level 3 is 0 for all):
+    it is named by the option it chose most, as plurality would.
 
     Parameters
     ----------
@@ -334,6 +336,9 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     A, labels = A[rows], labels[rows]
     w = None if w is None else w[rows]
     finite, zero = _rotated_sp_scores(labels, A, k, w)
+    if k == 1:  # mean_c = ā: no option is surprising; the most chosen one names it
+        mean = A.mean(axis=0) if w is None else (w @ A) / w.sum()
+        finite = np.log(np.where(zero, 1.0, mean))
     agree = np.zeros((k, C))  # agree[c, o]: (weighted) gold tasks of cluster c with option o
     if g is not None:
         g = g[rows]

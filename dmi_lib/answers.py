@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -199,6 +200,9 @@ def check_options(options, labels) -> tuple:
     opts = pd.Index(options if not np.isscalar(options) else [options], name="label")
     if opts.size == 0:
         raise ValueError("options is empty")
+    for i, o in enumerate(opts):
+        if not isinstance(o, Hashable):  # e.g. a list: no label can equal it
+            raise TypeError(f"options must be label values, got unhashable {o!r} at position {i}")
     if opts.hasnans:
         raise ValueError(f"options must not contain missing values, got {list(opts)}")
     if not opts.is_unique:

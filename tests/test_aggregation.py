@@ -690,3 +690,23 @@ def test_naming_is_invariant_under_renumbering_tasks_and_clusters(case):
     tasks = np.array(rnd.sample(range(n), n))
     base = name_clusters(labels, A)
     np.testing.assert_array_equal(name_clusters(pi[labels][tasks], A[tasks])[pi], base)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.integers(1, 6), st.data())
+def test_a_single_cluster_is_named_by_its_most_chosen_option(C, n, data):
+    """One cluster is the whole crowd: no option is surprisingly popular in it, so it
+    is named by the option with the largest mean share (plurality of the mean)."""
+    rows = data.draw(
+        st.lists(st.lists(st.integers(0, 5), min_size=C, max_size=C), min_size=n, max_size=n)
+    )
+    A = np.array(rows, dtype=float) + np.eye(C)[0]  # every row has an answer
+    A /= A.sum(axis=1, keepdims=True)
+    mean = A.mean(axis=0)
+    assume(np.sum(mean >= mean.max() * (1 - 1e-9)) == 1)  # one most chosen option
+    assert name_clusters(np.zeros(n, dtype=int), A).tolist() == [int(np.argmax(mean))]
+    w = np.arange(1, n + 1, dtype=float)
+    wmean = w @ A / w.sum()
+    assume(np.sum(wmean >= wmean.max() * (1 - 1e-9)) == 1)
+    got = name_clusters(np.zeros(n, dtype=int), A, sample_weight=w)
+    assert got.tolist() == [int(np.argmax(wmean))]

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import ConvergenceWarning, log_dmi_score, same_partition
@@ -439,6 +439,10 @@ def test_estimator_passes_every_setting_to_its_method():
         ({"weights": [1, 2]}, r"weights must have one entry per row of answers \(8\)"),
         ({"weights": [1, 1, 1, -1, 1, 1, 1, 1]}, "weights must be finite and non-negative, got -1"),
         ({"weights": "wt"}, "weights='wt' names no column"),
+        (
+            {"weights": [1e308] * 8},
+            r"^weights sum to more than the float range \(largest 1e\+308\)",
+        ),
         ({"weights": [1, 1, 0, 0, 1, 1, 1, 1]}, "task 2: all its answers have weight 0"),
         ({"gold": pd.Series({9: 0})}, r"gold names 1 task\(s\) that have no answers"),
         ({"gold": pd.Series({1: 7})}, r"gold has 1 label\(s\) not among options \[0, 1\]: \[7\]"),
@@ -477,3 +481,53 @@ def test_posterior_ties_go_to_the_first_option():
     tied = dataclasses.replace(res, posteriors=res.posteriors * 0 + 0.5)
     assert tied.codes.tolist() == [0, 0, 0, 0]
     assert res.codes.tolist() == res.answer_matrix.options.get_indexer(res.labels).tolist()
+
+
+def test_a_weights_column_that_is_not_numbers_is_quoted_as_given():
+    with pytest.raises(
+        ValueError, match=r"^weights must be finite and non-negative, got 'x' at row"
+    ):
+        dmi_em(HAND.assign(wt=["x"] + [1] * 7), weights="wt")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=7),
+    st.integers(1, 5),
+    st.permutations(range(4)),
+)
+def test_one_cluster_is_named_by_its_most_chosen_option(answers, n_tasks, sigma):
+    """Every task with the same answers: no DMI clusters and no surprise, so the start
+    (and the answer) is the most chosen option; relabelling the options relabels it."""
+    counts = np.bincount(answers, minlength=4)
+    assume(np.sum(counts == counts.max()) == 1)  # no tie for the most chosen
+    W = len(answers)
+    df = pd.DataFrame(
+        {
+            "task": np.repeat(np.arange(n_tasks), W),
+            "worker": np.tile(np.arange(W), n_tasks),
+            "label": np.tile(answers, n_tasks),
+        }
+    )
+    res = dmi_em(df, options=range(4))
+    assert res.start_method == "one cluster"
+    assert set(res.labels) == {int(np.argmax(counts))}
+    moved = dmi_em(df.assign(label=[sigma[v] for v in df["label"]]), options=range(4))
+    assert set(moved.labels) == {sigma[int(np.argmax(counts))]}
+
+
+def test_a_single_option():
+    df = pd.DataFrame({"task": [1, 1, 2, 2], "worker": [1, 2, 1, 2], "label": [5, 5, 5, 5]})
+    assert dmi_em(df).labels.tolist() == [5, 5]
+    assert dmi_em(df, gold=pd.Series({1: 5})).labels.tolist() == [5, 5]
+    assert dmi_em(df, options=[5, 6]).labels.tolist() == [5, 5]
+
+
+def test_confusion_of_one_worker_by_id():
+    res = dmi_em(HAND.assign(worker=HAND["worker"].map({"a": "ab", "b": "b"})), random_state=0)
+    np.testing.assert_array_equal(res.confusion("ab"), res.confusion(["ab"]))
+    assert res.confusion("b").shape == (1, 2, 2)
+    with pytest.raises(ValueError, match=r"workers \['a'\] are not among the fitted workers"):
+        res.confusion("a")  # a string is one id, not a sequence of ids
+    ints = dmi_em(HAND.assign(worker=HAND["worker"].map({"a": 7, "b": 8})), random_state=0)
+    np.testing.assert_array_equal(ints.confusion(7), ints.confusion([7]))

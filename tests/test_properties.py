@@ -273,7 +273,7 @@ def test_task_id_type_does_not_change_the_answer(data, method):
     try:
         ref = aggregate(df, method, gold=gold, options=options, random_state=0)
     except ValueError as exc:  # all tasks with the same answers: nothing to cluster
-        assume("identical" not in str(exc))
+        assume("the same answer shares" not in str(exc) and "identical" not in str(exc))
         raise
     for conv in (lambda t: f"t{t:03d}", lambda t: t + 0.5, lambda t: np.int32(t)):
         df2 = df.assign(task=[conv(t) for t in df["task"]])

@@ -318,6 +318,10 @@ def test_surprisingly_popular_matches_definition(df):
         best = max(ratio.values())
         # rounding may split exact mathematical ties; compare with a tolerance
         assert ratio[out[t]] >= best * (1 - 1e-12)
+    # an option nobody chose, listed in options=, is never surprisingly popular and
+    # changes nothing (its prior is 0: it used to be refused as an explicit prior)
+    unseen = aggregate(df, "surprisingly-popular", options=labels + [max(labels) + 1])
+    assert unseen.equals(out)
 
 
 def test_surprisingly_popular_paper_example():
@@ -625,3 +629,42 @@ def test_multi_task_methods_refuse_per_task_label_spaces(method):
         aggregate(ds.answers, method="plurality", ties="random", random_state=0).index.size
         == ds.gold.size
     )
+
+
+@pytest.mark.parametrize("method", ["dmi", "dmi-practical", "dmi-validated"])
+def test_dmi_methods_refuse_a_table_with_nothing_to_separate(method):
+    """Every task with the same answer shares (one option chosen, one task, or the same
+    shares everywhere): the message speaks of the table, not of DMI-clustering's
+    internal matrices."""
+    one_option = _table([1, 1, 2, 2], [1, 2, 1, 2], [5, 5, 5, 5])
+    with pytest.raises(
+        ValueError,
+        match=rf"^method='{method}': all 2 tasks have the same answer shares \{{5: 1.0\}}, so "
+        r"DMI-clustering has nothing to separate",
+    ):
+        aggregate(one_option, method)
+    one_task = _table([1, 1, 1], [1, 2, 3], [0, 1, 1])
+    with pytest.raises(
+        ValueError,
+        match=rf"^method='{method}': the table's single task has answer shares "
+        r"\{0: 0.333333, 1: 0.666667\}",
+    ):
+        aggregate(one_task, method)
+    same = _table([1, 1, 2, 2, 3, 3, 3, 3], [1, 2, 1, 2, 1, 2, 3, 4], [0, 1, 1, 0, 0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"all 3 tasks have the same answer shares"):
+        aggregate(same, method, options=[0, 1, 2])
+    # DMI-EM and plurality answer such tables
+    assert aggregate(one_option, "dmi-em").tolist() == [5, 5]
+    assert aggregate(one_task, "dmi-em").tolist() == [1]
+
+
+def test_a_prior_that_is_not_numbers_is_named():
+    df = _table([1, 1, 2, 2], [1, 2, 1, 2], [0, 1, 1, 1])
+    with pytest.raises(TypeError, match=r"^prior must be numeric probabilities, got 'uniform'$"):
+        aggregate(df, "surprisingly-popular", prior="uniform")
+
+
+def test_unhashable_options_are_named():
+    df = _table([1, 1, 2, 2], [1, 2, 1, 2], [0, 1, 1, 1])
+    with pytest.raises(TypeError, match=r"^options must be label values, got unhashable \[0\] at "):
+        aggregate(df, "plurality", options=[[0], [1]])

@@ -86,12 +86,13 @@ def _weighted_table(answers, options, weights, duplicates):
             f"'label'], got {type(answers).__name__}"
         )
     if weights is None:
-        w = np.ones(len(answers))
+        w = shown = np.ones(len(answers))
     elif isinstance(weights, str):
         if weights not in answers.columns:
             raise ValueError(
                 f"weights={weights!r} names no column of answers (columns: {list(answers.columns)})"
             )
+        shown = answers[weights].to_numpy()  # the values as given, for the message
         w = pd.to_numeric(answers[weights], errors="coerce").to_numpy(dtype=float)
     else:
         try:
@@ -103,15 +104,22 @@ def _weighted_table(answers, options, weights, duplicates):
                 f"weights must have one entry per row of answers ({len(answers)}), "
                 f"got shape {w.shape}"
             )
+        shown = w
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(
-            f"weights must be finite and non-negative, got {python_scalar(w[i])!r} at row index "
-            f"{python_scalar(answers.index[i])!r}"
+            f"weights must be finite and non-negative, got {python_scalar(shown[i])!r} at row "
+            f"index {python_scalar(answers.index[i])!r}"
         )
     am, rows, task, label = read_table(answers.assign(__weight=w), options, duplicates)
     weight = rows["__weight"].to_numpy(dtype=float)
+    with np.errstate(over="ignore"):
+        if not np.isfinite(weight.sum()):  # every sum the EM forms is at most this one
+            raise ValueError(
+                f"weights sum to more than the float range (largest {float(weight.max())!r}): "
+                "scale them down (an answer of weight w counts as w answers)"
+            )
     worker, workers = factorize(rows["worker"].to_numpy())
     n, C = am.counts.shape  # the codes of pandas (task, label, worker) are already intp
     W = np.bincount(task * C + label, weights=weight, minlength=n * C).reshape(n, C)
@@ -129,7 +137,7 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
     """The start without gold: ``(clusters, names, how)``; ``how`` is ``"dmi"`` (the
     DMI-clustering, rotated-SP names), ``"plurality"`` (more than
     ``max_dmi_options`` options chosen) or ``"one cluster"`` (every task has the same
-    shares)."""
+    shares: named by its most chosen option, :func:`~dmi_lib.aggregation.name_clusters`)."""
     n, C = A.shape
     if int(np.count_nonzero(A.sum(axis=0))) > max_dmi_options:
         values, clusters = np.unique(np.argmax(A, axis=1), return_inverse=True)
@@ -140,6 +148,8 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
         clusters, how = res.labels, "dmi"
     else:
         clusters, how = np.zeros(n, dtype=np.intp), "one cluster"
+        if C == 1:  # one option: nothing to name
+            return clusters, np.zeros(1, dtype=np.intp), how
     return clusters, name_clusters(clusters, A), how
 
 
@@ -323,6 +333,8 @@ class DMIEMResult:
         if workers is None:
             pos = np.arange(len(self.workers))
         else:
+            if isinstance(workers, (str, bytes)) or not np.iterable(workers):
+                workers = [workers]  # one worker's id, not a sequence of ids
             pos = self.workers.get_indexer(pd.Index(list(workers)))
             if (pos < 0).any():
                 bad = [
@@ -547,7 +559,7 @@ def dmi_em(
     clustering, names, start_method = _start(A, random_state, dmi_method, rank_tol, max_dmi_options)
     fit = (task, worker, label, weight, n, len(workers), C)
     settings = (pseudocount, tol, max_iter)  # both EMs alike
-    if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
+    if (g >= 0).any() and C > 1:  # name the partition of a first EM without gold (sharper)
         first = _em(*fit, np.eye(C)[names[clustering]], np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
         names = name_clusters_bayes(clustering, A, gold=g, default_confidence=q)
