@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 
 import numpy as np
@@ -299,6 +300,11 @@ def test_an_empty_csv_file_is_named(tmp_path):
     blank.write_text("\n\n")
     with pytest.raises(ValueError, match=re.escape(f"got the empty file {str(blank)!r}") + "$"):
         read_answers(str(blank))
+    # compressed as Dask was told (a name pandas cannot infer the compression from)
+    packed = tmp_path / "empty.log"
+    gzip.open(packed, "wb").close()
+    with pytest.raises(ValueError, match=re.escape(f"got the empty file {str(packed)!r}") + "$"):
+        read_answers(str(packed), format="csv", compression="gzip", blocksize=None)
     # Dask reads the header from the first file: an empty one there is named among many
     df.to_csv(tmp_path / "full.csv", index=False)
     files = [str(empty), str(tmp_path / "full.csv"), str(blank)]

@@ -137,7 +137,7 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
         try:
             frame = dd.read_csv(path, **kwargs)
         except pd.errors.EmptyDataError as exc:  # pandas' message names no file
-            raise ValueError(_empty_csv_message(path, files, columns)) from exc
+            raise ValueError(_empty_csv_message(path, files, columns, kwargs)) from exc
     check_columns(frame.columns, columns, f"; {path!r} has {list(frame.columns)}")
     return frame[list(columns)]
 
@@ -164,13 +164,15 @@ def _local_files(path):
     return files
 
 
-def _empty_csv_message(path, files, columns) -> str:
+def _empty_csv_message(path, files, columns, kwargs) -> str:
     """Why Dask found no columns in the CSV files ``files`` of ``path`` (None: remote
-    files): the files with nothing to read, not even a header row."""
+    files): the files with nothing to read, not even a header row (read as Dask was
+    asked to: ``kwargs``' compression and encoding)."""
+    how = {k: kwargs[k] for k in ("compression", "encoding") if k in kwargs}
 
     def empty(f):
         try:
-            pd.read_csv(f, nrows=0)
+            pd.read_csv(f, nrows=0, **how)
         except pd.errors.EmptyDataError:
             return True
         return False
