@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -234,3 +237,84 @@ def test_mechanism_payments_on_the_cluster_equal_the_serial_path(client):
     serial = dmi_mechanism(rep, random_state=2)
     par = dmi_mechanism(rep, random_state=2, executor=executor)
     np.testing.assert_array_equal(serial.payments, par.payments)
+
+
+def test_bad_arguments_are_named():
+    """Each argument of the Dask path that is wrong is refused by name, with the value
+    given (before any work: no cluster needed)."""
+    df, _ = crowd(n_tasks=20, C=2, seed=9)
+    ddf = dd.from_pandas(df, npartitions=2)
+    # a method by name: the table of names is dmi_lib.tabular's, which sits above this module
+    with pytest.raises(TypeError) as by_name:
+        aggregate_dask(ddf, "plurality")
+    assert str(by_name.value) == (
+        "method must be a dmi_lib.answers.Method (an entry of dmi_lib.tabular.METHODS, "
+        "e.g. METHODS['dmi']), got 'plurality'; for a method by name call "
+        "dmi_lib.tabular.aggregate(answers, 'plurality')"
+    )
+    with pytest.raises(TypeError, match=r"method must be a dmi_lib\.answers\.Method .*got None$"):
+        aggregate_dask(ddf, None)
+    # what was passed instead of a Dask table, said as it is (not "a dask DataFrame")
+    for call in (task_counts, lambda a: aggregate_dask(a, METHODS["plurality"])):
+        with pytest.raises(TypeError) as pandas_table:
+            call(df)
+        assert str(pandas_table.value) == (
+            "answers must be a dask DataFrame with columns ['task', 'worker', 'label'], "
+            "got a pandas DataFrame; a pandas table is aggregated in memory by "
+            "dmi_lib.tabular.aggregate (or wrap it with dask.dataframe.from_pandas)"
+        )
+    with pytest.raises(TypeError, match=r"\['task', 'worker', 'label'\], got list$"):
+        task_counts([1, 2])
+    with pytest.raises(TypeError, match=r"\['task', 'worker', 'label'\], got a numpy ndarray$"):
+        task_counts(df.to_numpy())
+    # duplicates: the accepted values and the value given; why not 'first', only for 'first'
+    with pytest.raises(ValueError) as unknown:
+        task_counts(ddf, duplicates="x")
+    assert str(unknown.value) == (
+        "duplicates must be one of ['error', 'keep'] for a dask table, got 'x'"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^duplicates must be one of \['error', 'keep'\] for a dask table, got "
+        r"'first' \(keeping each pair's first answer needs a global row order, which a "
+        r"partitioned table does not have\)$",
+    ):
+        aggregate(ddf, "plurality", duplicates="first")  # the front door's Dask path
+    with pytest.raises(ValueError, match=r"for a dask table, got array\(\['error', 'keep'\]"):
+        task_counts(ddf, duplicates=np.array(["error", "keep"]))
+
+
+def test_an_empty_csv_file_is_named(tmp_path):
+    """A CSV file with nothing to read (0 bytes, or blank lines) is named; a header-only
+    file and a glob that matches nothing keep their own messages."""
+    df, _ = crowd(n_tasks=20, C=2, seed=9)
+    head = "path must name CSV files that start with a header row (the columns " + (
+        "['task', 'worker', 'label']), got "
+    )
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError) as refused:
+        read_answers(str(empty))
+    assert str(refused.value) == head + f"the empty file {str(empty)!r}"
+    blank = tmp_path / "blank.csv"
+    blank.write_text("\n\n")
+    with pytest.raises(ValueError, match=re.escape(f"got the empty file {str(blank)!r}") + "$"):
+        read_answers(str(blank))
+    # compressed as Dask was told (a name pandas cannot infer the compression from)
+    packed = tmp_path / "empty.log"
+    gzip.open(packed, "wb").close()
+    with pytest.raises(ValueError, match=re.escape(f"got the empty file {str(packed)!r}") + "$"):
+        read_answers(str(packed), format="csv", compression="gzip", blocksize=None)
+    # Dask reads the header from the first file: an empty one there is named among many
+    df.to_csv(tmp_path / "full.csv", index=False)
+    files = [str(empty), str(tmp_path / "full.csv"), str(blank)]
+    with pytest.raises(ValueError) as refused:
+        read_answers(files)
+    assert str(refused.value) == head + f"2 empty files, e.g. {str(empty)!r}"
+    header_only = tmp_path / "header.csv"
+    df.head(0).to_csv(header_only, index=False)
+    with pytest.raises(ValueError, match="answers is empty: there is nothing to aggregate"):
+        aggregate(read_answers(str(header_only)), "plurality")
+    (tmp_path / "none").mkdir()
+    with pytest.raises(FileNotFoundError, match=r"path '.*none' matches no file$"):
+        read_answers(str(tmp_path / "none"), format="csv")

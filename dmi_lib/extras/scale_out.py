@@ -95,6 +95,16 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     Returns
     -------
     dask.dataframe.DataFrame
+
+    Raises
+    ------
+    TypeError
+        ``path`` is not a string or a list of strings.
+    ValueError
+        An unknown ``format``; a Parquet file that cannot be read, or a CSV file with
+        nothing to read, not even a header row (named); a missing column.
+    FileNotFoundError
+        A glob or directory that matches no file.
     """
     first = path[0] if isinstance(path, (list, tuple)) and path else path
     if not isinstance(first, str) or not first:
@@ -124,7 +134,10 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     else:
         if tsv and "sep" not in kwargs and "delimiter" not in kwargs:
             kwargs["sep"] = "\t"
-        frame = dd.read_csv(path, **kwargs)
+        try:
+            frame = dd.read_csv(path, **kwargs)
+        except pd.errors.EmptyDataError as exc:  # pandas' message names no file
+            raise ValueError(_empty_csv_message(path, files, columns, kwargs)) from exc
     check_columns(frame.columns, columns, f"; {path!r} has {list(frame.columns)}")
     return frame[list(columns)]
 
@@ -149,6 +162,32 @@ def _local_files(path):
             raise FileNotFoundError(f"path {p!r} matches no file")
         files += found
     return files
+
+
+def _empty_csv_message(path, files, columns, kwargs) -> str:
+    """Why Dask found no columns in the CSV files ``files`` of ``path`` (None: remote
+    files): the files with nothing to read, not even a header row (read as Dask was
+    asked to: ``kwargs``' compression and encoding)."""
+    how = {k: kwargs[k] for k in ("compression", "encoding") if k in kwargs}
+
+    def empty(f):
+        try:
+            pd.read_csv(f, nrows=0, **how)
+        except pd.errors.EmptyDataError:
+            return True
+        return False
+
+    empties = [f for f in files or () if empty(f)]
+    if not empties:
+        got = f"{path!r}, in which Dask found no columns"
+    elif len(empties) == 1:
+        got = f"the empty file {empties[0]!r}"
+    else:
+        got = f"{len(empties)} empty files, e.g. {empties[0]!r}"
+    return (
+        "path must name CSV files that start with a header row (the columns "
+        f"{list(columns)}), got {got}"
+    )
 
 
 def _scan(answers, options):
@@ -261,15 +300,28 @@ def _answer_matrix(answers, options, duplicates: str) -> AnswerMatrix:
     ``MAX_DENSE_CELLS`` cells as on the pandas path), counted where the data lives:
     each batch of partitions is counted, and the batches are added in a tree."""
     if not isinstance(answers, dd.DataFrame):
+        kind = type(answers)
+        package = kind.__module__.partition(".")[0]  # "got a pandas DataFrame", "got list"
+        got = kind.__name__ if package == "builtins" else f"a {package} {kind.__name__}"
+        hint = (
+            "; a pandas table is aggregated in memory by dmi_lib.tabular.aggregate "
+            "(or wrap it with dask.dataframe.from_pandas)"
+            if isinstance(answers, pd.DataFrame)
+            else ""
+        )
         raise TypeError(
-            f"answers must be a dask DataFrame with columns {list(_COLUMNS)}, got a "
-            f"dask {type(answers).__name__}"
+            f"answers must be a dask DataFrame with columns {list(_COLUMNS)}, got {got}{hint}"
         )
     check_columns(answers.columns)
-    if duplicates not in ("error", "keep"):
+    if not isinstance(duplicates, str) or duplicates not in ("error", "keep"):
+        why = (
+            " (keeping each pair's first answer needs a global row order, which a "
+            "partitioned table does not have)"
+            if isinstance(duplicates, str) and duplicates == "first"
+            else ""
+        )
         raise ValueError(
-            f"duplicates must be 'error' or 'keep' for a dask table, got "
-            f"{duplicates!r} ('first' needs a global row order)"
+            f"duplicates must be one of ['error', 'keep'] for a dask table, got {duplicates!r}{why}"
         )
     opts, span, lengths = _scan(answers, options)
     if duplicates == "error":
@@ -309,6 +361,17 @@ def task_counts(answers, *, options=None, duplicates: str = "error"):
         Index ``task`` (one row per task, in sorted order as on the pandas path),
         integer columns ``c0 … c{C-1}``: the number of answers of each option.
     options : pandas.Index
+
+    Raises
+    ------
+    TypeError
+        ``answers`` is not a Dask DataFrame (the message says what it is: a pandas
+        table goes to :func:`dmi_lib.tabular.aggregate`).
+    ValueError
+        ``duplicates`` other than ``"error"`` or ``"keep"`` (``"first"`` needs a
+        global row order, which a partitioned table does not have); what the pandas
+        path rejects: a missing column or value, an empty table, labels not among
+        ``options``, a repeated pair, too many cells.
     """
     am = _answer_matrix(answers, options, duplicates)
     columns = [f"c{j}" for j in range(len(am.options))]
@@ -406,13 +469,29 @@ def aggregate_dask(
 
     Raises
     ------
+    TypeError
+        ``method`` is not a :class:`~dmi_lib.answers.Method` -- a name such as
+        ``"dmi"`` is looked up by :func:`dmi_lib.tabular.aggregate` (the table of
+        names, :data:`dmi_lib.tabular.METHODS`, sits above this module); ``answers``
+        is not a Dask DataFrame (see :func:`task_counts`).
     ValueError
         A method that does not run on Dask: ``"dmi-practical"`` and
         ``"dmi-validated"`` refine each task by its own counts and cross-validate over
         gold tasks, ``"dmi-em"`` follows each worker, and ``"sp-single"``/``"spectral"``
         need each task's predictions — run those on the pandas table of the tasks
-        concerned; everything the pandas path rejects.
+        concerned; a ``duplicates`` the Dask path does not take (see
+        :func:`task_counts`); everything the pandas path rejects.
     """
+    if not isinstance(method, Method):  # the table of names is dmi_lib.tabular's
+        hint = (
+            f"; for a method by name call dmi_lib.tabular.aggregate(answers, {method!r})"
+            if isinstance(method, str)
+            else ""
+        )
+        raise TypeError(
+            "method must be a dmi_lib.answers.Method (an entry of "
+            f"dmi_lib.tabular.METHODS, e.g. METHODS['dmi']), got {method!r}{hint}"
+        )
     call = Call(
         answers,
         gold=gold,
