@@ -628,3 +628,11 @@ def test_hundreds_of_options_with_gold_aggregate():
     # towards DMI practical's answer), about as accurate as plain plurality
     acc = (validated.to_numpy() == truth).mean()
     assert acc >= (plurality.to_numpy() == truth).mean() - 0.01
+
+
+@pytest.mark.parametrize("fit", [refine_multinomial, latent_class_mle])
+def test_cluster_ids_beyond_the_tasks_are_refused(fit):
+    """A start naming cluster 10**8 for 2 tasks would size a model of 10**8 classes."""
+    with pytest.raises(ValueError, match=r"^labels name cluster 100000000, but 2 tasks fill"):
+        fit([[1, 1], [2, 0]], [0, 10**8])
+    assert fit([[1, 1], [2, 0]], [1, 0])[0].shape == (2,)  # two tasks, two clusters: fine

@@ -329,7 +329,13 @@ def _check_model(counts, labels, smoothing):
     N = _check_counts(counts)
     labels = check_labels(labels, N.shape[0])  # a new array: the fits write into it
     check_positive(smoothing, "smoothing")
-    return N, labels, int(labels.max()) + 1
+    k = int(labels.max()) + 1  # a model of k classes: k × C parameters
+    if k > N.shape[0]:
+        raise ValueError(
+            f"labels name cluster {k - 1}, but {N.shape[0]} tasks fill at most "
+            f"{N.shape[0]} clusters: number the clusters 0..k-1"
+        )
+    return N, labels, k
 
 
 def _model_fit(N, sizes, sums, total, smoothing):
