@@ -436,13 +436,22 @@ def test_rank_tol_messages():
         whiten(A, rank_tol="x")
 
 
-def test_bandwidth_whose_kernel_is_not_finite():
+def test_bandwidth_whose_kernel_is_not_usable():
     A = np.random.default_rng(0).normal(size=(10, 2))
     msg = r"bandwidth must be large enough for a finite kernel matrix, got 1e-200: 2 \* bandwidth"
     with pytest.raises(ValueError, match=msg):
         kernel_embedding(A, 2, bandwidth=1e-200)
     with pytest.raises(ValueError, match=msg):
         kernel_dmi_cluster(A, 2, bandwidth=1e-200)
+    # so large that every entry rounds to 1: the embedding would be all zeros (and
+    # dmi_cluster would then call the rows of A identical)
+    msg = r"bandwidth must be small enough for the kernel to vary, got 1e\+200: every entry"
+    with pytest.raises(ValueError, match=msg):
+        kernel_embedding(A, 2, bandwidth=1e200)
+    with pytest.raises(ValueError, match=msg):
+        kernel_dmi_cluster(A, 2, bandwidth=1e200)
+    # a wide but usable bandwidth still gives a varying kernel
+    assert np.ptp(kernel_embedding(A, 2, bandwidth=1e4)) > 0
 
 
 def test_kernel_study_shapes():
@@ -530,10 +539,14 @@ def test_n_tasks_must_be_a_positive_integer(func, n_tasks):
 def test_task_and_value_errors():
     with pytest.raises(ValueError, match="task and value are empty: there is no answer"):
         moment_features([], [])
-    with pytest.raises(ValueError, match="value must be finite, found inf at position 1"):
+    with pytest.raises(ValueError, match=r"value must be finite, found inf at index \(1,\)"):
         moment_features([0, 1], [1.0, np.inf])
     with pytest.raises(TypeError, match="task must hold integers, got dtype <U1"):
         moment_features(["a"], [1.0])
+    with pytest.raises(TypeError, match="value must be numeric, got an array of dtype <U1"):
+        moment_features([0], ["a"])  # not "could not convert string to float"
+    with pytest.raises(ValueError, match=r"value must be a 1-D array, got 2-D with shape \(1, 1\)"):
+        binned_features([[0]], [[1.0]], [0.5])
 
 
 def test_overflowing_moments_name_the_degree():

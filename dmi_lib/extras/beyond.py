@@ -535,7 +535,8 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``rank_tol`` is not a real number (as :func:`dmi_lib.dmi_cluster`).
+        If ``A`` is not numeric, or ``rank_tol`` is not a real number (as
+        :func:`dmi_lib.dmi_cluster`).
     ValueError
         If ``A`` is not a finite 2-D array with at least two rows, ``rank_tol`` is
         outside ``[0, 1)``, or all rows of ``A`` are identical.
@@ -581,9 +582,12 @@ def kernel_embedding(
     Raises
     ------
     ValueError
-        If ``bandwidth`` is not a positive number, or so small that ``2 h²``
-        underflows to zero and the kernel matrix is not finite; if ``k < 2`` or
-        ``k > n``; bad ``A`` or ``rank_tol`` as in :func:`whiten`.
+        If ``bandwidth`` is not a positive number, so small that ``2 h²``
+        underflows to zero and the kernel matrix is not finite, or so large that
+        every kernel entry rounds to 1; if ``k < 2`` or ``k > n``; bad ``A`` or
+        ``rank_tol`` as in :func:`whiten`.
+    TypeError
+        If ``k`` is not an integer; bad ``A`` or ``rank_tol`` as in :func:`whiten`.
     """
     k = check_int(k, "k", 2)
     h = check_positive(bandwidth, "bandwidth")
@@ -599,6 +603,11 @@ def kernel_embedding(
             f"bandwidth must be large enough for a finite kernel matrix, got {bandwidth!r}: "
             f"2 * bandwidth**2 underflows to {2 * h * h!r} in float64, and the kernel "
             "exp(-‖zᵢ - zⱼ‖² / (2h²)) is then 0/0 on the diagonal"
+        )
+    if np.all(K == 1.0):  # the rows of Z differ (whiten), so only a huge h does this
+        raise ValueError(
+            f"bandwidth must be small enough for the kernel to vary, got {bandwidth!r}: "
+            "every entry exp(-‖zᵢ - zⱼ‖² / (2h²)) rounds to 1, so the embedding is all zeros"
         )
     row = K.mean(axis=0)
     Kc = K - row[None, :] - row[:, None] + row.mean()
@@ -688,12 +697,7 @@ def kernel_dmi_cluster(
 def _task_values(task, value, n_tasks):
     if n_tasks is not None:
         n_tasks = check_positive(n_tasks, "n_tasks", integer=True)
-    value = np.asarray(value, dtype=float)
-    if value.ndim != 1:
-        raise ValueError(f"value must be 1-D, got shape {value.shape}")
-    if not np.all(np.isfinite(value)):
-        bad = int(np.flatnonzero(~np.isfinite(value))[0])
-        raise ValueError(f"value must be finite, found {float(value[bad])!r} at position {bad}")
+    value = check_matrix(value, "value", ndim=1, min_rows=0)  # finite real numbers
     task = np.asarray(task)
     if task.shape != value.shape:
         raise ValueError(
@@ -735,10 +739,11 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
         If ``degree < 1``; if a moment up to ``degree`` overflows float64 (the
         message names the task, the moment and the task's largest ``|value|``);
         if ``n_tasks`` is not a positive integer, ``value`` is not finite and 1-D,
-        ``task`` is not made of ids in ``0..n_tasks-1`` of ``value``'s shape, or a
-        task has no value.
+        ``task`` and ``value`` are empty, ``task`` is not made of ids in
+        ``0..n_tasks-1`` of ``value``'s shape, or a task has no value.
     TypeError
-        If ``degree`` is not an integer, or ``task`` does not hold whole numbers.
+        If ``degree`` is not an integer, ``value`` is not numeric, or ``task`` does
+        not hold whole numbers.
 
     Examples
     --------
@@ -894,6 +899,13 @@ def continuous_dmi_cluster(
     DMIResult
         From :func:`dmi_lib.dmi_cluster`; ``k = rank`` of the moment vectors plus one
         (at most ``degree + 1``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`moment_features` (among them moments that overflow float64 at this
+        ``degree``), or as :func:`dmi_lib.dmi_cluster` when every task has the same
+        moments.
     """
     return dmi_cluster(
         moment_features(task, value, degree=degree, n_tasks=n_tasks), random_state=random_state
