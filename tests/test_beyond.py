@@ -438,20 +438,22 @@ def test_rank_tol_messages():
 
 def test_bandwidth_whose_kernel_is_not_usable():
     A = np.random.default_rng(0).normal(size=(10, 2))
-    msg = r"bandwidth must be large enough for a finite kernel matrix, got 1e-200: 2 \* bandwidth"
+    # so small that 2h² = 0: the kernel is 0/0 on the diagonal (was a LinAlgError)
+    msg = r"bandwidth must give a finite, varying kernel, got 1e-200 \(2h² = 0.0\)$"
     with pytest.raises(ValueError, match=msg):
         kernel_embedding(A, 2, bandwidth=1e-200)
     with pytest.raises(ValueError, match=msg):
         kernel_dmi_cluster(A, 2, bandwidth=1e-200)
     # so large that every entry rounds to 1: the embedding would be all zeros (and
     # dmi_cluster would then call the rows of A identical)
-    msg = r"bandwidth must be small enough for the kernel to vary, got 1e\+200: every entry"
+    msg = r"bandwidth must give a finite, varying kernel, got 1e\+200 \(2h² = inf\)$"
     with pytest.raises(ValueError, match=msg):
         kernel_embedding(A, 2, bandwidth=1e200)
     with pytest.raises(ValueError, match=msg):
         kernel_dmi_cluster(A, 2, bandwidth=1e200)
-    # a wide but usable bandwidth still gives a varying kernel
+    # wide or narrow but usable bandwidths still give a varying kernel
     assert np.ptp(kernel_embedding(A, 2, bandwidth=1e4)) > 0
+    assert np.ptp(kernel_embedding(A, 2, bandwidth=1e-3)) > 0
 
 
 def test_kernel_study_shapes():
@@ -517,7 +519,7 @@ def test_edges_must_be_finite_and_strictly_increasing():
     with pytest.raises(ValueError, match=r"edges must be finite, found inf at index \(1,\)"):
         binned_features([0, 1], [0.1, 0.9], [0.5, np.inf])
     with pytest.raises(
-        ValueError, match=r"got \[0.0, 1.0, 1.0\]: edges\[2\] = 1.0 is not above edges\[1\] = 1.0"
+        ValueError, match=r"got \[0.0, 1.0, 1.0\]: edges\[2\] is not above edges\[1\]$"
     ):
         binned_features([0, 1], [0.1, 0.9], [0, 1, 1])
     with pytest.raises(
@@ -537,7 +539,7 @@ def test_n_tasks_must_be_a_positive_integer(func, n_tasks):
 
 
 def test_task_and_value_errors():
-    with pytest.raises(ValueError, match="task and value are empty: there is no answer"):
+    with pytest.raises(ValueError, match=r"every task needs at least one value; tasks \[\] have"):
         moment_features([], [])
     with pytest.raises(ValueError, match=r"value must be finite, found inf at index \(1,\)"):
         moment_features([0, 1], [1.0, np.inf])
@@ -551,15 +553,15 @@ def test_task_and_value_errors():
 
 def test_overflowing_moments_name_the_degree():
     msg = (
-        r"the moments up to degree = 400 overflow float64: moment 103 of task 0 \(the mean "
-        r"of value\*\*103\) is not finite, the task's largest \|value\| being 1000.0"
+        r"the moments up to degree = 400 overflow float64: moment 103 of task 0 is not "
+        r"finite \(largest \|value\| 1000\); lower degree$"
     )
     with pytest.raises(ValueError, match=msg):
         moment_features([0, 1], [1e3, 2.0], degree=400)
-    with pytest.raises(ValueError, match=msg):
+    with pytest.raises(ValueError, match=msg):  # was "A must be finite, found inf"
         continuous_dmi_cluster([0, 1], [1e3, 2.0], degree=400)
     # the sum overflows though each value is finite: moment 1 of task 1
-    with pytest.raises(ValueError, match="degree = 1 overflow float64: moment 1 of task 1"):
+    with pytest.raises(ValueError, match="degree = 1 overflow float64: moment 1 of task 1 is"):
         moment_features([0, 1, 1], [1.0, 1e308, 1e308], degree=1)
     # just below the overflow, the moments are finite and exact
     assert moment_features([0], [1e3], degree=102)[0, -1] == 1e306
@@ -568,20 +570,25 @@ def test_overflowing_moments_name_the_degree():
 def test_overflowing_moment_map_names_the_degree():
     with pytest.raises(
         ValueError,
-        match=r"entries overflow float64 at degree = 2000 for alpha = 2.0, beta = 3.0; .*"
-        r"Numerical result out of range",
+        match=r"entries overflow float64 at degree = 2000 for alpha = 2.0, beta = 3.0 "
+        r"\(\(34, 'Numerical result out of range'\)\); lower degree",
     ):
         affine_moment_map(2.0, 3.0, 2000)
-    with pytest.raises(ValueError, match=r"degree = 2000 .*int too large to convert to float"):
+    with pytest.raises(ValueError, match=r"degree = 2000 .*\(int too large to convert to float\)"):
         affine_moment_map(0.5, 0.5, 2000)  # a binomial coefficient beyond float64
     # every power is finite but the product 2 * alpha * beta is not (no OverflowError)
-    with pytest.raises(ValueError, match=r"at degree = 2 for alpha = 1e\+154, beta = 1e\+154"):
+    with pytest.raises(
+        ValueError,
+        match=r"at degree = 2 for alpha = 1e\+154, beta = 1e\+154 \(a product of finite factors\)",
+    ):
         affine_moment_map(1e154, 1e154, 2)
-    with pytest.raises(ValueError, match="alpha must be finite, got nan"):
+    with pytest.raises(
+        ValueError, match=r"alpha must lie strictly between -inf and inf \(finite\), got nan"
+    ):
         affine_moment_map(np.nan, 1.0, 2)
-    with pytest.raises(ValueError, match="beta must be finite, got inf"):
+    with pytest.raises(ValueError, match="beta must .* got inf"):
         affine_moment_map(1.0, np.inf, 2)
-    with pytest.raises(TypeError, match="alpha must be a real number, got 'x'"):
+    with pytest.raises(TypeError, match="alpha must be a number, got 'x'"):
         affine_moment_map("x", 1.0, 2)
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import (
+    check_between,
     check_positive,
     check_distribution,
     check_int,
@@ -83,18 +84,10 @@ def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
     Parameters
     ----------
     labels, truth : array_like of int, shape (n,)
-        Cluster and state ids: any non-negative integers below ``2**62`` (only which
-        items share an id matters, so ``[0, 10**9]`` costs no more than ``[0, 1]``).
 
     Returns
     -------
     float in [0, 1]
-
-    Raises
-    ------
-    ValueError
-        If ``labels`` is empty or its length differs from ``truth``'s, or either
-        holds a negative id (see :func:`dmi_lib._validation.check_labels`).
 
     Examples
     --------
@@ -107,10 +100,7 @@ def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
     labels = check_labels(labels, truth.size)
     if labels.size == 0:
         raise ValueError("labels is empty: no items to score")
-    # Renumber the ids 0..(distinct - 1): the contingency table is then as large as
-    # the numbers of clusters and states, not the largest ids.
-    labels = np.unique(labels, return_inverse=True)[1]
-    truth = np.unique(truth, return_inverse=True)[1]
+    labels, truth = (np.unique(x, return_inverse=True)[1] for x in (labels, truth))  # 0, 1, ...
     if one_to_one:
         return agreement(labels, truth)
     return float(contingency(labels, truth).max(axis=1).sum() / labels.size)
@@ -520,26 +510,14 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     distances of ``Z`` -- hence any distance kernel on ``Z`` -- do not depend on the
     affine map.
 
-    Parameters
-    ----------
-    A : array_like (n, d)
-        At least two rows.
-    rank_tol : float, optional
-        In ``[0, 1)``, as for :func:`dmi_lib.dmi_cluster` (relative to the largest
-        singular value).
-
     Returns
     -------
     ndarray (n, r)
 
     Raises
     ------
-    TypeError
-        If ``A`` is not numeric, or ``rank_tol`` is not a real number (as
-        :func:`dmi_lib.dmi_cluster`).
     ValueError
-        If ``A`` is not a finite 2-D array with at least two rows, ``rank_tol`` is
-        outside ``[0, 1)``, or all rows of ``A`` are identical.
+        ``rank_tol`` outside ``[0, 1)`` (as for ``dmi_cluster``); all rows of ``A`` equal.
 
     Examples
     --------
@@ -565,16 +543,6 @@ def kernel_embedding(
     centred; its top ``k - 1`` eigenvectors scaled by the square roots of their
     eigenvalues are the coordinates.
 
-    Parameters
-    ----------
-    A : array_like (n, d)
-    k : int
-        At least 2 and at most ``n``.
-    bandwidth : float
-        Kernel width ``h`` in standard deviations of the whitened data.
-    rank_tol : float, optional
-        As for :func:`whiten`.
-
     Returns
     -------
     ndarray (n, k - 1)
@@ -582,12 +550,7 @@ def kernel_embedding(
     Raises
     ------
     ValueError
-        If ``bandwidth`` is not a positive number, so small that ``2 h²``
-        underflows to zero and the kernel matrix is not finite, or so large that
-        every kernel entry rounds to 1; if ``k < 2`` or ``k > n``; bad ``A`` or
-        ``rank_tol`` as in :func:`whiten`.
-    TypeError
-        If ``k`` is not an integer; bad ``A`` or ``rank_tol`` as in :func:`whiten`.
+        ``bandwidth`` so small that ``2h²`` is 0 (``K`` is NaN) or so large that ``K = 1``.
     """
     k = check_int(k, "k", 2)
     h = check_positive(bandwidth, "bandwidth")
@@ -596,18 +559,11 @@ def kernel_embedding(
     if k - 1 >= n:
         raise ValueError(f"k = {k} needs at least k rows of A, got {n}")
     sq = np.einsum("ij,ij->i", Z, Z)
-    with np.errstate(divide="ignore", invalid="ignore"):  # 2h² = 0: checked below
+    with np.errstate(divide="ignore", invalid="ignore"):  # 2h² = 0: refused below
         K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0) / (2 * h * h))
-    if not np.all(np.isfinite(K)):
+    if not np.all(np.isfinite(K)) or np.all(K == 1.0):  # the rows of Z differ (whiten)
         raise ValueError(
-            f"bandwidth must be large enough for a finite kernel matrix, got {bandwidth!r}: "
-            f"2 * bandwidth**2 underflows to {2 * h * h!r} in float64, and the kernel "
-            "exp(-‖zᵢ - zⱼ‖² / (2h²)) is then 0/0 on the diagonal"
-        )
-    if np.all(K == 1.0):  # the rows of Z differ (whiten), so only a huge h does this
-        raise ValueError(
-            f"bandwidth must be small enough for the kernel to vary, got {bandwidth!r}: "
-            "every entry exp(-‖zᵢ - zⱼ‖² / (2h²)) rounds to 1, so the embedding is all zeros"
+            f"bandwidth must give a finite, varying kernel, got {bandwidth!r} (2h² = {2 * h * h!r})"
         )
     row = K.mean(axis=0)
     Kc = K - row[None, :] - row[:, None] + row.mean()
@@ -664,18 +620,10 @@ def kernel_dmi_cluster(
     random_state : None, int or Generator
         Passed to :func:`dmi_lib.dmi_cluster` (used only when ``k > 3``).
     rank_tol : float, optional
-        As for :func:`whiten`.
 
     Returns
     -------
     KernelDMIResult
-
-    Raises
-    ------
-    ValueError
-        As :func:`whiten` and :func:`kernel_embedding` (bad ``A``, ``k``,
-        ``bandwidth`` or ``rank_tol``), or if the embedding spans fewer than
-        ``k - 1`` dimensions.
     """
     Z = whiten(A, rank_tol=rank_tol)
     k = Z.shape[1] + 1 if k is None else check_int(k, "k", 2)
@@ -695,8 +643,7 @@ def kernel_dmi_cluster(
 
 
 def _task_values(task, value, n_tasks):
-    if n_tasks is not None:
-        n_tasks = check_positive(n_tasks, "n_tasks", integer=True)
+    n_tasks = None if n_tasks is None else check_positive(n_tasks, "n_tasks", integer=True)
     value = check_matrix(value, "value", ndim=1, min_rows=0)  # finite real numbers
     task = np.asarray(task)
     if task.shape != value.shape:
@@ -706,10 +653,8 @@ def _task_values(task, value, n_tasks):
     task = check_labels(task, value.size, n_tasks, "task")
     n = n_tasks if n_tasks is not None else (int(task.max()) + 1 if task.size else 0)
     counts = np.bincount(task, minlength=n)
-    if n == 0:  # n_tasks is None and there is no answer
-        raise ValueError("task and value are empty: there is no answer to describe")
-    if counts.min() == 0:
-        missing = np.flatnonzero(counts == 0)[:5].tolist()
+    if n == 0 or counts.min() == 0:
+        missing = np.flatnonzero(counts == 0)[:5].tolist() if n else []
         raise ValueError(f"every task needs at least one value; tasks {missing} have none")
     return task, value, n, counts
 
@@ -727,7 +672,6 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     value : array_like of float (N,)
     degree : int
     n_tasks : int, optional
-        Positive; default ``task.max() + 1``.
 
     Returns
     -------
@@ -736,14 +680,7 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     Raises
     ------
     ValueError
-        If ``degree < 1``; if a moment up to ``degree`` overflows float64 (the
-        message names the task, the moment and the task's largest ``|value|``);
-        if ``n_tasks`` is not a positive integer, ``value`` is not finite and 1-D,
-        ``task`` and ``value`` are empty, ``task`` is not made of ids in
-        ``0..n_tasks-1`` of ``value``'s shape, or a task has no value.
-    TypeError
-        If ``degree`` is not an integer, ``value`` is not numeric, or ``task`` does
-        not hold whole numbers.
+        A moment up to ``degree`` that overflows float64; ``n_tasks`` not positive.
 
     Examples
     --------
@@ -753,15 +690,13 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     """
     degree = check_int(degree, "degree", 1)
     task, value, n, counts = _task_values(task, value, n_tasks)
-    with np.errstate(over="ignore", invalid="ignore"):  # overflow: checked below
-        powers = value[:, None] ** np.arange(1, degree + 1)
-        F = cluster_sums(powers, task, n) / counts[:, None]
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: refused below
+        F = cluster_sums(value[:, None] ** np.arange(1, degree + 1), task, n) / counts[:, None]
     if not np.all(np.isfinite(F)):
-        t, j = (int(i) for i in np.argwhere(~np.isfinite(F))[0])
+        t, j = np.argwhere(~np.isfinite(F))[0]
         raise ValueError(
-            f"the moments up to degree = {degree} overflow float64: moment {j + 1} of task "
-            f"{t} (the mean of value**{j + 1}) is not finite, the task's largest |value| "
-            f"being {float(np.abs(value[task == t]).max())!r}; lower degree or rescale value"
+            f"the moments up to degree = {degree} overflow float64: moment {j + 1} of task {t} "
+            f"is not finite (largest |value| {np.abs(value[task == t]).max():g}); lower degree"
         )
     return F
 
@@ -774,12 +709,6 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
     ``α ≠ 0`` (``T`` is triangular with diagonal ``α^j``).  The identity holds for
     empirical moments too, exactly.
 
-    Parameters
-    ----------
-    alpha, beta : float
-        Finite.
-    degree : int
-
     Returns
     -------
     T : ndarray (degree, degree)
@@ -787,12 +716,8 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
 
     Raises
     ------
-    TypeError
-        If ``degree`` is not an integer, or ``alpha`` or ``beta`` is not a number.
     ValueError
-        If ``degree < 1``, ``alpha`` or ``beta`` is not finite, or an entry of
-        ``T`` or ``b`` (or a binomial coefficient) overflows float64 at this
-        ``degree``.
+        ``alpha`` or ``beta`` not finite, or an entry that overflows float64 at ``degree``.
 
     Examples
     --------
@@ -801,34 +726,23 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
     ([[2.0, 4.0], [0.0, 4.0]], [1.0, 1.0])
     """
     degree = check_int(degree, "degree", 1)
-    alpha, beta = _finite(alpha, "alpha"), _finite(beta, "beta")
+    alpha = check_between(alpha, "alpha", -math.inf, math.inf, "finite")
+    beta = check_between(beta, "beta", -math.inf, math.inf, "finite")
     T = np.zeros((degree, degree))
     b = np.zeros(degree)
-    too_high = (
-        f"the map's entries overflow float64 at degree = {degree} for alpha = {alpha!r}, "
-        f"beta = {beta!r}; lower degree or rescale the answers"
-    )
     try:
         for j in range(1, degree + 1):
             b[j - 1] = beta**j
             for i in range(1, j + 1):
                 T[i - 1, j - 1] = math.comb(j, i) * alpha**i * beta ** (j - i)
-    except OverflowError as exc:  # a power, or a binomial coefficient made a float
-        raise ValueError(f"{too_high} ({exc})") from exc
-    if not (np.all(np.isfinite(T)) and np.all(np.isfinite(b))):  # a product: inf, nan
-        raise ValueError(too_high)
+        if not (np.all(np.isfinite(T)) and np.all(np.isfinite(b))):  # a product overflowed
+            raise OverflowError("a product of finite factors")
+    except OverflowError as exc:  # or a power, or a binomial coefficient made a float
+        raise ValueError(
+            f"the map's entries overflow float64 at degree = {degree} for alpha = {alpha!r}, "
+            f"beta = {beta!r} ({exc}); lower degree or rescale the answers"
+        ) from exc
     return T, b
-
-
-def _finite(x, name: str) -> float:
-    """``x`` as a finite float, or a TypeError / ValueError naming ``name``."""
-    try:
-        value = float(x)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number, got {x!r}") from exc
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
 
 
 def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.ndarray:
@@ -838,26 +752,10 @@ def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.nda
     applies).  Bin ``j`` is ``[edges[j-1], edges[j])`` with ``-∞`` and ``+∞`` at the
     ends, so there are ``len(edges) + 1`` options.
 
-    Parameters
-    ----------
-    task : array_like of int (N,)
-    value : array_like of float (N,)
-    edges : array_like of float
-        Finite, strictly increasing inner bin edges (flattened).
-    n_tasks : int, optional
-
-    Returns
-    -------
-    ndarray (n_tasks, len(edges) + 1)
-
     Raises
     ------
-    TypeError
-        If ``edges`` is not numeric.
     ValueError
-        If ``edges`` is empty, holds NaN or infinity, or is not strictly increasing
-        (the message gives the offending value and its position); bad ``task``,
-        ``value`` or ``n_tasks`` as in :func:`moment_features`.
+        ``edges`` empty, not finite or not strictly increasing (naming the entry).
 
     Examples
     --------
@@ -867,14 +765,11 @@ def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.nda
     """
     task, value, n, counts = _task_values(task, value, n_tasks)
     edges = check_matrix(np.ravel(edges), "edges", ndim=1, min_rows=0)  # finite numbers
-    if edges.size == 0:
-        raise ValueError("edges must be a non-empty increasing sequence, got []")
-    bad = np.flatnonzero(np.diff(edges) <= 0)
-    if bad.size:
-        i = int(bad[0]) + 1
+    i = np.flatnonzero(np.diff(edges) <= 0)[:1] + 1  # edges[i] is not above edges[i - 1]
+    if edges.size == 0 or i.size:
         raise ValueError(
-            f"edges must be a non-empty increasing sequence, got {edges.tolist()}: "
-            f"edges[{i}] = {float(edges[i])!r} is not above edges[{i - 1}] = {float(edges[i - 1])!r}"
+            f"edges must be a non-empty increasing sequence, got {edges.tolist()}"
+            + (f": edges[{i[0]}] is not above edges[{i[0] - 1}]" if i.size else "")
         )
     C = edges.size + 1
     option = np.searchsorted(edges, value, side="right")
@@ -899,13 +794,6 @@ def continuous_dmi_cluster(
     DMIResult
         From :func:`dmi_lib.dmi_cluster`; ``k = rank`` of the moment vectors plus one
         (at most ``degree + 1``).
-
-    Raises
-    ------
-    ValueError
-        As :func:`moment_features` (among them moments that overflow float64 at this
-        ``degree``), or as :func:`dmi_lib.dmi_cluster` when every task has the same
-        moments.
     """
     return dmi_cluster(
         moment_features(task, value, degree=degree, n_tasks=n_tasks), random_state=random_state
