@@ -77,6 +77,27 @@ def test_matched_accuracy_brute_force_and_relabelling(seed):
     assert matched_accuracy(labels, truth, one_to_one=False) >= got
 
 
+@FAST
+@given(SEEDS, st.lists(st.integers(0, 2**62 - 1), min_size=8, max_size=8, unique=True))
+def test_matched_accuracy_ignores_the_ids_themselves(seed, ids):
+    """Relabelling clusters and states by any injective map of ids (here to ids up to
+    2**62 - 1) gives the same accuracy, bit for bit."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    labels, truth = rng.integers(0, 4, n), rng.integers(0, 4, n)
+    ids = np.array(ids)
+    for one_to_one in (True, False):
+        got = matched_accuracy(labels, truth, one_to_one=one_to_one)
+        assert matched_accuracy(ids[labels], ids[4 + truth], one_to_one=one_to_one) == got
+        assert matched_accuracy(ids[4 + labels], truth, one_to_one=one_to_one) == got
+
+
+def test_matched_accuracy_with_a_huge_id_needs_no_huge_table():
+    # a contingency table indexed by the ids themselves would need 10**9 rows
+    assert matched_accuracy([0, 10**9], [0, 1]) == 1.0
+    assert matched_accuracy([0, 10**9, 10**9], [2**61, 7, 7], one_to_one=False) == 1.0
+
+
 def test_matched_accuracy_errors():
     with pytest.raises(ValueError, match="length 3 but there are 2"):
         matched_accuracy([0, 1, 1], [0, 1])
@@ -362,6 +383,79 @@ def test_kernel_errors():
         kernel_study([0.5], layouts=("moons",), n_seeds=1)
 
 
+@pytest.mark.parametrize(
+    "rank_tol",
+    [
+        -1,
+        5,
+        1.0,
+        -1e-300,
+        float("nan"),
+        float("inf"),
+        "x",
+        True,
+        None,
+        0,
+        0.0,
+        1e-9,
+        0.3,
+        np.float32(0.5),
+    ],
+)
+@pytest.mark.parametrize(
+    "func",
+    [
+        lambda A, t: whiten(A, rank_tol=t),
+        lambda A, t: kernel_embedding(A, 2, rank_tol=t),
+        lambda A, t: kernel_dmi_cluster(A, 2, rank_tol=t),
+    ],
+    ids=["whiten", "kernel_embedding", "kernel_dmi_cluster"],
+)
+def test_rank_tol_is_accepted_exactly_as_dmi_cluster_accepts_it(func, rank_tol):
+    A = np.random.default_rng(0).normal(size=(12, 2))
+
+    def outcome(call):
+        try:
+            call()
+        except (TypeError, ValueError) as exc:
+            return type(exc), str(exc)
+        return "accepted"
+
+    expected = outcome(lambda: dmi_cluster(A, rank_tol=rank_tol))
+    assert (expected == "accepted") == (rank_tol is None or rank_tol in (0, 1e-9, 0.3, 0.5))
+    assert outcome(lambda: func(A, rank_tol)) == expected
+
+
+def test_rank_tol_messages():
+    A = np.eye(3)
+    with pytest.raises(ValueError, match=r"rank_tol must be in \[0, 1\) .*got -1"):
+        whiten(A, rank_tol=-1)
+    with pytest.raises(ValueError, match=r"rank_tol must be in \[0, 1\) .*got 5"):
+        whiten(A, rank_tol=5)  # not "all rows of A are identical"
+    with pytest.raises(TypeError, match=r"rank_tol must be a real number in \[0, 1\), got 'x'"):
+        whiten(A, rank_tol="x")
+
+
+def test_bandwidth_whose_kernel_is_not_usable():
+    A = np.random.default_rng(0).normal(size=(10, 2))
+    # so small that 2h² = 0: the kernel is 0/0 on the diagonal (was a LinAlgError)
+    msg = r"bandwidth must give a finite, varying kernel, got 1e-200 \(2h² = 0.0\)$"
+    with pytest.raises(ValueError, match=msg):
+        kernel_embedding(A, 2, bandwidth=1e-200)
+    with pytest.raises(ValueError, match=msg):
+        kernel_dmi_cluster(A, 2, bandwidth=1e-200)
+    # so large that every entry rounds to 1: the embedding would be all zeros (and
+    # dmi_cluster would then call the rows of A identical)
+    msg = r"bandwidth must give a finite, varying kernel, got 1e\+200 \(2h² = inf\)$"
+    with pytest.raises(ValueError, match=msg):
+        kernel_embedding(A, 2, bandwidth=1e200)
+    with pytest.raises(ValueError, match=msg):
+        kernel_dmi_cluster(A, 2, bandwidth=1e200)
+    # wide or narrow but usable bandwidths still give a varying kernel
+    assert np.ptp(kernel_embedding(A, 2, bandwidth=1e4)) > 0
+    assert np.ptp(kernel_embedding(A, 2, bandwidth=1e-3)) > 0
+
+
 def test_kernel_study_shapes():
     out = kernel_study([0.5], n_seeds=2, n_tasks=60, n_agents=200, tasks_per_agent=30)
     assert out["paper"].shape == (2, 2) and out["kernel"].shape == (2, 1, 2)
@@ -417,6 +511,85 @@ def test_continuous_errors():
         binned_features([0], [1.0], [1, 0])
     with pytest.raises(ValueError, match="degree must be >= 1"):
         moment_features([0], [1.0], degree=0)
+
+
+def test_edges_must_be_finite_and_strictly_increasing():
+    with pytest.raises(ValueError, match=r"edges must be finite, found nan at index \(0,\)"):
+        binned_features([0, 1], [0.1, 0.9], [np.nan])
+    with pytest.raises(ValueError, match=r"edges must be finite, found inf at index \(1,\)"):
+        binned_features([0, 1], [0.1, 0.9], [0.5, np.inf])
+    with pytest.raises(
+        ValueError, match=r"got \[0.0, 1.0, 1.0\]: edges\[2\] is not above edges\[1\]$"
+    ):
+        binned_features([0, 1], [0.1, 0.9], [0, 1, 1])
+    with pytest.raises(
+        ValueError, match=r"edges must be a non-empty increasing sequence, got \[\]"
+    ):
+        binned_features([0, 1], [0.1, 0.9], [])
+    with pytest.raises(TypeError, match="edges must be numeric"):
+        binned_features([0, 1], [0.1, 0.9], ["a"])
+
+
+@pytest.mark.parametrize("n_tasks", [0, -1, 2.0, True])
+@pytest.mark.parametrize("func", [moment_features, binned_features, continuous_dmi_cluster])
+def test_n_tasks_must_be_a_positive_integer(func, n_tasks):
+    args = ([0.5],) if func is binned_features else ()
+    with pytest.raises(ValueError, match=rf"n_tasks must be a positive integer, got {n_tasks!r}$"):
+        func([0], [1.0], *args, n_tasks=n_tasks)
+
+
+def test_task_and_value_errors():
+    with pytest.raises(ValueError, match=r"every task needs at least one value; tasks \[\] have"):
+        moment_features([], [])
+    with pytest.raises(ValueError, match=r"value must be finite, found inf at index \(1,\)"):
+        moment_features([0, 1], [1.0, np.inf])
+    with pytest.raises(TypeError, match="task must hold integers, got dtype <U1"):
+        moment_features(["a"], [1.0])
+    with pytest.raises(TypeError, match="value must be numeric, got an array of dtype <U1"):
+        moment_features([0], ["a"])  # not "could not convert string to float"
+    with pytest.raises(ValueError, match=r"value must be a 1-D array, got 2-D with shape \(1, 1\)"):
+        binned_features([[0]], [[1.0]], [0.5])
+
+
+def test_overflowing_moments_name_the_degree():
+    msg = (
+        r"the moments up to degree = 400 overflow float64: moment 103 of task 0 is not "
+        r"finite \(largest \|value\| 1000\); lower degree$"
+    )
+    with pytest.raises(ValueError, match=msg):
+        moment_features([0, 1], [1e3, 2.0], degree=400)
+    with pytest.raises(ValueError, match=msg):  # was "A must be finite, found inf"
+        continuous_dmi_cluster([0, 1], [1e3, 2.0], degree=400)
+    # the sum overflows though each value is finite: moment 1 of task 1
+    with pytest.raises(ValueError, match="degree = 1 overflow float64: moment 1 of task 1 is"):
+        moment_features([0, 1, 1], [1.0, 1e308, 1e308], degree=1)
+    # just below the overflow, the moments are finite and exact
+    assert moment_features([0], [1e3], degree=102)[0, -1] == 1e306
+
+
+def test_overflowing_moment_map_names_the_degree():
+    with pytest.raises(
+        ValueError,
+        match=r"entries overflow float64 at degree = 2000 for alpha = 2.0, beta = 3.0 "
+        r"\(\(34, 'Numerical result out of range'\)\); lower degree",
+    ):
+        affine_moment_map(2.0, 3.0, 2000)
+    with pytest.raises(ValueError, match=r"degree = 2000 .*\(int too large to convert to float\)"):
+        affine_moment_map(0.5, 0.5, 2000)  # a binomial coefficient beyond float64
+    # every power is finite but the product 2 * alpha * beta is not (no OverflowError)
+    with pytest.raises(
+        ValueError,
+        match=r"at degree = 2 for alpha = 1e\+154, beta = 1e\+154 \(a product of finite factors\)",
+    ):
+        affine_moment_map(1e154, 1e154, 2)
+    with pytest.raises(
+        ValueError, match=r"alpha must lie strictly between -inf and inf \(finite\), got nan"
+    ):
+        affine_moment_map(np.nan, 1.0, 2)
+    with pytest.raises(ValueError, match="beta must .* got inf"):
+        affine_moment_map(1.0, np.inf, 2)
+    with pytest.raises(TypeError, match="alpha must be a number, got 'x'"):
+        affine_moment_map("x", 1.0, 2)
 
 
 def test_continuous_study_claims():

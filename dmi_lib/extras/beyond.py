@@ -37,12 +37,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import (
+    check_between,
     check_positive,
     check_distribution,
     check_int,
     check_labels,
     check_matrix,
     check_random_state,
+    check_rank_tol,
 )
 from ..aggregation import surprisingly_popular_single
 from ..core import dmi_cluster
@@ -98,6 +100,7 @@ def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
     labels = check_labels(labels, truth.size)
     if labels.size == 0:
         raise ValueError("labels is empty: no items to score")
+    labels, truth = (np.unique(x, return_inverse=True)[1] for x in (labels, truth))  # 0, 1, ...
     if one_to_one:
         return agreement(labels, truth)
     return float(contingency(labels, truth).max(axis=1).sum() / labels.size)
@@ -511,6 +514,11 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     -------
     ndarray (n, r)
 
+    Raises
+    ------
+    ValueError
+        ``rank_tol`` outside ``[0, 1)`` (as for ``dmi_cluster``); all rows of ``A`` equal.
+
     Examples
     --------
     >>> Z = whiten([[0., 0.], [2., 0.], [0., 1.], [2., 1.]])
@@ -518,7 +526,8 @@ def whiten(A, *, rank_tol: float | None = None) -> np.ndarray:
     True
     """
     A = check_matrix(A, min_rows=2)
-    _, U, _, r = _centred_svd(A, DEFAULT_RANK_TOL if rank_tol is None else float(rank_tol))
+    tol = DEFAULT_RANK_TOL if rank_tol is None else check_rank_tol(rank_tol)  # as prepare
+    _, U, _, r = _centred_svd(A, tol)
     if r == 0:
         raise ValueError("all rows of A are identical: nothing to whiten")
     return U[:, :r] * np.sqrt(A.shape[0])
@@ -537,6 +546,11 @@ def kernel_embedding(
     Returns
     -------
     ndarray (n, k - 1)
+
+    Raises
+    ------
+    ValueError
+        ``bandwidth`` so small that ``2h²`` is 0 (``K`` is NaN) or so large that ``K = 1``.
     """
     k = check_int(k, "k", 2)
     h = check_positive(bandwidth, "bandwidth")
@@ -545,7 +559,12 @@ def kernel_embedding(
     if k - 1 >= n:
         raise ValueError(f"k = {k} needs at least k rows of A, got {n}")
     sq = np.einsum("ij,ij->i", Z, Z)
-    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0) / (2 * h * h))
+    with np.errstate(divide="ignore", invalid="ignore"):  # 2h² = 0: refused below
+        K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2.0 * Z @ Z.T, 0.0) / (2 * h * h))
+    if not np.all(np.isfinite(K)) or np.all(K == 1.0):  # the rows of Z differ (whiten)
+        raise ValueError(
+            f"bandwidth must give a finite, varying kernel, got {bandwidth!r} (2h² = {2 * h * h!r})"
+        )
     row = K.mean(axis=0)
     Kc = K - row[None, :] - row[:, None] + row.mean()
     w, V = np.linalg.eigh(Kc)
@@ -624,18 +643,15 @@ def kernel_dmi_cluster(
 
 
 def _task_values(task, value, n_tasks):
-    value = np.asarray(value, dtype=float)
-    if value.ndim != 1:
-        raise ValueError(f"value must be 1-D, got shape {value.shape}")
-    if not np.all(np.isfinite(value)):
-        raise ValueError("value must be finite")
+    n_tasks = None if n_tasks is None else check_positive(n_tasks, "n_tasks", integer=True)
+    value = check_matrix(value, "value", ndim=1, min_rows=0)  # finite real numbers
     task = np.asarray(task)
     if task.shape != value.shape:
         raise ValueError(
             f"task and value must have the same shape, got {task.shape} and {value.shape}"
         )
-    n = int(task.max()) + 1 if n_tasks is None and task.size else (n_tasks or 0)
-    task = check_labels(task, value.size, n, "task")
+    task = check_labels(task, value.size, n_tasks, "task")
+    n = n_tasks if n_tasks is not None else (int(task.max()) + 1 if task.size else 0)
     counts = np.bincount(task, minlength=n)
     if n == 0 or counts.min() == 0:
         missing = np.flatnonzero(counts == 0)[:5].tolist() if n else []
@@ -661,6 +677,11 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     -------
     ndarray (n_tasks, degree)
 
+    Raises
+    ------
+    ValueError
+        A moment up to ``degree`` that overflows float64; ``n_tasks`` not positive.
+
     Examples
     --------
     >>> moment_features([0, 0, 1], [1.0, 3.0, 2.0])
@@ -669,8 +690,15 @@ def moment_features(task, value, *, degree: int = 2, n_tasks: int | None = None)
     """
     degree = check_int(degree, "degree", 1)
     task, value, n, counts = _task_values(task, value, n_tasks)
-    powers = value[:, None] ** np.arange(1, degree + 1)
-    return cluster_sums(powers, task, n) / counts[:, None]
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: refused below
+        F = cluster_sums(value[:, None] ** np.arange(1, degree + 1), task, n) / counts[:, None]
+    if not np.all(np.isfinite(F)):
+        t, j = np.argwhere(~np.isfinite(F))[0]
+        raise ValueError(
+            f"the moments up to degree = {degree} overflow float64: moment {j + 1} of task {t} "
+            f"is not finite (largest |value| {np.abs(value[task == t]).max():g}); lower degree"
+        )
+    return F
 
 
 def affine_moment_map(alpha: float, beta: float, degree: int = 2):
@@ -686,6 +714,11 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
     T : ndarray (degree, degree)
     b : ndarray (degree,)
 
+    Raises
+    ------
+    ValueError
+        ``alpha`` or ``beta`` not finite, or an entry that overflows float64 at ``degree``.
+
     Examples
     --------
     >>> T, b = affine_moment_map(2.0, 1.0, 2)
@@ -693,13 +726,22 @@ def affine_moment_map(alpha: float, beta: float, degree: int = 2):
     ([[2.0, 4.0], [0.0, 4.0]], [1.0, 1.0])
     """
     degree = check_int(degree, "degree", 1)
-    alpha, beta = float(alpha), float(beta)
+    alpha = check_between(alpha, "alpha", -math.inf, math.inf, "finite")
+    beta = check_between(beta, "beta", -math.inf, math.inf, "finite")
     T = np.zeros((degree, degree))
     b = np.zeros(degree)
-    for j in range(1, degree + 1):
-        b[j - 1] = beta**j
-        for i in range(1, j + 1):
-            T[i - 1, j - 1] = math.comb(j, i) * alpha**i * beta ** (j - i)
+    try:
+        for j in range(1, degree + 1):
+            b[j - 1] = beta**j
+            for i in range(1, j + 1):
+                T[i - 1, j - 1] = math.comb(j, i) * alpha**i * beta ** (j - i)
+        if not (np.all(np.isfinite(T)) and np.all(np.isfinite(b))):  # a product overflowed
+            raise OverflowError("a product of finite factors")
+    except OverflowError as exc:  # or a power, or a binomial coefficient made a float
+        raise ValueError(
+            f"the map's entries overflow float64 at degree = {degree} for alpha = {alpha!r}, "
+            f"beta = {beta!r} ({exc}); lower degree or rescale the answers"
+        ) from exc
     return T, b
 
 
@@ -710,6 +752,11 @@ def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.nda
     applies).  Bin ``j`` is ``[edges[j-1], edges[j])`` with ``-∞`` and ``+∞`` at the
     ends, so there are ``len(edges) + 1`` options.
 
+    Raises
+    ------
+    ValueError
+        ``edges`` empty, not finite or not strictly increasing (naming the entry).
+
     Examples
     --------
     >>> binned_features([0, 0, 1], [0.1, 0.9, 0.5], [1/3, 2/3])
@@ -717,9 +764,13 @@ def binned_features(task, value, edges, *, n_tasks: int | None = None) -> np.nda
            [0. , 1. , 0. ]])
     """
     task, value, n, counts = _task_values(task, value, n_tasks)
-    edges = np.asarray(edges, dtype=float).ravel()
-    if edges.size == 0 or np.any(np.diff(edges) <= 0):
-        raise ValueError(f"edges must be a non-empty increasing sequence, got {edges.tolist()}")
+    edges = check_matrix(np.ravel(edges), "edges", ndim=1, min_rows=0)  # finite numbers
+    i = np.flatnonzero(np.diff(edges) <= 0)[:1] + 1  # edges[i] is not above edges[i - 1]
+    if edges.size == 0 or i.size:
+        raise ValueError(
+            f"edges must be a non-empty increasing sequence, got {edges.tolist()}"
+            + (f": edges[{i[0]}] is not above edges[{i[0] - 1}]" if i.size else "")
+        )
     C = edges.size + 1
     option = np.searchsorted(edges, value, side="right")
     return np.bincount(task * C + option, minlength=n * C).reshape(n, C) / counts[:, None]
