@@ -38,6 +38,16 @@ def check_matrix(
     """
     if A is None:
         raise TypeError(f"{name} must be an array-like of numbers, got None")
+    if hasattr(A, "toarray") and hasattr(A, "nnz"):  # scipy.sparse: no dense view
+        raise TypeError(
+            f"{name} must be a dense array, got a sparse {type(A).__name__}: pass "
+            f"{name}.toarray()"
+        )
+    if hasattr(A, "to_numpy") and hasattr(A, "dtypes"):  # pandas, nullable dtypes too
+        try:
+            A = A.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold numbers in every column: {exc}") from exc
     if isinstance(A, np.ma.MaskedArray):
         mask = np.ma.getmaskarray(A)
         if mask.any():
@@ -53,7 +63,7 @@ def check_matrix(
         arr = np.asarray(A)
     except Exception as exc:  # ragged lists etc.
         raise ValueError(f"{name} could not be read as an array: {exc}") from exc
-    if arr.dtype == object or arr.dtype.kind in "USV":
+    if arr.dtype == object or arr.dtype.kind in "USVmM":  # not dates or durations either
         raise TypeError(f"{name} must be numeric, got an array of dtype {arr.dtype}")
     if arr.dtype.kind == "c":
         raise TypeError(f"{name} must be real, got a complex array")
@@ -157,6 +167,8 @@ def check_distribution(
 
 def check_random_state(seed) -> np.random.Generator:
     """Turn ``None``, an int, or a Generator into a ``numpy.random.Generator``."""
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
     if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
         if seed is not None and seed < 0:
             raise ValueError(

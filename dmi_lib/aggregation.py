@@ -27,7 +27,9 @@ Figure 8) and ``book/12_single_task.ipynb`` (Algorithms 5 and 6, Figure 9).
 
 from __future__ import annotations
 
+import math
 import numbers
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -252,6 +254,21 @@ def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int, weights=None):
     return finite, zero
 
 
+def _common_weight(weights: np.ndarray) -> float:
+    """The greatest common divisor of positive ``weights``, as fractions of the
+    smallest with denominators up to 1000: the unit in which gold agreement is
+    counted, so that one more gold task always outweighs the levels below it."""
+    smallest = float(weights.min())
+    unit = Fraction(0)
+    for r in np.unique(weights / smallest):
+        f = Fraction(float(r)).limit_denominator(1000)
+        unit = Fraction(
+            math.gcd(unit.numerator * f.denominator, f.numerator * unit.denominator),
+            unit.denominator * f.denominator,
+        )
+    return smallest * float(unit)
+
+
 def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     """Name the clusters of a DMI-clustering: cluster id → option (a matching).
 
@@ -270,7 +287,11 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
        named by the option it makes most surprisingly popular.
 
     So gold always wins; the prior-based default only breaks ties among the
-    namings gold cannot tell apart.  Namings that tie on all three levels are broken
+    namings gold cannot tell apart.  With ``sample_weight`` the gold agreement is
+    counted in units of the gold tasks' common weight (the greatest common divisor
+    of their weights as fractions of the lightest, with denominators up to 1000):
+    scaling every weight changes nothing, and whole-number weights name as the
+    repeated tasks would.  Namings that tie on all three levels are broken
     by the clusters' scores, and the sums run over the tasks in an order of their
     contents, so the names do not depend on how the tasks are ordered or the
     clusters numbered.  With no gold, or a single gold task, the
@@ -344,6 +365,8 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
         g = g[rows]
         known = g >= 0
         np.add.at(agree, (labels[known], g[known]), 1.0 if w is None else w[known])
+        if w is not None and np.any(w[known] > 0):
+            agree /= _common_weight(w[known][w[known] > 0])
     # Lexicographic weights (all levels maximised).  Level 3 is rescaled into
     # [0, 1/(k+1)) per entry, so its total over any assignment moves by < 1 and
     # cannot outweigh one unit of the integer level 2; level 2 + 3 totals move by
@@ -685,6 +708,8 @@ def spectral_truth_serum(
     >>> r.sign, r.e.round(4).tolist(), r.lead
     (1, [0.7071, -0.7071], 0)
     """
+    if not isinstance(symmetrize, (bool, np.bool_)):
+        raise TypeError(f"symmetrize must be True or False, got {symmetrize!r}")
     a, v, cond, joint, _ = _single_task_moments(answers, predictions, n_options)
     M = joint.T  # paper: M[c, c'] = Pr[c, c'] = Pr[c|c'] Pr[c'] = joint[c', c]
     cov = M - np.outer(v, v)

@@ -163,6 +163,11 @@ def solve(
     :class:`~dmi_lib.problem.DMIResult` is built from its solution here, for every
     solver alike.
     """
+    if not isinstance(problem, Problem):
+        raise TypeError(
+            f"problem must be a Problem (from dmi_lib.problem.prepare), got "
+            f"{type(problem).__name__}; dmi_cluster takes the data itself"
+        )
     check_choice(method, "method", DMI_METHODS)
     kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
     if has_zero_weights(problem):

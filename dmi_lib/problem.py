@@ -37,6 +37,7 @@ from ._decompose import (
 )
 from ._validation import (
     MAX_WEIGHT_RATIO,
+    check_int,
     check_labels,
     check_matrix,
     check_rank_tol,
@@ -303,6 +304,7 @@ def prepare(A, rank_tol: float | None = None, *, min_k: int = 2, sample_weight=N
         positive values span more than :data:`MAX_WEIGHT_RATIO`.
     """
     A = check_matrix(A, min_rows=1, min_cols=1)
+    min_k = check_int(min_k, "min_k", 1)
     n, d = A.shape
     tol = DEFAULT_RANK_TOL if rank_tol is None else check_rank_tol(rank_tol)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)

@@ -710,3 +710,44 @@ def test_a_single_cluster_is_named_by_its_most_chosen_option(C, n, data):
     assume(np.sum(wmean >= wmean.max() * (1 - 1e-9)) == 1)
     got = name_clusters(np.zeros(n, dtype=int), A, sample_weight=w)
     assert got.tolist() == [int(np.argmax(wmean))]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 4), st.integers(2, 8), st.sampled_from([1e-6, 0.01, 1.0, 1e6]), st.data())
+def test_weighted_naming_is_the_naming_of_the_repeated_tasks(C, n, scale, data):
+    """Row t stands for sample_weight[t] identical tasks (same answers, same gold):
+    whole-number weights, at any common scale, give the naming of the repeated rows."""
+    k = data.draw(st.integers(1, min(C, n)))
+    labels = np.r_[
+        np.arange(k), data.draw(st.lists(st.integers(0, k - 1), min_size=n - k, max_size=n - k))
+    ].astype(int)
+    raw = np.array(
+        data.draw(
+            st.lists(st.lists(st.integers(0, 4), min_size=C, max_size=C), min_size=n, max_size=n)
+        )
+    )
+    A = (raw + np.eye(C)[labels % C]) / (raw + np.eye(C)[labels % C]).sum(axis=1, keepdims=True)
+    gold = np.array(data.draw(st.lists(st.integers(-1, C - 1), min_size=n, max_size=n)))
+    w = np.array(data.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)))
+    rep = np.repeat(np.arange(n), w)
+    want = name_clusters(labels[rep], A[rep], gold=gold[rep])
+    got = name_clusters(labels, A, gold=gold, sample_weight=w * scale)
+    assert got.tolist() == want.tolist()
+
+
+def test_gold_counts_whole_tasks_at_any_scale():
+    """Three gold tasks say 1 and two say 0: gold names the cluster 1 whatever the
+    common scale of the weights (the support level, which favours the chosen option
+    0, must not outweigh one gold task)."""
+    for scale in (1e-6, 0.01, 1.0, 1e6):
+        w = [3 * scale, 2 * scale]
+        assert name_clusters([0, 0], [[1.0, 0.0], [1.0, 0.0]], gold=[1, 0], sample_weight=w) == [1]
+    A = [[0.9, 0.1], [0.8, 0.2], [0.5, 0.5], [0.4, 0.6]]
+    for w in ([1.0] * 4, [0.01] * 4, [1e-9] * 4):  # one gold task overrides the default
+        assert name_clusters([1, 1, 0, 0], A, gold={3: 0}, sample_weight=w).tolist() == [0, 1]
+        assert dmi_aggregate(A, gold={3: 0}, sample_weight=w).tolist() == [1, 1, 0, 0]
+
+
+def test_symmetrize_must_be_a_bool():
+    with pytest.raises(TypeError, match=r"^symmetrize must be True or False, got 'no'$"):
+        spectral_truth_serum([0, 0, 1], [[0.5, 0.5], [0.5, 0.5], [0.2, 0.8]], symmetrize="no")

@@ -936,3 +936,37 @@ def test_same_partition_relabelling_and_changes(seed):
     assert same_partition(a, merged) == (not np.any(a == 1) or not np.any(a == 0))
     with pytest.raises(ValueError, match="different lengths"):
         same_partition(a, a[:-1])
+
+
+def test_tables_of_numbers_are_read_as_numbers():
+    """A pandas table is read through its numbers (nullable integer columns included,
+    a missing value named like NaN); sparse matrices, dates and durations, text
+    columns, a boolean seed and an unprepared problem are refused by name."""
+    import pandas as pd
+    import scipy.sparse as sparse
+
+    from dmi_lib.core import solve
+    from dmi_lib.problem import prepare
+
+    A = np.random.default_rng(0).normal(size=(8, 2))
+    table = pd.DataFrame({"a": pd.array([0, 1, 2, 3], dtype="Int64"), "b": [0.0, 1, 5, 2]})
+    plain = np.array([[0.0, 0], [1, 1], [2, 5], [3, 2]])
+    got = dmi_cluster(table, random_state=0)
+    assert got.labels.tolist() == dmi_cluster(plain, random_state=0).labels.tolist()
+    with pytest.raises(ValueError, match=r"^A must be finite, found nan at index \(1, 0\)$"):
+        dmi_cluster(table.assign(a=pd.array([0, None, 2, 3], dtype="Int64")))
+    with pytest.raises(TypeError, match=r"^A must hold numbers in every column: could not"):
+        dmi_cluster(table.assign(a=list("wxyz")))
+    with pytest.raises(TypeError, match=r"^A must be a dense array, got a sparse csr_matrix"):
+        dmi_cluster(sparse.csr_matrix(A))
+    for unit in ("datetime64[D]", "timedelta64[s]"):
+        with pytest.raises(
+            TypeError, match=rf"^A must be numeric, got an array of dtype {re.escape(unit)}$"
+        ):
+            dmi_cluster(np.arange(6).reshape(3, 2).astype(unit))
+    with pytest.raises(TypeError, match=r"^random_state must be None, an int .*, got True$"):
+        dmi_cluster(A, random_state=True)
+    with pytest.raises(TypeError, match=r"^problem must be a Problem \(from dmi_lib.problem"):
+        solve([[0.0], [1.0]])
+    with pytest.raises(TypeError, match=r"^min_k must be an integer, got str 'a'$"):
+        prepare([[0.0], [1.0]], min_k="a")
