@@ -40,8 +40,7 @@ def check_matrix(
         raise TypeError(f"{name} must be an array-like of numbers, got None")
     if hasattr(A, "toarray") and hasattr(A, "nnz"):  # scipy.sparse: no dense view
         raise TypeError(
-            f"{name} must be a dense array, got a sparse {type(A).__name__}: pass "
-            f"{name}.toarray()"
+            f"{name} must be a dense array, got a sparse {type(A).__name__}: pass {name}.toarray()"
         )
     if hasattr(A, "to_numpy") and hasattr(A, "dtypes"):  # pandas, nullable dtypes too
         try:
