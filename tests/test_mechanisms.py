@@ -970,16 +970,18 @@ def test_importing_the_mechanisms_does_not_import_multiprocessing():
 
 @pytest.mark.parametrize("n_tasks", [6, 2**40, 2**62])
 def test_reports_find_duplicates_whatever_the_id_range(n_tasks):
-    # worker·n_tasks + task overflowed int64 for the larger ranges (2**62: a two-key sort)
+    # worker·n_tasks + task overflowed int64 for the two larger ranges (now a two-key
+    # sort): it wrapped to the same key for both workers, so the report of worker 0
+    # could sort between the two of worker 2**31, and the first pair read as a duplicate
     big = 2**31
     ok = Reports.from_arrays(task=[0, 0], worker=[0, big], label=[0, 1], n_tasks=n_tasks)
     assert (ok.n_workers, ok.n_tasks) == (big + 1, n_tasks)
     with pytest.raises(
         ValueError,
-        match=rf"^duplicate report: worker {big} answered task 5 twice \(positions 1 and 3\)$",
+        match=rf"^duplicate report: worker {big} answered task 5 twice \(positions 0 and 3\)$",
     ):
         Reports.from_arrays(
-            task=[5, 5, 0, 5, 0], worker=[0, big, 0, big, 1], label=[0] * 5, n_tasks=n_tasks
+            task=[5, 5, 0, 5, 0], worker=[big, 0, 0, big, 1], label=[0] * 5, n_tasks=n_tasks
         )
 
 
