@@ -380,9 +380,10 @@ def kdmi_mechanism(
         ``idxmax(Ã - ā)``; ``"sp"`` is surprisingly popular; ``"high-pay"`` is the
         plurality vote of the high-payment agents of the DMI-Mechanism (both are
         the paper's suggestions after Theorem 3.2); an array gives the label (a
-        whole number in ``0..C-1``) of every *answered* task.  ``"warm"`` also starts its per-group clusterings
-        (``k > 3``) from ``"paper"`` or ``"sp"`` (SP of the group's answers);
-        ``"high-pay"`` and arrays use all agents' reports, so there ``"paper"``.
+        whole number in ``0..C-1``) of every *answered* task.  ``"warm"`` also
+        starts its per-group clusterings (``k > 3``) from ``"paper"`` or ``"sp"``
+        (SP of the group's answers); ``"high-pay"`` and arrays use all agents'
+        reports, so there ``"paper"``.
     n_init : int
         k-cofactors restarts of the knowledge extraction (``k > 3``), the first from
         ``init``.

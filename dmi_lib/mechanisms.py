@@ -703,8 +703,8 @@ def check_executor(executor):
         raise TypeError(
             "executor must be a concurrent.futures-style executor, whose "
             "map(fn, *iterables) takes one iterable per argument (e.g. a "
-            "concurrent.futures.ThreadPoolExecutor), got multiprocessing.pool."
-            f"{type(executor).__name__} (its map(func, iterable, chunksize) takes a "
+            f"concurrent.futures.ThreadPoolExecutor), got {type(executor).__module__}."
+            f"{type(executor).__qualname__} (its map(func, iterable, chunksize) takes a "
             "single iterable)"
         )
     return executor
