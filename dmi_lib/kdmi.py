@@ -211,7 +211,8 @@ def _extract_knowledge(rep: Reports, s: Settings, rng) -> Knowledge:
         start = _high_pay_plurality(rep, counts, answered, rng)
     elif not isinstance(start, str):
         start = np.asarray(start)
-        if start.shape != (A.shape[0],) or (start.size and start.dtype.kind not in "iu"):
+        # the length here; the values (whole numbers in 0..C-1) by solve's check_labels
+        if start.shape != (A.shape[0],):
             raise ValueError(
                 f"init as labels must be {A.shape[0]} integers (one per "
                 f"answered task), got shape {start.shape}"
@@ -378,10 +379,11 @@ def kdmi_mechanism(
         ``init`` has no effect).  ``"paper"`` is Algorithm 2's
         ``idxmax(Ã - ā)``; ``"sp"`` is surprisingly popular; ``"high-pay"`` is the
         plurality vote of the high-payment agents of the DMI-Mechanism (both are
-        the paper's suggestions after Theorem 3.2); an array gives the label of
-        every *answered* task.  ``"warm"`` also starts its per-group clusterings
-        (``k > 3``) from ``"paper"`` or ``"sp"`` (SP of the group's answers);
-        ``"high-pay"`` and arrays use all agents' reports, so there ``"paper"``.
+        the paper's suggestions after Theorem 3.2); an array gives the label (a
+        whole number in ``0..C-1``) of every *answered* task.  ``"warm"`` also
+        starts its per-group clusterings (``k > 3``) from ``"paper"`` or ``"sp"``
+        (SP of the group's answers); ``"high-pay"`` and arrays use all agents'
+        reports, so there ``"paper"``.
     n_init : int
         k-cofactors restarts of the knowledge extraction (``k > 3``), the first from
         ``init``.
@@ -395,10 +397,11 @@ def kdmi_mechanism(
         ``"warm"``: a move counts as an improvement when it multiplies ``|det|`` by
         more than ``1 + tol``.
     executor : concurrent.futures.Executor, optional
-        Anything with ``.map``: the per-agent partitions (blocks of agents for
-        ``"warm"``, single agents for ``"exact"`` and fall-backs) are computed
-        through ``executor.map``.  Default: serial.  Results are identical to the
-        serial ones (every random number is drawn before the map).
+        Anything with a ``concurrent.futures``-style ``.map(fn, *iterables)``
+        returning one result per job, in order: the per-agent partitions (blocks of
+        agents for ``"warm"``, single agents for ``"exact"`` and fall-backs) are
+        computed through ``executor.map``.  Default: serial.  Results are identical
+        to the serial ones (every random number is drawn before the map).
 
     Returns
     -------
@@ -408,14 +411,16 @@ def kdmi_mechanism(
     ------
     TypeError
         ``reports`` is not a :class:`~dmi_lib.mechanisms.Reports`; ``agents`` not
-        integer ids; ``executor`` without ``.map``; ``n_init`` not an integer or
+        integer ids; ``executor`` without ``.map`` or a ``multiprocessing.pool.Pool``;
+        ``init`` labels that are not whole numbers; ``n_init`` not an integer or
         ``tol`` not a real number.
     ValueError
         ``k = rank([A 1]) != C``: the payment matrices ``C*ᵀRᵢ`` are ``k × C`` and
         have no determinant unless square (e.g. an option nobody chose, or answer
         distributions that do not span the simplex).  Also for an unknown
-        ``method``, ``payment`` or ``init``, ``n_init < 1``, or a negative or
-        non-finite ``tol``.
+        ``method``, ``payment`` or ``init``, ``init`` labels not one per answered task
+        or outside ``0..C-1``, ``n_init < 1``, a negative or non-finite ``tol``, or an
+        ``executor.map`` that returns a different number of results than jobs.
 
     Notes
     -----

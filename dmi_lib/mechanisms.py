@@ -32,6 +32,7 @@ Theorem 3.2, Figures 6 and 7).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import partial
 
@@ -124,9 +125,14 @@ class Reports:
             arr.setflags(write=False)  # arr is check_labels' own copy
             object.__setattr__(self, name, arr)
             object.__setattr__(self, size_name, size)
-        key = worker * sizes[0] + task  # < m*n, fits in intp for any realistic crowd
-        order = np.argsort(key, kind="stable")  # a repeated key: its positions ascending
-        dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+        # Reports by (worker, task), a repeated pair's positions ascending: one int64
+        # key worker·n_tasks + task where it fits, else a two-key sort (same order).
+        if sizes[1] * sizes[0] < 2**63:
+            order = np.argsort(worker * sizes[0] + task, kind="stable")
+        else:
+            order = np.lexsort((task, worker))
+        w, t = worker[order], task[order]
+        dup = np.flatnonzero((w[1:] == w[:-1]) & (t[1:] == t[:-1]))
         if dup.size:
             first, second = order[dup[0] : dup[0] + 2]
             raise ValueError(
@@ -391,7 +397,8 @@ def check_reports(reports) -> Reports:
 
 
 def _report_lookup(rep: Reports):
-    """Sorted ``worker·n + task`` keys and their labels, for vectorised lookups."""
+    """Sorted ``worker·n + task`` keys and their labels, for vectorised lookups (the
+    caller has checked that ``n_workers·n_tasks`` fits in int64)."""
     key = rep.worker.astype(np.int64) * rep.n_tasks + rep.task
     order = np.argsort(key, kind="stable")
     return key[order], rep.label[order]
@@ -584,14 +591,24 @@ def dmi_mechanism(
     random_state : None, int or Generator
         Seeds the splits.
     executor : concurrent.futures.Executor, optional
-        Anything with ``.map``: the shared answers of the eligible pairs are
-        enumerated in chunks of pairs through ``executor.map``.  Default: serial.
-        The results are identical (the splits are drawn afterwards, in order).
+        Anything with a ``concurrent.futures``-style ``.map(fn, *iterables)``
+        returning one result per job, in order: the shared answers of the eligible
+        pairs are enumerated in chunks of pairs through ``executor.map``.  Default:
+        serial.  The results are identical (the splits are drawn afterwards, in order).
 
     Returns
     -------
     DMIMechanismResult
         Agents with no eligible peer are unpaid (NaN) with a reason.
+
+    Raises
+    ------
+    TypeError
+        ``reports`` is not a :class:`Reports`; ``executor`` without ``.map``, or a
+        ``multiprocessing.pool.Pool`` (its ``map`` takes one iterable).
+    ValueError
+        Fewer than 2 options, no agents or no tasks, ``n_workers × n_tasks >= 2**63``,
+        or an ``executor.map`` that returns a different number of results than jobs.
 
     Notes
     -----
@@ -615,6 +632,12 @@ def dmi_mechanism(
     m, n, C = rep.n_workers, rep.n_tasks, rep.n_options
     if m == 0 or n == 0:
         raise ValueError(f"no agents or no tasks (n_workers = {m}, n_tasks = {n})")
+    if m * n >= 2**63:  # the worker·n_tasks + task keys of _report_lookup
+        raise ValueError(
+            f"n_workers × n_tasks = {m} × {n} must be below 2**63 (reports are looked up "
+            "by worker·n_tasks + task in int64); number the workers and the tasks densely "
+            "(e.g. np.unique(ids, return_inverse=True)[1])"
+        )
     I, J, S, most = _eligible_pairs(rep, 2 * C)
     keys, labels = _report_lookup(rep)
 
@@ -663,16 +686,45 @@ def dmi_mechanism(
 
 
 def check_executor(executor):
-    """``None`` (serial) or anything with a callable ``.map`` (``concurrent.futures``)."""
+    """``None`` (serial) or anything with a callable ``.map`` (``concurrent.futures``).
+
+    A ``multiprocessing.pool.Pool`` (or ``ThreadPool``) is refused: its
+    ``map(func, iterable, chunksize)`` takes one iterable, not ``map(fn, *iterables)``.
+    """
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise TypeError(
             "executor must be None or have a .map method (e.g. a "
             "concurrent.futures.ThreadPoolExecutor), got "
             f"{type(executor).__name__}"
         )
+    # A Pool exists only once its module is imported: look it up, import nothing.
+    mp_pool = sys.modules.get("multiprocessing.pool")
+    if mp_pool is not None and isinstance(executor, mp_pool.Pool):
+        raise TypeError(
+            "executor must be a concurrent.futures-style executor, whose "
+            "map(fn, *iterables) takes one iterable per argument (e.g. a "
+            f"concurrent.futures.ThreadPoolExecutor), got {type(executor).__module__}."
+            f"{type(executor).__qualname__} (its map(func, iterable, chunksize) takes a "
+            "single iterable)"
+        )
     return executor
 
 
 def map_tasks(executor, fn, *iterables) -> list:
-    """``map`` through ``executor`` (serial when ``None``), results in input order."""
-    return list((map if executor is None else executor.map)(fn, *iterables))
+    """``map`` through ``executor`` (serial when ``None``), results in input order.
+
+    ``iterables`` are sequences; an executor whose ``map`` returns a different number
+    of results than there are jobs is refused (ValueError) rather than its results
+    paired with the wrong jobs.
+    """
+    if executor is None:
+        return list(map(fn, *iterables))
+    n_jobs = min(len(it) for it in iterables)
+    out = list(executor.map(fn, *iterables))
+    if len(out) != n_jobs:
+        raise ValueError(
+            f"executor.map returned {len(out)} results for {n_jobs} jobs; the executor "
+            f"({type(executor).__name__}) must return one result per job, in order, as "
+            "concurrent.futures.Executor.map does"
+        )
+    return out

@@ -903,3 +903,113 @@ def test_reports_hold_read_only_copies():
     for name in ("task", "worker", "label"):
         with pytest.raises(ValueError, match="read-only"):
             getattr(rep, name)[0] = 0
+
+
+class _Jobs:
+    """An executor that runs every job, then returns ``drop`` results fewer (a negative
+    ``drop``: the last result repeated); it counts the jobs of its first call."""
+
+    def __init__(self, drop):
+        self.drop, self.n_jobs = drop, None
+
+    def map(self, fn, *its):
+        out = [fn(*a) for a in zip(*its)]
+        self.n_jobs = len(out) if self.n_jobs is None else self.n_jobs
+        return out[: len(out) - self.drop] if self.drop >= 0 else out + out[-1:] * -self.drop
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda rep, ex: kdmi_mechanism(rep, random_state=0, executor=ex),
+        lambda rep, ex: kdmi_mechanism(rep, method="exact", random_state=0, executor=ex),
+        lambda rep, ex: dmi_mechanism(rep, random_state=0, executor=ex),
+    ],
+    ids=["kdmi-warm", "kdmi-exact", "dmi"],
+)
+@pytest.mark.parametrize("drop", [1, -1, "all"])
+def test_executor_map_must_return_one_result_per_job(run, drop):
+    # zip() of jobs and results once paid an agent 0.0 for a missing result
+    _, rep = _crowd(6, n=40, m=70, per=10)
+    count = _Jobs(0)
+    run(rep, count)  # the number of jobs of the first map (the one that fails)
+    n = count.n_jobs
+    ex = _Jobs(n if drop == "all" else drop)
+    got = n - ex.drop
+    with pytest.raises(
+        ValueError,
+        match=rf"^executor\.map returned {got} results for {n} jobs; the executor \(_Jobs\) "
+        r"must return one result per job, in order, as concurrent\.futures\.Executor\.map",
+    ):
+        run(rep, ex)
+
+
+def test_multiprocessing_pools_are_refused_as_executors():
+    from multiprocessing.pool import ThreadPool  # a subclass of multiprocessing.pool.Pool
+
+    _, rep = _crowd(6, n=40, m=70, per=10)
+    match = (
+        r"^executor must be a concurrent\.futures-style executor, whose map\(fn, \*iterables\) "
+        r".*got multiprocessing\.pool\.ThreadPool \(its map\(func, iterable, chunksize\) "
+        r"takes a single iterable\)$"
+    )
+    with ThreadPool(1) as pool:
+        for run in (dmi_mechanism, kdmi_mechanism):
+            with pytest.raises(TypeError, match=match):
+                run(rep, random_state=0, executor=pool)
+
+
+def test_importing_the_mechanisms_does_not_import_multiprocessing():
+    import subprocess
+    import sys
+
+    code = "import sys, dmi_lib.kdmi; print('multiprocessing.pool' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("n_tasks", [6, 2**40, 2**62])
+def test_reports_find_duplicates_whatever_the_id_range(n_tasks):
+    # worker·n_tasks + task overflowed int64 for the two larger ranges (now a two-key
+    # sort): it wrapped to the same key for both workers, so the report of worker 0
+    # could sort between the two of worker 2**31, and the first pair read as a duplicate
+    big = 2**31
+    ok = Reports.from_arrays(task=[0, 0], worker=[0, big], label=[0, 1], n_tasks=n_tasks)
+    assert (ok.n_workers, ok.n_tasks) == (big + 1, n_tasks)
+    with pytest.raises(
+        ValueError,
+        match=rf"^duplicate report: worker {big} answered task 5 twice \(positions 0 and 3\)$",
+    ):
+        Reports.from_arrays(
+            task=[5, 5, 0, 5, 0], worker=[big, 0, 0, big, 1], label=[0] * 5, n_tasks=n_tasks
+        )
+
+
+def test_dmi_mechanism_refuses_ids_too_sparse_to_key():
+    rep = Reports.from_arrays(task=[0, 0], worker=[0, 2**31], label=[0, 1], n_tasks=2**33)
+    with pytest.raises(
+        ValueError,
+        match=r"^n_workers × n_tasks = 2147483649 × 8589934592 must be below 2\*\*63 .*"
+        r"number the workers and the tasks densely",
+    ):
+        dmi_mechanism(rep, random_state=0)
+
+
+def test_kdmi_init_labels_are_checked_value_by_value():
+    # the shape was right and the message said it was not
+    _, rep = _crowd(1, n=50, m=80, per=10)
+    with pytest.raises(
+        TypeError, match=r"^init must hold whole numbers, found 0\.5 at position 0$"
+    ):
+        kdmi_mechanism(rep, init=np.arange(50) % 3 + 0.5)
+    with pytest.raises(
+        ValueError, match=r"^init must lie in 0\.\.2 \(k = 3 clusters\), found 3 at position 3$"
+    ):
+        kdmi_mechanism(rep, init=np.arange(50) % 4)
+    # labels held as whole floats start k-cofactors (C = 4) exactly as integers do
+    states = random_states(60, 4, random_state=1)
+    rep = simulate_crowd(states, [truthful(4)] * 15, tasks_per_agent=30, random_state=1)
+    ints = kdmi_mechanism(rep, init=np.arange(60) % 4, random_state=3)
+    floats = kdmi_mechanism(rep, init=(np.arange(60) % 4).astype(float), random_state=3)
+    np.testing.assert_array_equal(ints.labels, floats.labels)
+    np.testing.assert_array_equal(ints.payments, floats.payments)
