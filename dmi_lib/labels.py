@@ -70,8 +70,11 @@ def contingency(labels_a, labels_b) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the table would exceed 1 GiB (``2**27`` cells); renumber the ids ``0, 1,
-        ...`` first (``np.unique(labels_a, return_inverse=True)[1]``).
+        If the labelings differ in length or hold a negative id, or if the table
+        would exceed 1 GiB (``2**27`` cells): renumber the ids ``0, 1, ...`` first
+        (``np.unique(labels_a, return_inverse=True)[1]``).
+    TypeError
+        If an id is not a whole number.
 
     Examples
     --------
@@ -179,9 +182,11 @@ def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``labels`` and ``reference`` differ in length or are not labelings, if
+        If ``labels`` and ``reference`` differ in length or hold a negative id, if
         ``k`` names are too few, or if they hold so many clusters (``c`` ids in all)
         that the ``c x c`` table of the matching would exceed 1 GiB.
+    TypeError
+        If an id is not a whole number.
 
     Examples
     --------
@@ -216,9 +221,11 @@ def agreement(labels, reference) -> float:
     Raises
     ------
     ValueError
-        If ``labels`` is empty, the two differ in length or are not labelings, or
+        If ``labels`` is empty, the two differ in length or hold a negative id, or
         the table of the matching (clusters of ``labels`` x clusters of
         ``reference``) would exceed 1 GiB.
+    TypeError
+        If an id is not a whole number.
 
     Examples
     --------
