@@ -45,8 +45,36 @@ def _pair(a, b, names=("labels_a", "labels_b")) -> tuple[np.ndarray, np.ndarray]
     return a, b
 
 
+#: Largest table of counts the functions below allocate (int64 cells): 1 GiB.
+_MAX_TABLE_BYTES = 1 << 30
+
+
+def _count_pairs(a, b, shape: tuple[int, int], what: str, advice: str) -> np.ndarray:
+    """``T[i, j]``: how many positions have ``(a, b) == (i, j)``, a table of ``shape``;
+    a ValueError (``what`` the table is, ``advice``) when it exceeds 1 GiB."""
+    cells = shape[0] * shape[1]  # Python ints: no overflow, whatever the ids
+    if 8 * cells > _MAX_TABLE_BYTES:
+        raise ValueError(
+            f"{what} would be a {shape[0]} x {shape[1]} table of {8 * cells / 2**30:.3g} GiB "
+            f"(more than {_MAX_TABLE_BYTES / 2**30:g} GiB); {advice}"
+        )
+    return np.bincount(a * shape[1] + b, minlength=cells).reshape(shape)
+
+
 def contingency(labels_a, labels_b) -> np.ndarray:
     """Table ``T[i, j]``: the number of items in cluster ``i`` of ``a`` and ``j`` of ``b``.
+
+    The table is indexed by the ids themselves, so it has ``max(labels_a) + 1`` rows
+    and ``max(labels_b) + 1`` columns, whatever the number of clusters.
+
+    Raises
+    ------
+    ValueError
+        If the labelings differ in length or hold a negative id, or if the table
+        would exceed 1 GiB (``2**27`` cells): renumber the ids ``0, 1, ...`` first
+        (``np.unique(labels_a, return_inverse=True)[1]``).
+    TypeError
+        If an id is not a whole number.
 
     Examples
     --------
@@ -56,7 +84,14 @@ def contingency(labels_a, labels_b) -> np.ndarray:
     a, b = _pair(labels_a, labels_b)
     ka = int(a.max()) + 1 if a.size else 0
     kb = int(b.max()) + 1 if b.size else 0
-    return np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb)
+    return _count_pairs(
+        a,
+        b,
+        (ka, kb),
+        "the contingency table of labels_a and labels_b (indexed by the ids, the largest "
+        f"{ka - 1} and {kb - 1})",
+        "renumber the ids 0, 1, ... first, e.g. np.unique(labels_a, return_inverse=True)[1]",
+    )
 
 
 def same_partition(labels_a, labels_b) -> bool:
@@ -79,16 +114,20 @@ def same_partition(labels_a, labels_b) -> bool:
     return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
 
 
-def _matching(labels, reference) -> tuple[np.ndarray, int]:
-    """The contingency table of ``labels`` and ``reference``, made square, and the most
-    items an optimal one-to-one renaming of ``labels``' clusters onto ``reference``'s
-    names puts on their ``reference`` cluster."""
-    T = contingency(labels, reference)
-    k = max(T.shape)
-    square = np.zeros((k, k), dtype=T.dtype)
-    square[: T.shape[0], : T.shape[1]] = T
-    rows, cols = linear_sum_assignment(square, maximize=True)
-    return square, square[rows, cols].sum()
+def _matching(labels, reference, shape: tuple[int, int]) -> tuple[np.ndarray, int]:
+    """The contingency table of ``labels`` and ``reference`` (ids numbered ``0, 1,
+    ...``) of ``shape``, and the most items an optimal one-to-one renaming of
+    ``labels``' clusters onto ``reference``'s names puts on their ``reference``
+    cluster."""
+    T = _count_pairs(
+        labels,
+        reference,
+        shape,
+        "matching the clusters of labels with those of reference",
+        "there are too many clusters for an optimal matching",
+    )
+    rows, cols = linear_sum_assignment(T, maximize=True)
+    return T, T[rows, cols].sum()
 
 
 def _first_optimal(square: np.ndarray, best) -> np.ndarray:
@@ -131,20 +170,44 @@ def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     k : int, optional
         Number of names to choose from (default: enough for both labelings).
 
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        ``labels`` renamed.  The names are ids used by ``labels`` or ``reference``:
+        a cluster matched to a cluster of ``reference`` takes its id, the others take
+        ids no matched cluster uses.  Only the order of the ids matters (they are
+        numbered ``0, 1, ...`` for the matching), so the work grows with the number
+        of clusters, not with the largest id.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` and ``reference`` differ in length or hold a negative id, if
+        ``k`` names are too few, or if they hold so many clusters (``c`` ids in all)
+        that the ``c x c`` table of the matching would exceed 1 GiB.
+    TypeError
+        If an id is not a whole number.
+
     Examples
     --------
+    >>> align_labels([0, 2000], [0, 1]).tolist()
+    [0, 1]
     >>> align_labels([1, 1, 0, 2], [0, 0, 2, 1]).tolist()
     [0, 0, 2, 1]
     """
     a, ref = _pair(labels, reference, ("labels", "reference"))
     if a.size == 0:
         return a.copy()
-    rename = _first_optimal(*_matching(a, ref))
-    if k is not None and rename.size > k:
-        needed = int(rename[np.unique(a)].max()) + 1
-        if needed > k:
-            raise ValueError(f"k = {k} names are too few for these labelings (need {needed})")
-    return rename[a]
+    # Only the order of the ids matters: number the ids of both labelings 0, 1, ...
+    # (identity when they already are), rename, and give the ids back.
+    ids, codes = np.unique(np.r_[a, ref], return_inverse=True)
+    a_codes = codes[: a.size]
+    table, best = _matching(a_codes, codes[a.size :], (ids.size, ids.size))
+    named = ids[_first_optimal(table, best)[a_codes]]
+    needed = int(named.max()) + 1
+    if k is not None and needed > k:
+        raise ValueError(f"k = {k} names are too few for these labelings (need {needed})")
+    return named
 
 
 def agreement(labels, reference) -> float:
@@ -152,7 +215,17 @@ def agreement(labels, reference) -> float:
 
     It is 1 exactly when the two labelings are the same partition; against a true
     state per item it is the accuracy of the clustering named in the way most
-    favourable to it (distinct clusters, distinct names).
+    favourable to it (distinct clusters, distinct names).  Only the partitions count,
+    not the ids (each labeling's clusters are numbered ``0, 1, ...`` first).
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is empty, the two differ in length or hold a negative id, or
+        the table of the matching (clusters of ``labels`` x clusters of
+        ``reference``) would exceed 1 GiB.
+    TypeError
+        If an id is not a whole number.
 
     Examples
     --------
@@ -164,7 +237,10 @@ def agreement(labels, reference) -> float:
     a, ref = _pair(labels, reference, ("labels", "reference"))
     if a.size == 0:
         raise ValueError("labels is empty: no items to compare")
-    return float(_matching(a, ref)[1] / a.size)
+    # A score of the two partitions: number each one's clusters 0, 1, ... first.
+    _, a = np.unique(a, return_inverse=True)
+    _, ref = np.unique(ref, return_inverse=True)
+    return float(_matching(a, ref, (int(a.max()) + 1, int(ref.max()) + 1))[1] / a.size)
 
 
 def canonical_labels(labels) -> np.ndarray:

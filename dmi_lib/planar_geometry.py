@@ -121,10 +121,38 @@ _ANGLE_ATOL = 1e-12
 _BOUND_RTOL = 1e-9
 
 
-def pseudo_angle(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def pseudo_angle(x, y) -> np.ndarray:
     """A strictly increasing function of the angle of ``(x, y)`` in ``[0, 2π)``,
-    with values in ``[0, 4)`` ("diamond angle": no trigonometry, exact at the axes).
+    with values in ``[0, 4)`` ("diamond angle": no trigonometry, exact at the axes);
+    rounding can give ``4.0`` just below the positive ``x``-axis (the order stays
+    non-decreasing).
+
+    Parameters
+    ----------
+    x, y : array_like of real numbers
+        The vectors' coordinates (broadcast together).
+
+    Returns
+    -------
+    ndarray of float
+        The pseudo-angle of each vector, and ``nan`` for the zero vector, whose angle
+        is undefined: the exact 2-D solver takes the angle of every centred row and
+        then sets the rows at the mean (these among them) aside.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``y`` does not hold real numbers.
+
+    Examples
+    --------
+    >>> pseudo_angle([1.0, 0.0, -1.0, 0.0, 0.0], [0.0, 1.0, 0.0, -1.0, 0.0]).tolist()
+    [0.0, 1.0, 2.0, 3.0, nan]
     """
+    x, y = np.asarray(x), np.asarray(y)
+    for name, v in (("x", x), ("y", y)):
+        if v.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {v.dtype}")
     s = np.abs(x) + np.abs(y)
     with np.errstate(invalid="ignore", divide="ignore"):
         # Quadrant q (0..3) and the fraction through it: 2 divisions, no branches.

@@ -22,11 +22,19 @@ See the book chapter ``book/10_kdmi_mechanism.ipynb``, which simulates such crow
 
 from __future__ import annotations
 
+import numbers
 
 import numpy as np
 
 from ._validation import check_distribution, check_int, check_positive, check_random_state
 from .mechanisms import Reports
+
+
+def _number(value):
+    """The number a 0-d array holds (``np.array(0.5)``: ``np.float64(0.5)``), any other
+    value unchanged: a parameter given as a 0-d array is checked as its number."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
 
 __all__ = [
     "always",
@@ -53,7 +61,7 @@ def truthful(C) -> np.ndarray:
     array([[1., 0.],
            [0., 1.]])
     """
-    return np.eye(check_int(C, "C", 1))
+    return np.eye(check_int(_number(C), "C", 1))
 
 
 def always(C, option) -> np.ndarray:
@@ -68,8 +76,8 @@ def always(C, option) -> np.ndarray:
            [0., 0., 1.],
            [0., 0., 1.]])
     """
-    C = check_int(C, "C", 1)
-    option = check_int(option, "option", 0)
+    C = check_int(_number(C), "C", 1)
+    option = check_int(_number(option), "option", 0)
     if option >= C:
         raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
     return np.tile(np.eye(C)[option], (C, 1))
@@ -104,8 +112,8 @@ def random_strategy(C, random_state=None, *, alpha: float = 1.0) -> np.ndarray:
     >>> S.shape, bool(np.allclose(S.sum(axis=1), 1))
     ((3, 3), True)
     """
-    C = check_int(C, "C", 1)
-    alpha = check_positive(alpha, "alpha")
+    C = check_int(_number(C), "C", 1)
+    alpha = check_positive(_number(alpha), "alpha")
     rng = check_random_state(random_state)
     return rng.dirichlet(np.full(C, alpha), size=C)
 
@@ -143,10 +151,14 @@ def check_strategies(strategies, C: int | None = None) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 # Task states
 # --------------------------------------------------------------------------- #
-def _check_noise(noise, name: str) -> None:
-    """A ValueError naming ``name`` unless ``noise`` is a number in [0, 1]."""
-    if not (np.isscalar(noise) and 0.0 <= noise <= 1.0):
-        raise ValueError(f"{name} must lie in [0, 1], got {noise!r}")
+def _check_unit(value, name: str):
+    """``value`` (its number if a 0-d array) if it is a number in [0, 1], else a
+    ValueError naming ``name`` and the value (bools and strings are not numbers)."""
+    number = _number(value)
+    real = isinstance(number, numbers.Real) and not isinstance(number, (bool, np.bool_))
+    if not (real and 0.0 <= number <= 1.0):
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+    return number
 
 
 def _check_prior(prior, name: str, W: int) -> np.ndarray:
@@ -206,11 +218,21 @@ def random_states(
     return_worlds : bool
         ``kind="mixture"`` only: also return each task's world.
 
+    Numbers may also be given as 0-d arrays (``np.array(0.5)``).
+
     Returns
     -------
     states : ndarray (n_tasks, C)
     world : ndarray of int (n_tasks,)
         Only if ``return_worlds``.
+
+    Raises
+    ------
+    ValueError
+        If ``accuracy`` or ``noise`` is not a number in [0, 1] (bools and arrays of
+        one entry included), or another parameter is out of range.
+    TypeError
+        If ``n_tasks`` or ``C`` is not an integer.
 
     Examples
     --------
@@ -219,8 +241,8 @@ def random_states(
     >>> bool(np.allclose(a, np.where(w[:, None] == [0, 1], 0.8, 0.2)))
     True
     """
-    n_tasks = check_int(n_tasks, "n_tasks", 0)
-    C = check_int(C, "C", 1)
+    n_tasks = check_int(_number(n_tasks), "n_tasks", 0)
+    C = check_int(_number(C), "C", 1)
     rng = check_random_state(random_state)
     if kind == "dirichlet":
         if return_worlds:
@@ -240,8 +262,7 @@ def random_states(
     if kind != "mixture":
         raise ValueError(f"kind must be 'dirichlet' or 'mixture', got {kind!r}")
     if worlds is None:
-        if not 0.0 <= accuracy <= 1.0:
-            raise ValueError(f"accuracy must lie in [0, 1], got {accuracy!r}")
+        accuracy = _check_unit(accuracy, "accuracy")
         worlds = np.full((C, C), (1.0 - accuracy) / max(C - 1, 1))
         np.fill_diagonal(worlds, accuracy if C > 1 else 1.0)
     worlds = check_distribution(worlds, "worlds", axis=1, ndim=2)
@@ -249,7 +270,7 @@ def random_states(
         raise ValueError(f"worlds must have C = {C} columns, got shape {worlds.shape}")
     W = worlds.shape[0]
     weights = np.full(W, 1.0 / W) if weights is None else _check_prior(weights, "weights", W)
-    _check_noise(noise, "noise")
+    noise = _check_unit(noise, "noise")
     world = rng.choice(W, size=n_tasks, p=weights)
     states = _blur(worlds[world], noise, rng)
     return (states, world) if return_worlds else states
@@ -449,6 +470,8 @@ def simulate_single_task(
         Predictions reported as ``(1 - ν)·pᵢ + ν·uᵢ`` with ``uᵢ ~ Dirichlet(1)``
         (they stay probability vectors).
 
+    Numbers may also be given as 0-d arrays (``np.array(0.5)``).
+
     Returns
     -------
     answers : ndarray of int (n_respondents,)
@@ -458,7 +481,10 @@ def simulate_single_task(
     ------
     ValueError
         If a signal the true world can emit has prior probability zero (the
-        posterior, hence the prediction, is undefined).
+        posterior, hence the prediction, is undefined), ``prediction_noise`` is not a
+        number in [0, 1] (bools included), or ``true_world`` names no world.
+    TypeError
+        If ``n_respondents`` or ``true_world`` is not an integer.
 
     Examples
     --------
@@ -475,11 +501,11 @@ def simulate_single_task(
     P = check_distribution(world_signal_probs, "world_signal_probs", axis=1, ndim=2)
     W = P.shape[0]
     prior = _check_prior(world_prior, "world_prior", W)
-    n_respondents = check_int(n_respondents, "n_respondents", 0)
-    true_world = check_int(true_world, "true_world", 0)
+    n_respondents = check_int(_number(n_respondents), "n_respondents", 0)
+    true_world = check_int(_number(true_world), "true_world", 0)
     if true_world >= W:
         raise ValueError(f"true_world must lie in 0..{W - 1}, got {true_world}")
-    _check_noise(prediction_noise, "prediction_noise")
+    prediction_noise = _check_unit(prediction_noise, "prediction_noise")
     joint = prior[:, None] * P  # Pr[w, c]
     marginal = joint.sum(axis=0)  # Pr[c]
     impossible = np.flatnonzero((P[true_world] > 0) & (marginal <= 0))

@@ -51,6 +51,68 @@ def test_contingency_counts_pairs():
     assert contingency([0, 0, 1, 2], [1, 1, 0, 1]).tolist() == [[0, 2], [1, 0], [0, 1]]
 
 
+# Distinct ids up to 2**62 - 1 (the largest check_labels accepts), sorted: an
+# increasing map keeps the order of the ids, which is what breaks ties in align_labels.
+huge_ids = st.lists(st.integers(0, 2**62 - 1), min_size=10, max_size=10, unique=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(labelings, huge_ids)
+def test_relabelling_the_ids_changes_nothing_but_the_names(pair, ids):
+    """Any injective map of ids (to ids up to 2**62 - 1) gives the same agreement, bit
+    for bit; an increasing one gives the correspondingly relabelled alignment, and any
+    one an alignment as good, among the mapped ids."""
+    a, b = map(np.asarray, pair)
+    ids = np.asarray(ids)
+    increasing = np.sort(ids)
+    assert agreement(ids[a], ids[5 + b]) == agreement(a, b)  # no id shared
+    assert agreement(ids[a], ids[b]) == agreement(a, b)
+    assert np.array_equal(
+        align_labels(increasing[a], increasing[b]), increasing[align_labels(a, b)]
+    )
+    aligned = align_labels(ids[a], ids[b])
+    assert same_partition(aligned, a)
+    assert int((aligned == ids[b]).sum()) == int((align_labels(a, b) == b).sum())
+    assert set(aligned.tolist()) <= set(ids[np.r_[a, b]].tolist())
+
+
+def test_huge_ids_cost_no_more_than_small_ones():
+    # The matching works on the clusters, not on a table indexed by the ids.
+    assert align_labels([0, 2000], [0, 1]).tolist() == [0, 1]
+    assert agreement([0, 50000], [0, 1]) == 1.0
+    assert align_labels([2**62 - 1, 5, 5], [7, 2**61, 2**61]).tolist() == [7, 2**61, 2**61]
+    assert agreement([0] * 20000, np.arange(20000)) == 1 / 20000
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: contingency([0, 10**9], [0, 1]),
+            r"the contingency table of labels_a and labels_b \(indexed by the ids, the largest "
+            r"1000000000 and 1\) would be a 1000000001 x 2 table of 14.9 GiB \(more than 1 GiB\); "
+            r"renumber the ids 0, 1, ... first",
+        ),
+        (
+            lambda: contingency([2**32, 0], [2**32, 1]),
+            r"would be a 4294967297 x 4294967297 table of 1.37e\+11 GiB",
+        ),
+        (
+            lambda: agreement(np.arange(20000), np.arange(20000)),
+            r"matching the clusters of labels with those of reference would be a 20000 x 20000 "
+            r"table of 2.98 GiB \(more than 1 GiB\); there are too many clusters",
+        ),
+        (
+            lambda: align_labels(np.arange(20000) * 2**40, np.zeros(20000)),
+            r"would be a 20000 x 20000 table of 2.98 GiB",
+        ),
+    ],
+)
+def test_a_table_too_large_to_allocate_is_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
 @pytest.mark.parametrize(
     "call, message",
     [

@@ -408,3 +408,82 @@ def test_single_task_errors(kwargs, match):
             args.pop("n_respondents"),
             **args,
         )
+
+
+def test_numbers_given_as_0d_arrays_are_read_as_those_numbers():
+    """A 0-d array holding a valid number gives what the number gives, bit for bit."""
+    P, prior = [[0.8, 0.2], [0.3, 0.7]], [0.5, 0.5]
+    for noise in (0.5, 0, 1.0):
+        c, p = simulate_single_task(
+            P, prior, 5, true_world=0, prediction_noise=noise, random_state=2
+        )
+        c0, p0 = simulate_single_task(
+            P,
+            prior,
+            np.array(5),
+            true_world=np.array(0),
+            prediction_noise=np.array(noise),
+            random_state=2,
+        )
+        assert np.array_equal(c0, c) and np.array_equal(p0, p)
+    kw = dict(kind="mixture", return_worlds=True, random_state=4)
+    a, w = random_states(9, 3, noise=0.3, accuracy=0.6, **kw)
+    a0, w0 = random_states(
+        np.array(9), np.array(3), noise=np.array(0.3), accuracy=np.array(0.6), **kw
+    )
+    assert np.array_equal(a0, a) and np.array_equal(w0, w)
+    assert np.array_equal(always(np.array(3), np.array(1)), always(3, 1))
+    assert np.array_equal(truthful(np.array(2)), truthful(2))
+    S = random_strategy(np.array(3), 0, alpha=np.array(0.5))
+    assert np.array_equal(S, random_strategy(3, 0, alpha=0.5))
+
+
+def _one_question(noise):
+    P, prior = [[0.8, 0.2], [0.3, 0.7]], [0.5, 0.5]
+    return simulate_single_task(P, prior, 3, true_world=0, prediction_noise=noise)
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (
+            lambda: _one_question(np.array(1.5)),
+            ValueError,
+            r"prediction_noise must lie in \[0, 1\], got array\(1\.5\)",
+        ),
+        (
+            lambda: _one_question(True),
+            ValueError,
+            r"prediction_noise must lie in \[0, 1\], got True",
+        ),
+        (
+            lambda: random_states(5, 3, kind="mixture", noise="0.5"),
+            ValueError,
+            r"noise must lie in \[0, 1\], got '0\.5'",
+        ),
+        (
+            lambda: random_states(5, 3, kind="mixture", accuracy=[0.7]),
+            ValueError,
+            r"accuracy must lie in \[0, 1\], got \[0\.7\]",
+        ),
+        (
+            lambda: random_states(5, 3, kind="mixture", accuracy=np.array(np.nan)),
+            ValueError,
+            r"accuracy must lie in \[0, 1\], got array\(nan\)",
+        ),
+        (
+            lambda: truthful(np.array(2.5)),
+            TypeError,
+            r"C must be an integer, got float64 np\.float64\(2\.5\)",
+        ),
+        (lambda: always(3, np.array(-1)), ValueError, "option must be >= 0, got -1"),
+        (
+            lambda: random_strategy(2, alpha=np.array(-1.0)),
+            ValueError,
+            r"alpha must be a positive number, got np\.float64\(-1\.0\)",
+        ),
+    ],
+)
+def test_a_0d_array_or_a_non_number_is_named_with_its_value(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
