@@ -42,7 +42,7 @@ def check_matrix(
         raise TypeError(
             f"{name} must be a dense array, got a sparse {type(A).__name__}: pass {name}.toarray()"
         )
-    if hasattr(A, "to_numpy") and hasattr(A, "dtypes"):  # pandas, nullable dtypes too
+    if type(A).__module__.startswith("pandas") and hasattr(A, "to_numpy"):  # nullable dtypes too
         try:
             A = A.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError) as exc:
