@@ -238,8 +238,7 @@ def agreement(labels, reference) -> float:
     if a.size == 0:
         raise ValueError("labels is empty: no items to compare")
     # A score of the two partitions: number each one's clusters 0, 1, ... first.
-    _, a = np.unique(a, return_inverse=True)
-    _, ref = np.unique(ref, return_inverse=True)
+    a, ref = canonical_labels(a), canonical_labels(ref)
     return float(_matching(a, ref, (int(a.max()) + 1, int(ref.max()) + 1))[1] / a.size)
 
 
