@@ -238,8 +238,7 @@ def agreement(labels, reference) -> float:
     if a.size == 0:
         raise ValueError("labels is empty: no items to compare")
     # A score of the two partitions: number each one's clusters 0, 1, ... first.
-    _, a = np.unique(a, return_inverse=True)
-    _, ref = np.unique(ref, return_inverse=True)
+    a, ref = canonical_labels(a), canonical_labels(ref)
     return float(_matching(a, ref, (int(a.max()) + 1, int(ref.max()) + 1))[1] / a.size)
 
 
@@ -270,10 +269,10 @@ def distinct_rows(A):
     >>> index.tolist(), inverse.tolist(), counts.tolist()
     ([0, 1], [0, 1, 0], [2, 1])
     """
-    A = check_matrix(A)
-    n, d = A.shape
+    A = check_matrix(A)  # n >= 1 rows, d >= 1 columns
+    d = A.shape[1]
     code = pd.factorize(A[:, 0])[0].astype(np.int64)
-    size = int(code.max()) + 1 if n else 0
+    size = int(code.max()) + 1
     for j in range(1, d):
         c, u = pd.factorize(A[:, j])
         if size * len(u) >= 2**62:  # keep the combined code in int64
@@ -284,6 +283,6 @@ def distinct_rows(A):
     inverse, uniq = pd.factorize(code)  # order of first appearance
     # Groups are numbered in order of first appearance, so row i opens a group exactly
     # when its number exceeds every number before it.
-    opens = np.r_[True, inverse[1:] > np.maximum.accumulate(inverse)[:-1]][:n]
-    index = np.flatnonzero(opens).astype(np.intp)
+    opens = np.r_[True, inverse[1:] > np.maximum.accumulate(inverse)[:-1]]
+    index = np.flatnonzero(opens)
     return index, inverse.astype(np.intp), np.bincount(inverse, minlength=len(uniq))

@@ -251,8 +251,8 @@ class Reports:
         if i >= self.n_workers:
             raise ValueError(f"worker id must lie in 0..{self.n_workers - 1}, got {i}")
         rows = np.flatnonzero(self.worker == i)
-        order = np.argsort(self.task[rows], kind="stable")
-        return self.task[rows][order].copy(), self.label[rows][order].copy()
+        rows = rows[np.argsort(self.task[rows], kind="stable")]
+        return self.task[rows], self.label[rows]  # indexing copies: writable arrays
 
     def report_matrix(self, i) -> np.ndarray:
         """The paper's ``Rᵢ``: ``n × C`` 0-1 matrix, ``(t, c) = 1`` iff ``i`` chose ``c`` on ``t``.
