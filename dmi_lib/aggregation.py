@@ -263,13 +263,10 @@ def _common_weight(weights: np.ndarray) -> float:
     smallest with denominators up to 1000: the unit in which gold agreement is
     counted, so that one more gold task always outweighs the levels below it."""
     smallest = float(weights.min())
-    unit = Fraction(0)
-    for r in np.unique(weights / smallest):
-        f = Fraction(float(r)).limit_denominator(1000)
-        unit = Fraction(
-            math.gcd(unit.numerator * f.denominator, f.numerator * unit.denominator),
-            unit.denominator * f.denominator,
-        )
+    ratios = [Fraction(float(r)).limit_denominator(1000) for r in np.unique(weights / smallest)]
+    # The gcd of fractions: the gcd of their numerators over a common denominator.
+    den = math.lcm(*(f.denominator for f in ratios))
+    unit = Fraction(math.gcd(*(f.numerator * den // f.denominator for f in ratios)), den)
     return smallest * float(unit)
 
 
