@@ -168,7 +168,7 @@ def check_random_state(seed) -> np.random.Generator:
     """Turn ``None``, an int, or a Generator into a ``numpy.random.Generator``."""
     if isinstance(seed, (bool, np.bool_)):
         raise TypeError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
-    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+    if seed is None or isinstance(seed, numbers.Integral):  # numpy integers too
         if seed is not None and seed < 0:
             raise ValueError(
                 f"random_state must be None, a non-negative int or a numpy Generator, got {seed!r}"
