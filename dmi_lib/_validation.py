@@ -137,7 +137,7 @@ def check_distribution(
         arr = np.asarray(P, dtype=np.float64) if not isinstance(P, np.ndarray) else P
     except (TypeError, ValueError) as exc:  # e.g. a string: name the argument
         raise TypeError(f"{name} must be numeric probabilities, got {P!r:.80}") from exc
-    if arr.dtype == object or arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # not object either
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
     arr = np.asarray(arr, dtype=np.float64)
     if ndim is not None and arr.ndim != ndim:
@@ -168,7 +168,7 @@ def check_random_state(seed) -> np.random.Generator:
     """Turn ``None``, an int, or a Generator into a ``numpy.random.Generator``."""
     if isinstance(seed, (bool, np.bool_)):
         raise TypeError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
-    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+    if seed is None or isinstance(seed, numbers.Integral):  # numpy integers too
         if seed is not None and seed < 0:
             raise ValueError(
                 f"random_state must be None, a non-negative int or a numpy Generator, got {seed!r}"
@@ -194,7 +194,7 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
             "ambiguous: drop the masked rows, or give them weight 0)"
         )
     arr = np.asarray(sample_weight)
-    if arr.dtype == object or arr.dtype.kind not in "iuf":
+    if arr.dtype.kind not in "iuf":  # not object either
         raise TypeError(f"{name} must be numeric (not bool, str or object), got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(

@@ -242,13 +242,17 @@ def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int, weights=None):
 
     Returns ``(finite, zero)``: ``zero[c, o]`` marks ``mean_c[o] = 0`` (the log is
     ``-inf``, including options nobody chose), where ``finite`` holds 0.  With
-    ``weights``, row ``t`` counts ``weights[t]`` times.
+    ``weights``, row ``t`` counts ``weights[t]`` times.  A single cluster has
+    ``mean_0 = ā``, so no option is surprising there: ``finite`` is then ``log ā[o]``,
+    highest for the most chosen option.
     """
     sizes = np.bincount(labels, weights=weights, minlength=k)
     sums = cluster_sums(A, labels, k, weights)
     means = sums / sizes[:, None]
     abar = A.mean(axis=0) if weights is None else (weights @ A) / weights.sum()
     zero = means <= 0
+    if k == 1:  # mean_0 = ā: no option is surprising; the most chosen one names it
+        return np.log(np.where(zero, 1.0, abar)), zero
     # log(mean_c[o] / ā[o]) where mean_c[o] > 0; log 1 = 0 elsewhere
     finite = np.log(np.divide(means, abar, out=np.ones_like(means), where=~zero))
     return finite, zero
@@ -259,13 +263,10 @@ def _common_weight(weights: np.ndarray) -> float:
     smallest with denominators up to 1000: the unit in which gold agreement is
     counted, so that one more gold task always outweighs the levels below it."""
     smallest = float(weights.min())
-    unit = Fraction(0)
-    for r in np.unique(weights / smallest):
-        f = Fraction(float(r)).limit_denominator(1000)
-        unit = Fraction(
-            math.gcd(unit.numerator * f.denominator, f.numerator * unit.denominator),
-            unit.denominator * f.denominator,
-        )
+    ratios = [Fraction(float(r)).limit_denominator(1000) for r in np.unique(weights / smallest)]
+    # The gcd of fractions: the gcd of their numerators over a common denominator.
+    den = math.lcm(*(f.denominator for f in ratios))
+    unit = Fraction(math.gcd(*(f.numerator * den // f.denominator for f in ratios)), den)
     return smallest * float(unit)
 
 
@@ -357,9 +358,6 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     A, labels = A[rows], labels[rows]
     w = None if w is None else w[rows]
     finite, zero = _rotated_sp_scores(labels, A, k, w)
-    if k == 1:  # mean_c = ā: no option is surprising; the most chosen one names it
-        mean = A.mean(axis=0) if w is None else (w @ A) / w.sum()
-        finite = np.log(np.where(zero, 1.0, mean))
     agree = np.zeros((k, C))  # agree[c, o]: (weighted) gold tasks of cluster c with option o
     if g is not None:
         g = g[rows]

@@ -111,28 +111,26 @@ def _sp_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
     prior = _prior(kw.get("prior"), options)
     if prior is None and weights is not None:
         prior = weights @ shares / weights.sum()
-        chosen = prior > 0
-        if not chosen.all():  # an option nobody chose is never surprisingly popular
-            best = np.zeros(shares.shape, dtype=bool)  # (the default prior's rule)
-            if chosen.sum() == 1:  # one option chosen: nothing else can be surprising
-                best[:, chosen] = True
-            else:
-                best[:, chosen] = _agg.surprisingly_popular(
-                    shares[:, chosen], prior=prior[chosen], ties="all"
-                )
-            return _pick(best, ties, rng), None
+        chosen = prior > 0  # an option nobody chose is never surprisingly popular
+        best = np.zeros(shares.shape, dtype=bool)  # (the default prior's rule)
+        if chosen.sum() == 1:  # one option chosen: nothing else can be surprising
+            best[:, chosen] = True
+        else:
+            best[:, chosen] = _agg.surprisingly_popular(
+                shares[:, chosen], prior=prior[chosen], ties="all"
+            )
+        return _pick(best, ties, rng), None
     return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), ties, rng), None
 
 
-def _check_shares_differ(rows, weights, options, method: str) -> None:
+def _check_shares_differ(shares, weights, options, method: str) -> None:
     """A ValueError, in the table's terms, when every task has the same answer shares
     (one task, or one option chosen, included): DMI-clustering separates tasks by
-    their shares, and there is nothing to separate.  ``rows``: answer counts (groups
-    of ``weights`` tasks, or one task each)."""
-    shares = rows / rows.sum(axis=1, keepdims=True)
+    their shares, and there is nothing to separate.  ``shares``: rows of answer
+    shares (groups of ``weights`` tasks, or one task each)."""
     if np.ptp(shares, axis=0).max() > 0:
         return
-    n = len(rows) if weights is None else int(round(float(np.sum(weights))))
+    n = len(shares) if weights is None else int(weights.sum())  # weights: task counts
     chosen = {python_scalar(o): round(float(s), 6) for o, s in zip(options, shares[0]) if s > 0}
     which = "the table's single task has" if n == 1 else f"all {n} tasks have the same"
     raise ValueError(
@@ -145,9 +143,10 @@ def _check_shares_differ(rows, weights, options, method: str) -> None:
 def _dmi_groups(rows, weights, options, row_gold, rng, kw):
     """DMI aggregation (:func:`~dmi_lib.aggregation.dmi_aggregate`) of the groups,
     each weighted by its number of tasks; ``row_gold`` names the clusters."""
-    _check_shares_differ(rows, weights, options, "dmi")
+    shares = rows / rows.sum(axis=1, keepdims=True)
+    _check_shares_differ(shares, weights, options, "dmi")
     details = _agg.dmi_aggregate(
-        rows / rows.sum(axis=1, keepdims=True),
+        shares,
         gold=row_gold,
         sample_weight=weights,
         method=kw.get("dmi_method", "auto"),
@@ -172,7 +171,7 @@ def _decide_by_group(method: Method, call: Call):
 def _decide_practical(method: Method, call: Call):
     """``"dmi-practical"`` or ``"dmi-validated"`` (beyond the paper)."""
     am = read_table(call.answers, call.options, call.duplicates)[0]
-    _check_shares_differ(am.counts, None, am.options, method.name)
+    _check_shares_differ(am.A, None, am.options, method.name)
     kw = dict(call.kw)
     fn = practical_dmi_aggregate if method.name == "dmi-practical" else validated_dmi_aggregate
     details = fn(
