@@ -97,6 +97,13 @@ def contingency(labels_a, labels_b) -> np.ndarray:
 def same_partition(labels_a, labels_b) -> bool:
     """Whether two labelings define the same partition (equal up to renaming clusters).
 
+    Labels may be of any type (ids, strings, options).
+
+    Raises
+    ------
+    ValueError
+        If the labelings differ in length, or one holds NaN (it names no cluster).
+
     Examples
     --------
     >>> same_partition([0, 0, 1, 2], [2, 2, 0, 1])
@@ -108,6 +115,11 @@ def same_partition(labels_a, labels_b) -> bool:
     b = np.asarray(labels_b).ravel()
     if a.shape != b.shape:
         raise ValueError(f"labelings have different lengths: {a.size} and {b.size}")
+    for name, x in (("labels_a", a), ("labels_b", b)):
+        if x.dtype.kind in "fc" and np.isnan(x).any():  # NaN is not equal to itself
+            raise ValueError(
+                f"{name} must name every item's cluster, found nan at position {int(np.argmax(np.isnan(x)))}"
+            )
     # Same partition iff the pairs (a_i, b_i) define a bijection between labels;
     # this works for labels of any type, not only integer ids.
     pairs = np.unique(np.stack([a, b]), axis=1)

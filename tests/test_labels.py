@@ -149,3 +149,19 @@ def test_bad_input_is_named(call, message):
 def test_non_integer_labelings_are_named(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_same_partition_refuses_nan_ids():
+    """NaN is not equal to itself, so it names no cluster: [nan, nan] against [0, 0]
+    and [nan, 1] against [0, 1] must not get opposite answers."""
+    for a, b, name, pos in (
+        ([np.nan, np.nan], [0, 0], "labels_a", 0),
+        ([np.nan, 1.0], [0, 1], "labels_a", 0),
+        ([0, 1], [1.0, np.nan], "labels_b", 1),
+    ):
+        with pytest.raises(
+            ValueError,
+            match=rf"^{name} must name every item's cluster, found nan at position {pos}$",
+        ):
+            same_partition(a, b)
+    assert same_partition([0.0, 1.0, 1.0], ["x", "y", "y"])  # labels of any type
