@@ -141,7 +141,7 @@ def plurality(A, *, ties: str = "first") -> np.ndarray:
     return _argmax(A, ties)
 
 
-def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
+def surprisingly_popular(A, prior=None, *, ties: str = "first", sample_weight=None) -> np.ndarray:
     """Multi-task surprisingly popular (Definition): ``a`` → ``argmax_c a_c / ā_c``.
 
     Parameters
@@ -153,6 +153,9 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
         column means of ``A`` (the paper's estimate in the multi-task setting).
     ties : {"first", "all"}
         As in :func:`plurality`.
+    sample_weight : array_like, shape (n,), optional
+        Row ``t`` stands for ``sample_weight[t]`` identical tasks: the default prior
+        is then the weighted column mean.
 
     Returns
     -------
@@ -186,7 +189,8 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first") -> np.ndarray:
     A = _check_answer_matrix(A)
     n, C = A.shape
     if prior is None:
-        abar = A.mean(axis=0)
+        w = None if sample_weight is None else check_sample_weight(sample_weight, n)
+        abar = A.mean(axis=0) if w is None else (w @ A) / w.sum()
         ratio = np.divide(A, abar, out=np.zeros_like(A), where=abar > 0)
     else:
         abar = check_distribution(prior, "prior", ndim=1)
@@ -333,7 +337,8 @@ def name_clusters(labels, A, *, gold=None, sample_weight=None) -> np.ndarray:
     >>> name_clusters([1, 1, 0, 0], A, gold={3: 0})
     array([0, 1])
     """
-    A = _check_answer_matrix(A)
+    # one option is allowed: its single cluster is named by it
+    A = check_distribution(check_matrix(A, "A"), "A", axis=1)
     n, C = A.shape
     labels = check_labels(labels, n)
     k = int(labels.max()) + 1

@@ -109,18 +109,8 @@ def _sp_groups(rows, weights, options, row_gold, rng, kw, ties="first"):
         return _pick(np.ones((len(rows), 1), dtype=bool), ties, rng), None
     shares = rows / rows.sum(axis=1, keepdims=True)
     prior = _prior(kw.get("prior"), options)
-    if prior is None and weights is not None:
-        prior = weights @ shares / weights.sum()
-        chosen = prior > 0  # an option nobody chose is never surprisingly popular
-        best = np.zeros(shares.shape, dtype=bool)  # (the default prior's rule)
-        if chosen.sum() == 1:  # one option chosen: nothing else can be surprising
-            best[:, chosen] = True
-        else:
-            best[:, chosen] = _agg.surprisingly_popular(
-                shares[:, chosen], prior=prior[chosen], ties="all"
-            )
-        return _pick(best, ties, rng), None
-    return _pick(_agg.surprisingly_popular(shares, prior=prior, ties="all"), ties, rng), None
+    best = _agg.surprisingly_popular(shares, prior=prior, ties="all", sample_weight=weights)
+    return _pick(best, ties, rng), None
 
 
 def _check_shares_differ(shares, weights, options, method: str) -> None:

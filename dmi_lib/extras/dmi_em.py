@@ -148,8 +148,6 @@ def _start(A, random_state, dmi_method, rank_tol, max_dmi_options):
         clusters, how = res.labels, "dmi"
     else:
         clusters, how = np.zeros(n, dtype=np.intp), "one cluster"
-        if C == 1:  # one option: nothing to name
-            return clusters, np.zeros(1, dtype=np.intp), how
     return clusters, name_clusters(clusters, A), how
 
 
@@ -559,7 +557,7 @@ def dmi_em(
     clustering, names, start_method = _start(A, random_state, dmi_method, rank_tol, max_dmi_options)
     fit = (task, worker, label, weight, n, len(workers), C)
     settings = (pseudocount, tol, max_iter)  # both EMs alike
-    if (g >= 0).any() and C > 1:  # name the partition of a first EM without gold (sharper)
+    if (g >= 0).any():  # name the partition of a first EM without gold (sharper)
         first = _em(*fit, np.eye(C)[names[clustering]], np.full(n, -1), *settings, pooled=True)
         _, clustering = np.unique(np.argmax(first[0], axis=1), return_inverse=True)
         names = name_clusters_bayes(clustering, A, gold=g, default_confidence=q)
