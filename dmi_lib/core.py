@@ -169,22 +169,24 @@ def solve(
             f"{type(problem).__name__}; dmi_cluster takes the data itself"
         )
     check_choice(method, "method", DMI_METHODS)
-    kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
-    if has_zero_weights(problem):
-        if not isinstance(init, str):
-            kw["init"] = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
-        return without_zero_weights(problem, lambda sub: solve(sub, method=method, **kw))
+    if has_zero_weights(problem) and not isinstance(init, str):  # the start of the kept rows
+        init = check_labels(init, problem.n, problem.k, "init")[problem.weights > 0]
     # k-cofactors' options are checked whichever solver runs: a call that an
     # exact solver answers on k <= 3 data must not fail later on k >= 4 data.
     check_int(n_init, "n_init", 1)
     check_int(max_iter, "max_iter", 1)
     check_random_state(random_state)
-    kcofactors.check_init(init, problem.n, problem.k)
-    solver, reason = _choose_solver(problem, method, kw)
-    solution = solver(problem)
-    if reason is not None:
-        solution = solution._replace(info={**(solution.info or {}), "auto_reason": reason})
-    return build_result(problem, *solution)
+    kw = dict(n_init=n_init, random_state=random_state, init=init, max_iter=max_iter)
+
+    def solve_rows(sub: Problem):  # the rows of positive weight
+        kcofactors.check_init(init, sub.n, sub.k)
+        solver, reason = _choose_solver(sub, method, kw)
+        solution = solver(sub)
+        if reason is None:
+            return solution
+        return solution._replace(info={**(solution.info or {}), "auto_reason": reason})
+
+    return build_result(problem, without_zero_weights(problem, solve_rows))
 
 
 def _choose_solver(problem: Problem, method: str, kc_options: dict):

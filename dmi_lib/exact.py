@@ -204,7 +204,7 @@ def _exact_result(problem: Problem, solver, k: int | None = None):
             f"{problem.A.shape} at rank_tol={problem.rank_tol:g}; use {other} or "
             "dmi_lib.dmi_cluster in general"
         )
-    return without_zero_weights(problem, lambda sub: build_result(sub, *solver(sub)))
+    return build_result(problem, without_zero_weights(problem, solver))
 
 
 # --------------------------------------------------------------------------- #

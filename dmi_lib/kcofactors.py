@@ -42,6 +42,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -386,7 +387,7 @@ def k_cofactors_solution(
 
 def _k_cofactors_result(problem: Problem, **kw) -> DMIResult:
     """:func:`k_cofactors_solution` as its :class:`DMIResult`."""
-    return build_result(problem, *k_cofactors_solution(problem, **kw))
+    return build_result(problem, k_cofactors_solution(problem, **kw))
 
 
 def k_cofactors(
@@ -513,7 +514,9 @@ def k_cofactors(
     kw = {"n_init": n_init, "random_state": random_state, "max_iter": max_iter}
     if has_zero_weights(problem) and not isinstance(init, str):  # the start of the kept rows
         init = check_init(init, problem.n, problem.k)[problem.weights > 0]
-    return without_zero_weights(problem, lambda sub: _k_cofactors_result(sub, init=init, **kw))
+    return build_result(
+        problem, without_zero_weights(problem, partial(k_cofactors_solution, init=init, **kw))
+    )
 
 
 # --------------------------------------------------------------------------- #

@@ -321,7 +321,7 @@ def linear_partition_optimum(
         best = int(np.argmax(np.abs(np.linalg.det(M))))
         solution = Solution(labels[best], "linear-partitions", True, {"n_partitions": len(labels)})
     solution.info["enumeration"] = enumeration
-    return build_result(problem, *solution)
+    return build_result(problem, solution)
 
 
 def fans_at_mean(A) -> np.ndarray:

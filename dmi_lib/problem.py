@@ -37,6 +37,7 @@ from ._decompose import (
 )
 from ._validation import (
     MAX_WEIGHT_RATIO,
+    check_choice,
     check_int,
     check_labels,
     check_matrix,
@@ -70,9 +71,7 @@ __all__ = [
     "Solution",
     "build_result",
     "has_zero_weights",
-    "positive_rows",
     "score_and_D",
-    "with_zero_weight_rows",
     "without_zero_weights",
 ]
 
@@ -466,8 +465,7 @@ def idxmax(M, *, ties: str = "first", current=None, tol: float = 0.0):
     """
     M = check_matrix(M, "M")
     tol = check_tol(tol)
-    if not isinstance(ties, str) or ties not in ("first", "all"):
-        raise ValueError(f"ties must be 'first' or 'all', got {ties!r}")
+    check_choice(ties, "ties", ("first", "all"))
     if ties == "all":
         if current is not None:
             raise ValueError(
@@ -678,71 +676,44 @@ class Solution(NamedTuple):
     cycled: bool = False
 
 
-def build_result(
-    problem: Problem,
-    labels: np.ndarray,
-    method: str,
-    exact: bool,
-    info: dict | None = None,
-    n_iter: int = 0,
-    converged: bool = True,
-    cycled: bool = False,
-) -> DMIResult:
-    """The :class:`DMIResult` of ``labels`` on ``problem``: its score and ``D`` (the
-    fields of a :class:`Solution`, ``build_result(problem, *solution)``)."""
-    sign, logabs, D = score_and_D(problem, labels)
+def build_result(problem: Problem, solution: Solution) -> DMIResult:
+    """The :class:`DMIResult` of a :class:`Solution` found on ``problem``: its fields,
+    with the labels' score and ``D``."""
+    sign, logabs, D = score_and_D(problem, solution.labels)
     if D is None:  # solvers never return a singular clustering; guard anyway
-        raise RuntimeError(f"solver {method!r} returned a clustering with singular CᵀÃ")
+        raise RuntimeError(f"solver {solution.method!r} returned a clustering with singular CᵀÃ")
     return DMIResult(
-        labels=labels.astype(np.intp),
+        **solution._asdict()
+        | {"labels": solution.labels.astype(np.intp), "info": solution.info or {}},
         k=problem.k,
         log_score=logabs,
         D=D,
         columns=problem.columns,
-        method=method,
-        exact=exact,
-        n_iter=n_iter,
-        converged=converged,
-        cycled=cycled,
         rank_tol=problem.rank_tol,
         singular_values=problem.singular_values,
         sign=sign,
-        info={} if info is None else info,
     )
 
 
 def has_zero_weights(problem: Problem) -> bool:
     """Whether some row of ``problem`` has weight 0 (it does not count, and the
-    solvers run on the other rows: :func:`positive_rows`)."""
+    solvers run on the other rows: :func:`without_zero_weights`)."""
     return problem.weights is not None and not np.all(problem.weights > 0)
 
 
-def positive_rows(problem: Problem) -> tuple[Problem, np.ndarray]:
-    """The rows of positive weight as a problem of their own (same ``k``, columns,
-    mean and axes), and the mask of those rows."""
-    keep = problem.weights > 0
-    return dataclasses.replace(problem, A=problem.A[keep], weights=problem.weights[keep]), keep
-
-
-def with_zero_weight_rows(problem: Problem, keep: np.ndarray, res: DMIResult) -> DMIResult:
-    """``res``, found on the rows ``keep`` of positive weight, extended to every row of
-    ``problem``: the rows of weight 0 (which do not count) are labelled by the
-    partition found, ``idxmax(ÃD)``."""
-    labels = np.empty(problem.n, dtype=np.intp)
-    labels[keep] = res.labels
-    labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ res.D)
-    info = {**res.info, "zero_weight_rows": int(np.count_nonzero(~keep))}
-    # the fields of a Solution, in order (see build_result)
-    return build_result(
-        problem, labels, res.method, res.exact, info, res.n_iter, res.converged, res.cycled
-    )
-
-
-def without_zero_weights(problem: Problem, solver) -> DMIResult:
-    """``solver(problem)`` (a :class:`DMIResult`) on the rows of positive weight,
-    extended to the rows of weight 0 by :func:`with_zero_weight_rows` (just
-    ``solver(problem)`` when no row has weight 0)."""
+def without_zero_weights(problem: Problem, solver) -> Solution:
+    """``solver(problem)`` (a :class:`Solution`) on the rows of positive weight, as a
+    problem of their own (same ``k``, columns, mean and axes), extended to every row
+    of ``problem``: the rows of weight 0 (which do not count) are labelled by the
+    partition found, ``idxmax(ÃD)`` (just ``solver(problem)`` when no row has weight
+    0)."""
     if not has_zero_weights(problem):
         return solver(problem)
-    sub, keep = positive_rows(problem)
-    return with_zero_weight_rows(problem, keep, solver(sub))
+    keep = problem.weights > 0
+    sub = dataclasses.replace(problem, A=problem.A[keep], weights=problem.weights[keep])
+    solution = solver(sub)
+    labels = np.empty(problem.n, dtype=np.intp)
+    labels[keep] = solution.labels
+    labels[~keep] = argmax_rows(problem.A_tilde[~keep] @ build_result(sub, solution).D)
+    info = {**(solution.info or {}), "zero_weight_rows": int(np.count_nonzero(~keep))}
+    return solution._replace(labels=labels, info=info)

@@ -36,6 +36,7 @@ from dmi_lib.problem import (
     log_dmi_score,
     move_factors,
     prepare,
+    Solution,
 )
 from dmi_lib.datasets import load_paper_data
 from dmi_lib.labels import same_partition
@@ -150,7 +151,7 @@ def test_singular_values_and_tolerance_are_reported(paper):
         p.singular_values, np.linalg.svd(A - A.mean(0), compute_uv=False), rtol=1e-12, atol=1e-15
     )
     labels = np.arange(20) % 3
-    res = build_result(p, labels, "test", False)
+    res = build_result(p, Solution(labels, "test", False))
     assert res.rank_tol == 1e-7
     np.testing.assert_array_equal(res.singular_values, p.singular_values)
     assert res.k == 3 and res.columns == p.columns
@@ -449,7 +450,7 @@ def test_log_score_finite_when_score_overflows(overflow_case):
     assert ref > np.log(1e308)
     got = log_dmi_score(X, lab)
     assert np.isfinite(got) and got == pytest.approx(ref, rel=1e-10)
-    res = build_result(prepare(X), lab, "test", False)
+    res = build_result(prepare(X), Solution(lab, "test", False))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert res.score == np.inf
@@ -482,7 +483,7 @@ def test_idxmax_ties():
     np.testing.assert_array_equal(
         idxmax([[1.0, 1 - 1e-12, 0]], ties="all", tol=1e-9), [[True, True, False]]
     )
-    with pytest.raises(ValueError, match="ties must be 'first' or 'all', got 'any'"):
+    with pytest.raises(ValueError, match=r"ties must be one of \['first', 'all'\], got 'any'"):
         idxmax(M, ties="any")
 
 
@@ -613,7 +614,7 @@ def test_local_maxima_are_exactly_the_linearly_partitioned(seed):
     # the global optimum is a local maximum, and the paper's Ã D reproduces it
     best = labs[np.argmax(dets)]
     assert is_linearly_partitioned(A, best)
-    res = build_result(p, best, "brute", True)
+    res = build_result(p, Solution(best, "brute", True))
     assert res.score == pytest.approx(dets.max(), rel=1e-9)
     np.testing.assert_array_equal(assign(A, res.D, res.columns), best)
 
