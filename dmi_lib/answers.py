@@ -130,7 +130,6 @@ def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
                     f"answers column {col!r} must hold hashable values (numbers, "
                     f"strings), got {type(bad).__name__} {bad!r}"
                 ) from None
-    for col in required:
         na = answers[col].isna().to_numpy()
         if na.any():
             raise ValueError(
