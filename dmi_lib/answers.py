@@ -58,7 +58,6 @@ __all__ = [
     "factorize",
     "is_dask_table",
     "gold_codes",
-    "gold_labels",
     "prediction_matrix",
     "python_scalar",
     "read_table",
@@ -428,8 +427,10 @@ def prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.nd
 # --------------------------------------------------------------------------- #
 # Gold labels
 # --------------------------------------------------------------------------- #
-def gold_labels(gold, options: pd.Index):
-    """Checked gold: ``(Series task → label without missing labels, option codes)``."""
+def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
+    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
+    unknown.  Tasks are matched by value; a gold task with no answers (often a type
+    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
     if isinstance(gold, dict):
         gold = pd.Series(gold)
     if not isinstance(gold, pd.Series):
@@ -440,15 +441,9 @@ def gold_labels(gold, options: pd.Index):
     if not gold.index.is_unique:
         dup = gold.index[gold.index.duplicated()][0]
         raise ValueError(f"gold lists task {python_scalar(dup)!r} more than once")
+    # Checked gold: the Series task → label without missing labels, and its option codes.
     g = gold.dropna()
-    return g, _option_codes(g.to_numpy(), options, "gold")
-
-
-def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
-    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
-    unknown.  Tasks are matched by value; a gold task with no answers (often a type
-    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
-    g, idx = gold_labels(gold, am.options)
+    idx = _option_codes(g.to_numpy(), am.options, "gold")
     out = np.full(len(am.tasks), -1, dtype=np.intp)
     pos = am.tasks.get_indexer(g.index)
     unknown = pos < 0
