@@ -66,10 +66,8 @@ __all__ = [
 ]
 
 _REQUIRED = ("task", "worker", "label")
-_DUPLICATES = ("error", "keep", "first")
 #: Ways to read the ``prediction`` column (``prediction_type`` of :func:`dmi_lib.tabular.aggregate`).
 PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
-_TIES = ("first", "random")
 
 
 class AnswerMatrix(NamedTuple):
@@ -314,7 +312,7 @@ def duplicate_pairs_error(n_repeated: int, task, worker) -> ValueError:
 def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     """:func:`answer_matrix` and the rows of ``answers`` it counted."""
     answers = check_answers(answers)
-    check_choice(duplicates, "duplicates", _DUPLICATES)
+    check_choice(duplicates, "duplicates", ("error", "keep", "first"))
     task_codes, tasks = factorize(answers["task"].to_numpy())
     key = _pair_keys(answers, task_codes) if duplicates != "keep" else None
     if key is not None:
@@ -624,7 +622,7 @@ def check_call(call: Call, spec: Method) -> Method:
     before any work.  The one home of these checks: :func:`dmi_lib.tabular.aggregate`,
     the estimators and the Dask path (:mod:`dmi_lib.extras.scale_out`) call it."""
     method = spec.name
-    check_choice(call.ties, "ties", _TIES)
+    check_choice(call.ties, "ties", ("first", "random"))
     check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
     unknown = sorted(set(call.kw) - spec.keywords)
     if unknown:
