@@ -716,12 +716,8 @@ def spectral_truth_serum(
     a, v, cond, joint, _ = _single_task_moments(answers, predictions, n_options)
     M = joint.T  # paper: M[c, c'] = Pr[c, c'] = Pr[c|c'] Pr[c'] = joint[c', c]
     cov = M - np.outer(v, v)
-    if symmetrize:
-        w, V = np.linalg.eigh((cov + cov.T) / 2.0)
-        order = np.argsort(w)[::-1]
-    else:
-        w, V = np.linalg.eig(cov)
-        order = np.lexsort((-w.imag, -w.real))  # descending real part
+    w, V = np.linalg.eigh((cov + cov.T) / 2.0) if symmetrize else np.linalg.eig(cov)
+    order = np.lexsort((-w.imag, -w.real))  # descending real part (eigh's are real)
     w, V = w[order], V[:, order]
     top = w[0]
     # Compare eigenvalue gaps with the size of M and vᵀv, not of Cov itself: Cov is

@@ -58,7 +58,6 @@ __all__ = [
     "factorize",
     "is_dask_table",
     "gold_codes",
-    "gold_labels",
     "prediction_matrix",
     "python_scalar",
     "read_table",
@@ -67,10 +66,8 @@ __all__ = [
 ]
 
 _REQUIRED = ("task", "worker", "label")
-_DUPLICATES = ("error", "keep", "first")
 #: Ways to read the ``prediction`` column (``prediction_type`` of :func:`dmi_lib.tabular.aggregate`).
 PREDICTION_TYPES = ("auto", "fraction", "label", "distribution")
-_TIES = ("first", "random")
 
 
 class AnswerMatrix(NamedTuple):
@@ -130,7 +127,6 @@ def check_answers(answers, required=_REQUIRED) -> pd.DataFrame:
                     f"answers column {col!r} must hold hashable values (numbers, "
                     f"strings), got {type(bad).__name__} {bad!r}"
                 ) from None
-    for col in required:
         na = answers[col].isna().to_numpy()
         if na.any():
             raise ValueError(
@@ -316,7 +312,7 @@ def duplicate_pairs_error(n_repeated: int, task, worker) -> ValueError:
 def read_table(answers, options, duplicates, max_cells=MAX_DENSE_CELLS):
     """:func:`answer_matrix` and the rows of ``answers`` it counted."""
     answers = check_answers(answers)
-    check_choice(duplicates, "duplicates", _DUPLICATES)
+    check_choice(duplicates, "duplicates", ("error", "keep", "first"))
     task_codes, tasks = factorize(answers["task"].to_numpy())
     key = _pair_keys(answers, task_codes) if duplicates != "keep" else None
     if key is not None:
@@ -429,8 +425,10 @@ def prediction_matrix(answers: pd.DataFrame, opts: pd.Index, kind: str) -> np.nd
 # --------------------------------------------------------------------------- #
 # Gold labels
 # --------------------------------------------------------------------------- #
-def gold_labels(gold, options: pd.Index):
-    """Checked gold: ``(Series task → label without missing labels, option codes)``."""
+def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
+    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
+    unknown.  Tasks are matched by value; a gold task with no answers (often a type
+    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
     if isinstance(gold, dict):
         gold = pd.Series(gold)
     if not isinstance(gold, pd.Series):
@@ -441,15 +439,9 @@ def gold_labels(gold, options: pd.Index):
     if not gold.index.is_unique:
         dup = gold.index[gold.index.duplicated()][0]
         raise ValueError(f"gold lists task {python_scalar(dup)!r} more than once")
+    # Checked gold: the Series task → label without missing labels, and its option codes.
     g = gold.dropna()
-    return g, _option_codes(g.to_numpy(), options, "gold")
-
-
-def gold_codes(gold, am: AnswerMatrix) -> np.ndarray:
-    """Gold (Series task → label) as option indexes aligned with ``am.tasks``; -1 =
-    unknown.  Tasks are matched by value; a gold task with no answers (often a type
-    mismatch: ``"7"`` vs ``7``) is an error, not silently ignored."""
-    g, idx = gold_labels(gold, am.options)
+    idx = _option_codes(g.to_numpy(), am.options, "gold")
     out = np.full(len(am.tasks), -1, dtype=np.intp)
     pos = am.tasks.get_indexer(g.index)
     unknown = pos < 0
@@ -630,7 +622,7 @@ def check_call(call: Call, spec: Method) -> Method:
     before any work.  The one home of these checks: :func:`dmi_lib.tabular.aggregate`,
     the estimators and the Dask path (:mod:`dmi_lib.extras.scale_out`) call it."""
     method = spec.name
-    check_choice(call.ties, "ties", _TIES)
+    check_choice(call.ties, "ties", ("first", "random"))
     check_choice(call.prediction_type, "prediction_type", PREDICTION_TYPES)
     unknown = sorted(set(call.kw) - spec.keywords)
     if unknown:

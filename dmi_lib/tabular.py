@@ -210,8 +210,7 @@ def _decide_single(method: Method, call: Call):
             raise ValueError(
                 f"task {python_scalar(am.tasks[t])!r}: worker "
                 f"{python_scalar(answers['worker'].iloc[i])!r} predicted only options nobody "
-                f"chose in this task ({am.options[present].tolist()} were chosen); pass "
-                "smoothing > 0 to mix every prediction with the uniform"
+                f"chose in this task ({am.options[present].tolist()} were chosen){_SMOOTHING_HINT}"
             )
         P = P / mass[:, None]
         try:

@@ -564,7 +564,12 @@ def test_single_task_label_predictions_and_errors():
 
 def test_single_task_one_hot_needs_smoothing():
     d = _load("hosseini2021_spvoting", treatment="Top-Top")
-    with pytest.raises(ValueError, match="pass smoothing > 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"^task '1:01': worker 6 predicted only options nobody chose in this task "
+        r"\(\[19, 1, 7\] were chosen\); pass smoothing > 0 \(e\.g\. 0\.01\) to mix every "
+        r"prediction with the uniform distribution$",
+    ):
         aggregate(d.answers, "sp-single", ties="random", random_state=0)
     out = aggregate(d.answers, "sp-single", ties="random", random_state=0, smoothing=0.01)
     assert len(out) == 60
