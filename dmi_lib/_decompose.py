@@ -89,9 +89,8 @@ def tall_r(A: np.ndarray, s: float, mean: np.ndarray, root_w=None) -> np.ndarray
 def pow2_scale(A: np.ndarray) -> float:
     """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
     exact (no rounding), so it changes no answer."""
-    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0  # no |A| copy
-    if amax == 0.0:
-        return 1.0
+    amax = max(float(A.max()), -float(A.min()))  # no |A| copy; A has a row and a column
+    # frexp(0) has exponent 0: all-zero data gets s = 1.
     return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
 
 
