@@ -244,12 +244,15 @@ def check_tol(tol, name: str = "tol") -> float:
     return float(tol)
 
 
-def check_int(value, name: str, minimum: int) -> int:
-    """``value`` as an int ``>= minimum``, or a TypeError / ValueError naming ``name``."""
+def check_int(value, name: str, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an int ``>= minimum`` (and ``<= maximum`` if given: an index into
+    ``maximum + 1`` things), or a TypeError / ValueError naming ``name``."""
     if not is_number(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must lie in {minimum}..{maximum}, got {int(value)}")
     return int(value)
 
 
