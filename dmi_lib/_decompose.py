@@ -17,7 +17,7 @@ the caller's setting (:func:`single_thread_blas`).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.linalg
@@ -33,17 +33,15 @@ SINGLE_THREAD_MIN_ROWS = 1 << 16
 _CONTROLLER = None
 
 
-@contextmanager
 def single_thread_blas(n: int, min_rows: float = SINGLE_THREAD_MIN_ROWS):
-    """Limit BLAS to one thread inside the block when ``n >= min_rows``."""
+    """Limit BLAS to one thread inside the block when ``n >= min_rows``: a context
+    manager for a ``with`` statement (threadpoolctl's limiter, or one doing nothing)."""
     global _CONTROLLER
     if n < min_rows:
-        yield
-        return
+        return nullcontext()
     if _CONTROLLER is None:  # finding the BLAS libraries takes a while: once
         _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=1, user_api="blas"):
-        yield
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def scaled_blocks(A: np.ndarray, s: float, *centres):
