@@ -105,8 +105,7 @@ def choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
     d = mean.size
     P = np.zeros((k, d + 1))
     P[:-1, :d] = sv_r[:, None] * Vt_r
-    P[-1, :d] = np.sqrt(n) * mean
-    P[-1, d] = np.sqrt(n)
+    P[-1] = np.sqrt(n) * np.r_[mean, 1.0]
     scale = np.linalg.norm(P, axis=0).max()
     threshold = max(tol, 1e-12) * scale
     chosen: list[int] = []
