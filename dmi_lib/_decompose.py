@@ -17,7 +17,7 @@ the caller's setting (:func:`single_thread_blas`).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.linalg
@@ -33,17 +33,15 @@ SINGLE_THREAD_MIN_ROWS = 1 << 16
 _CONTROLLER = None
 
 
-@contextmanager
 def single_thread_blas(n: int, min_rows: float = SINGLE_THREAD_MIN_ROWS):
-    """Limit BLAS to one thread inside the block when ``n >= min_rows``."""
+    """Limit BLAS to one thread inside the block when ``n >= min_rows``: a context
+    manager for a ``with`` statement (threadpoolctl's limiter, or one doing nothing)."""
     global _CONTROLLER
     if n < min_rows:
-        yield
-        return
+        return nullcontext()
     if _CONTROLLER is None:  # finding the BLAS libraries takes a while: once
         _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=1, user_api="blas"):
-        yield
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def scaled_blocks(A: np.ndarray, s: float, *centres):
@@ -89,9 +87,8 @@ def tall_r(A: np.ndarray, s: float, mean: np.ndarray, root_w=None) -> np.ndarray
 def pow2_scale(A: np.ndarray) -> float:
     """A power of two ``s`` with ``max|A| / s`` in ``[0.5, 1)``: dividing by it is
     exact (no rounding), so it changes no answer."""
-    amax = max(float(A.max()), -float(A.min())) if A.size else 0.0  # no |A| copy
-    if amax == 0.0:
-        return 1.0
+    amax = max(float(A.max()), -float(A.min()))  # no |A| copy; A has a row and a column
+    # frexp(0) has exponent 0: all-zero data gets s = 1.
     return float(np.ldexp(1.0, int(np.frexp(amax)[1])))
 
 
@@ -108,8 +105,7 @@ def choose_columns(Vt_r, sv_r, mean, n, tol) -> tuple:
     d = mean.size
     P = np.zeros((k, d + 1))
     P[:-1, :d] = sv_r[:, None] * Vt_r
-    P[-1, :d] = np.sqrt(n) * mean
-    P[-1, d] = np.sqrt(n)
+    P[-1] = np.sqrt(n) * np.r_[mean, 1.0]
     scale = np.linalg.norm(P, axis=0).max()
     threshold = max(tol, 1e-12) * scale
     chosen: list[int] = []

@@ -220,6 +220,13 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
     return arr
 
 
+def is_number(value, kind=numbers.Real) -> bool:
+    """Whether ``value`` is a number of ``kind`` (``numbers.Real`` or ``numbers.Integral``,
+    numpy's scalars included); a bool is not a number here (``True`` is no count,
+    tolerance or probability)."""
+    return isinstance(value, kind) and not isinstance(value, (bool, np.bool_))
+
+
 def check_choice(value, name, allowed):
     """``value`` when it is one of the strings ``allowed``, else a ValueError naming
     the argument ``name`` and the value."""
@@ -230,19 +237,22 @@ def check_choice(value, name, allowed):
 
 def check_tol(tol, name: str = "tol") -> float:
     """Return ``tol`` as a float: a real, finite, non-negative number (not a bool)."""
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
+    if not is_number(tol):
         raise TypeError(f"{name} must be a non-negative real number, got {tol!r}")
     if not np.isfinite(tol) or tol < 0:
         raise ValueError(f"{name} must be a finite non-negative number, got {tol!r}")
     return float(tol)
 
 
-def check_int(value, name: str, minimum: int) -> int:
-    """``value`` as an int ``>= minimum``, or a TypeError / ValueError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+def check_int(value, name: str, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an int ``>= minimum`` (and ``<= maximum`` if given: an index into
+    ``maximum + 1`` things), or a TypeError / ValueError naming ``name``."""
+    if not is_number(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must lie in {minimum}..{maximum}, got {int(value)}")
     return int(value)
 
 
@@ -250,7 +260,7 @@ def check_between(value, name: str, lo: float, hi: float, why: str) -> float:
     """``value`` as a float strictly between ``lo`` and ``hi``, or a TypeError (not a
     real number; bools are refused) / ValueError naming ``name``, the value and
     ``why`` the bounds hold (e.g. ``"a probability"``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if not is_number(value):
         raise TypeError(f"{name} must be a number, got {value!r}")
     value = float(value)
     if not lo < value < hi:
@@ -264,12 +274,8 @@ def check_positive(value, name: str, *, integer: bool = False):
     """``value`` as a positive finite float (an int with ``integer``), or a ValueError
     naming ``name`` and the value (bools are refused: they are not counts)."""
     kind = numbers.Integral if integer else numbers.Real
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, kind)
-        or not (integer or np.isfinite(value))  # Python ints may exceed float64
-        or value <= 0
-    ):
+    # Not isfinite for an integer: Python ints may exceed float64.
+    if not is_number(value, kind) or not (integer or np.isfinite(value)) or value <= 0:
         what = "integer" if integer else "number"
         raise ValueError(f"{name} must be a positive {what}, got {value!r}")
     return int(value) if integer else float(value)
@@ -311,7 +317,7 @@ def check_weight_ratio(weights) -> None:
 def check_rank_tol(rank_tol) -> float:
     """``rank_tol`` as a float in ``[0, 1)`` (relative to the largest singular value),
     or a TypeError / ValueError naming it."""
-    if isinstance(rank_tol, (bool, np.bool_)) or not isinstance(rank_tol, numbers.Real):
+    if not is_number(rank_tol):
         raise TypeError(f"rank_tol must be a real number in [0, 1), got {rank_tol!r}")
     if not np.isfinite(rank_tol) or not 0 <= rank_tol < 1:
         raise ValueError(

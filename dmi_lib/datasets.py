@@ -34,6 +34,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ._validation import check_choice
+
 __all__ = ["PAPER_DATA", "PaperData", "load_paper_data", "paper_data_names"]
 
 
@@ -355,12 +357,7 @@ def load_paper_data(name: str) -> PaperData:
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
-    try:
-        source, description, fields = _REGISTRY[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown paper data set {name!r}; valid names: {', '.join(_REGISTRY)}"
-        ) from None
+    source, description, fields = _REGISTRY[check_choice(name, "name", _REGISTRY)]
     values = {k: _frozen(v) if isinstance(v, np.ndarray) else v for k, v in fields.items()}
     return PaperData(
         name=name, source=source, description=description, values=MappingProxyType(values)

@@ -282,10 +282,8 @@ def distinct_rows(A):
     ([0, 1], [0, 1, 0], [2, 1])
     """
     A = check_matrix(A)  # n >= 1 rows, d >= 1 columns
-    d = A.shape[1]
-    code = pd.factorize(A[:, 0])[0].astype(np.int64)
-    size = int(code.max()) + 1
-    for j in range(1, d):
+    code, size = np.zeros(A.shape[0], dtype=np.int64), 1  # one group, split column by column
+    for j in range(A.shape[1]):
         c, u = pd.factorize(A[:, j])
         if size * len(u) >= 2**62:  # keep the combined code in int64
             code, uniq = pd.factorize(code)

@@ -77,9 +77,7 @@ def always(C, option) -> np.ndarray:
            [0., 0., 1.]])
     """
     C = check_int(_number(C), "C", 1)
-    option = check_int(_number(option), "option", 0)
-    if option >= C:
-        raise ValueError(f"option must lie in 0..{C - 1}, got {option}")
+    option = check_int(_number(option), "option", 0, C - 1)
     return np.tile(np.eye(C)[option], (C, 1))
 
 
@@ -502,9 +500,7 @@ def simulate_single_task(
     W = P.shape[0]
     prior = _check_prior(world_prior, "world_prior", W)
     n_respondents = check_int(_number(n_respondents), "n_respondents", 0)
-    true_world = check_int(_number(true_world), "true_world", 0)
-    if true_world >= W:
-        raise ValueError(f"true_world must lie in 0..{W - 1}, got {true_world}")
+    true_world = check_int(_number(true_world), "true_world", 0, W - 1)
     prediction_noise = _check_unit(prediction_noise, "prediction_noise")
     joint = prior[:, None] * P  # Pr[w, c]
     marginal = joint.sum(axis=0)  # Pr[c]

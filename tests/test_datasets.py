@@ -137,7 +137,7 @@ def test_source_says_where_in_the_paper():
 
 @pytest.mark.parametrize("bad", ["Affine", "fig3", "", "example3"])
 def test_unknown_name_lists_valid_names(bad):
-    with pytest.raises(ValueError, match="unknown paper data set") as info:
+    with pytest.raises(ValueError, match=rf"^name must be one of \[.*\], got {bad!r}$") as info:
         load_paper_data(bad)
     for name in NAMES:
         assert name in str(info.value)
