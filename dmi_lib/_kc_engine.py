@@ -463,11 +463,7 @@ class Engine:
             )
             return passes.Assignment(int(moved), V, int(hd), None, True)
         kw = {"rows": rows, "margins": margins, "new_sums": new_sums}
-        return self._numpy(passes.assign_rows, D, labels, tol, out, **kw)
-
-    def _numpy(self, pass_rows, *args, **kwargs):
-        """The numpy pass ``pass_rows`` over this problem's ``X``."""
-        return pass_rows(self.Xt, *args, block=self.options.block, **kwargs)
+        return passes.assign_rows(self.Xt, D, labels, tol, out, block=self.options.block, **kw)
 
     def screen(self, D, labels, tol, *, rows=None, margins=False) -> passes.Screen:
         """The rows with an improving single move at ``D``: a
@@ -479,7 +475,7 @@ class Engine:
         full = rows is None and self.kernels is not None and self.buckets
         if not (full and labels.dtype == np.int32):
             kw = {"rows": rows, "margins": margins, "buckets": self.buckets}
-            return self._numpy(passes.screen_rows, D, labels, tol, **kw)
+            return passes.screen_rows(self.Xt, D, labels, tol, block=self.options.block, **kw)
         self.compiled_passes += 1
         n = self.n
         idx, tgt = np.empty(n, np.int32), np.empty(n, np.int32)
