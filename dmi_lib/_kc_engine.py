@@ -337,10 +337,9 @@ class Engine:
     def __init__(self, problem: Problem, options: KCOptions | None = None, n_init: int = 1):
         options = KCOptions() if options is None else options
         n, k = problem.n, problem.k
-        r = k - 1
         # sv / √(Σw) with the weights divided by the largest first (prepare scaled
         # sv by √w_max): no overflow of Σw for weights near the float range
-        total, sv, w = problem.total_weight, problem.singular_values[:r], None
+        total, sv, w = problem.total_weight, problem.singular_values[: k - 1], None
         if problem.weights is not None:
             wmax = float(problem.weights.max())
             w = problem.weights / wmax
