@@ -417,8 +417,7 @@ class Engine:
         s = np.linalg.svd(M, compute_uv=False)
         if not s[-1] > RCOND * s[0]:
             return State(labels, M, None, -np.inf)
-        logabs = np.linalg.slogdet(M)[1]
-        return State(labels, M, np.linalg.inv(M), float(logabs))
+        return State(labels, M, np.linalg.inv(M), float(np.linalg.slogdet(M)[1]))
 
     def _state_lu(self, labels, M) -> State:
         """:meth:`state` for many clusters: one LU factorisation gives ``det`` and
