@@ -337,10 +337,9 @@ class Engine:
     def __init__(self, problem: Problem, options: KCOptions | None = None, n_init: int = 1):
         options = KCOptions() if options is None else options
         n, k = problem.n, problem.k
-        r = k - 1
         # sv / √(Σw) with the weights divided by the largest first (prepare scaled
         # sv by √w_max): no overflow of Σw for weights near the float range
-        total, sv, w = problem.total_weight, problem.singular_values[:r], None
+        total, sv, w = problem.total_weight, problem.singular_values[: k - 1], None
         if problem.weights is not None:
             wmax = float(problem.weights.max())
             w = problem.weights / wmax
@@ -418,8 +417,7 @@ class Engine:
         s = np.linalg.svd(M, compute_uv=False)
         if not s[-1] > RCOND * s[0]:
             return State(labels, M, None, -np.inf)
-        logabs = np.linalg.slogdet(M)[1]
-        return State(labels, M, np.linalg.inv(M), float(logabs))
+        return State(labels, M, np.linalg.inv(M), float(np.linalg.slogdet(M)[1]))
 
     def _state_lu(self, labels, M) -> State:
         """:meth:`state` for many clusters: one LU factorisation gives ``det`` and
@@ -463,11 +461,7 @@ class Engine:
             )
             return passes.Assignment(int(moved), V, int(hd), None, True)
         kw = {"rows": rows, "margins": margins, "new_sums": new_sums}
-        return self._numpy(passes.assign_rows, D, labels, tol, out, **kw)
-
-    def _numpy(self, pass_rows, *args, **kwargs):
-        """The numpy pass ``pass_rows`` over this problem's ``X``."""
-        return pass_rows(self.Xt, *args, block=self.options.block, **kwargs)
+        return passes.assign_rows(self.Xt, D, labels, tol, out, block=self.options.block, **kw)
 
     def screen(self, D, labels, tol, *, rows=None, margins=False) -> passes.Screen:
         """The rows with an improving single move at ``D``: a
@@ -479,7 +473,7 @@ class Engine:
         full = rows is None and self.kernels is not None and self.buckets
         if not (full and labels.dtype == np.int32):
             kw = {"rows": rows, "margins": margins, "buckets": self.buckets}
-            return self._numpy(passes.screen_rows, D, labels, tol, **kw)
+            return passes.screen_rows(self.Xt, D, labels, tol, block=self.options.block, **kw)
         self.compiled_passes += 1
         n = self.n
         idx, tgt = np.empty(n, np.int32), np.empty(n, np.int32)

@@ -225,10 +225,9 @@ def _ray_polygon(problem: Problem):
     sq = np.einsum("ij,ij->i", Yc, Yc)
     away = sq > _AT_MEAN_RTOL**2 * sq.max()
     del sq
-    n_away = int(np.count_nonzero(away))
     angle = pseudo_angle(Yc[:, 0], Yc[:, 1])
     angle[~away] = np.inf  # sorted last, left out of the polygon
-    order = np.argsort(angle)[:n_away]
+    order = np.argsort(angle)[: np.count_nonzero(away)]
     # Edge t: the sum of the vectors on ray t (take: a fast gather of whole rows).
     Yo = Yc.take(order, axis=0)
     del Yc

@@ -186,6 +186,11 @@ def linear_partitions(
     return labels, witnesses.reshape(-1, k, k)
 
 
+def _check_counts(n, k) -> tuple[int, int]:
+    """``n`` rows and ``k`` clusters of the counting functions, as positive ints."""
+    return check_positive(n, "n", integer=True), check_positive(k, "k", integer=True)
+
+
 def estimated_programs(n: int, k: int, distinct=None) -> int:
     """An upper bound on the linear programs :func:`linear_partitions` solves.
 
@@ -203,8 +208,7 @@ def estimated_programs(n: int, k: int, distinct=None) -> int:
     >>> estimated_programs(4, 2), estimated_programs(7, 4)
     (14, 1048)
     """
-    n = check_positive(n, "n", integer=True)
-    k = check_positive(k, "k", integer=True)
+    n, k = _check_counts(n, k)
     S = [[1] + [0] * k]  # S[u][j] = S(u, j)
     total = 0
     for m in range(n):  # m rows placed; the next is row m
@@ -390,8 +394,7 @@ def paper_bound(n: int, k: int) -> int:
     at most ``Φ^(k-1)`` by ``k - 1`` of them, and a partition is a choice of ``k``
     clusters: at most ``Φ^(k(k-1))``, which is ``O(n^{k(k-1)(k+1)})``.
     """
-    n = check_positive(n, "n", integer=True)
-    k = check_positive(k, "k", integer=True)
+    n, k = _check_counts(n, k)
     phi = sum(comb(n, i) for i in range(k + 2))
     return phi ** (k * (k - 1))
 
@@ -406,7 +409,6 @@ def arrangement_bound(n: int, k: int) -> int:
     ``2 Σ_{i<p} C(N-1, i)`` cells, so there are at most that many strict linear
     partitions, counted with cluster names: ``O(n^{k(k-1)-1})``.
     """
-    n = check_positive(n, "n", integer=True)
-    k = check_positive(k, "k", integer=True)
+    n, k = _check_counts(n, k)
     N, p = n * comb(k, 2), k * (k - 1)
     return 2 * sum(comb(N - 1, i) for i in range(p))

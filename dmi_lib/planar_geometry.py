@@ -200,16 +200,6 @@ def _best_third(X3, Y3, theta, a, b, lo, hi):
     return area, c
 
 
-def _segment_argmax(values, starts):
-    """First index of the maximum of each segment ``values[starts[s]:starts[s+1]]``
-    (segments non-empty, contiguous), and the maxima."""
-    seg_max = np.maximum.reduceat(values, starts)
-    seg = np.repeat(np.arange(starts.size), np.diff(np.append(starts, values.size)))
-    hit = np.flatnonzero(values == seg_max[seg])
-    first = hit[np.unique(seg[hit], return_index=True)[1]]  # each segment's first hit
-    return first, seg_max
-
-
 def _chain_caps(X3, Y3, ex, ey, i, j):
     """Three points per chain ``P_i..P_j`` (unrolled, ``i <= j``) whose triangle
     contains the chain: its ends and the meeting point of the lines of its first
@@ -320,7 +310,10 @@ def _rooted_bisection(X: np.ndarray, Y: np.ndarray, theta: np.ndarray):
         c_lo = np.maximum(Cc[lo][root], bb + 1)
         c_hi = np.minimum(Cc[hi][root], aa + m - 1)
         area, cc = _best_third(X3, Y3, theta, aa, bb, c_lo, c_hi)
-        first, seg_best = _segment_argmax(area, starts)
+        # Each root's best b: the first maximum of its segment of the pairs.
+        seg_best = np.maximum.reduceat(area, starts)
+        hit = np.flatnonzero(area == seg_best[root])
+        first = hit[np.unique(root[hit], return_index=True)[1]]  # each root's first hit
         B[mid], Cc[mid] = bb[first], cc[first]
         top = int(np.argmax(seg_best))
         if seg_best[top] > best_area:
@@ -382,13 +375,8 @@ def _branch_and_bound(X: np.ndarray, Y: np.ndarray, max_triples: int = _BNB_MAX_
         T = T[:, bound >= best_area * (1.0 - _BOUND_RTOL)]
         mid = (T[0::2] + T[1::2]) // 2
         halves = [((T[2 * s], mid[s]), (mid[s] + 1, T[2 * s + 1])) for s in range(3)]
-        T = np.concatenate(
-            [
-                np.stack([*halves[0][i], *halves[1][j], *halves[2][k]])
-                for i, j, k in product((0, 1), repeat=3)
-            ],
-            axis=1,
-        )
+        # one half of each chain, every way (eight triples per triple)
+        T = np.concatenate([np.stack([*h0, *h1, *h2]) for h0, h1, h2 in product(*halves)], axis=1)
         T = T[:, (T[0] <= T[1]) & (T[2] <= T[3]) & (T[4] <= T[5])]  # drop empty halves
 
 
