@@ -37,6 +37,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
+from ._validation import is_number
 from .problem import DMIResult, cluster_sums, idxmax
 from .core import cluster_distinct
 
@@ -214,7 +215,7 @@ def check_gold(gold, n: int, C: int) -> np.ndarray:
         out = np.full(n, -1, dtype=np.intp)
         for t, o in gold.items():
             for what, v in (("task index", t), ("gold option", o)):
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+                if not is_number(v, numbers.Integral):
                     raise TypeError(f"gold: {what} must be an integer, got {v!r}")
             if not 0 <= t < n:
                 raise ValueError(f"gold: task index {t} is out of range 0..{n - 1}")
@@ -519,7 +520,7 @@ def _single_task_moments(answers, predictions, n_options):
     P = check_matrix(predictions, "predictions", min_cols=2)
     m, C = P.shape
     if n_options is not None:
-        if isinstance(n_options, (bool, np.bool_)) or not isinstance(n_options, numbers.Integral):
+        if not is_number(n_options, numbers.Integral):
             raise TypeError(f"n_options must be an integer, got {n_options!r}")
         if n_options != C:
             raise ValueError(

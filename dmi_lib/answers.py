@@ -28,7 +28,6 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
@@ -37,7 +36,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as pdt
 
-from ._validation import DMI_METHODS, Settings, check_choice
+from ._validation import DMI_METHODS, Settings, check_choice, is_number
 from .labels import distinct_rows
 
 __all__ = [
@@ -633,11 +632,7 @@ def check_call(call: Call, spec: Method) -> Method:
     if "dmi_method" in call.kw:  # dmi_cluster's `method`, named as the caller wrote it
         check_choice(call.kw["dmi_method"], "dmi_method", DMI_METHODS)
     smoothing = call.smoothing
-    if (
-        isinstance(smoothing, (bool, np.bool_))
-        or not isinstance(smoothing, numbers.Real)
-        or not 0.0 <= smoothing <= 1.0
-    ):
+    if not (is_number(smoothing) and 0.0 <= smoothing <= 1.0):
         raise ValueError(f"smoothing must be a number in [0, 1], got {smoothing!r}")
     answers = call.answers
     if is_dask_table(answers):

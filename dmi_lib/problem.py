@@ -45,6 +45,7 @@ from ._validation import (
     check_sample_weight,
     check_tol,
     check_weight_ratio,
+    is_number,
 )
 
 __all__ = [
@@ -559,7 +560,7 @@ def assign(A, D, columns) -> np.ndarray:
         raise ValueError(f"D must be square, got shape {D.shape}")
     columns = list(columns)
     for c in columns:
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Integral):
+        if not is_number(c, numbers.Integral):
             raise TypeError(f"columns must hold integer indices, got {c!r} in {columns}")
     if len(set(int(c) for c in columns)) != len(columns):
         raise ValueError(f"columns must be distinct indices, got {columns}")

@@ -22,11 +22,11 @@ See the book chapter ``book/10_kdmi_mechanism.ipynb``, which simulates such crow
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
 from ._validation import check_distribution, check_int, check_positive, check_random_state
+from ._validation import is_number
 from .mechanisms import Reports
 
 
@@ -153,8 +153,7 @@ def _check_unit(value, name: str):
     """``value`` (its number if a 0-d array) if it is a number in [0, 1], else a
     ValueError naming ``name`` and the value (bools and strings are not numbers)."""
     number = _number(value)
-    real = isinstance(number, numbers.Real) and not isinstance(number, (bool, np.bool_))
-    if not (real and 0.0 <= number <= 1.0):
+    if not (is_number(number) and 0.0 <= number <= 1.0):
         raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
     return number
 
