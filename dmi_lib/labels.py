@@ -102,7 +102,8 @@ def same_partition(labels_a, labels_b) -> bool:
     Raises
     ------
     ValueError
-        If the labelings differ in length, or one holds NaN (it names no cluster).
+        If the labelings differ in length, or one holds NaN or None (it names no
+        cluster).
 
     Examples
     --------
@@ -116,14 +117,13 @@ def same_partition(labels_a, labels_b) -> bool:
     if a.shape != b.shape:
         raise ValueError(f"labelings have different lengths: {a.size} and {b.size}")
     for name, x in (("labels_a", a), ("labels_b", b)):
-        if x.dtype.kind in "fc" and np.isnan(x).any():  # NaN is not equal to itself
-            raise ValueError(
-                f"{name} must name every item's cluster, found nan at position {int(np.argmax(np.isnan(x)))}"
-            )
-    # Same partition iff the pairs (a_i, b_i) define a bijection between labels;
-    # this works for labels of any type, not only integer ids.
-    pairs = np.unique(np.stack([a, b]), axis=1)
-    return bool(np.unique(pairs[0]).size == pairs.shape[1] == np.unique(pairs[1]).size)
+        missing = pd.isna(x)  # NaN (not even equal to itself) or None names no cluster
+        if missing.any():
+            i = int(np.argmax(missing))
+            raise ValueError(f"{name} must name every item's cluster, found {x[i]} at position {i}")
+    # Each labeling on its own (no common dtype: ids beyond 2**53 stay distinct next
+    # to float labels; objects need not be comparable).
+    return bool(np.array_equal(canonical_labels(a), canonical_labels(b)))
 
 
 def _matching(labels, reference, shape: tuple[int, int]) -> tuple[np.ndarray, int]:

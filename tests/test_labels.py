@@ -165,3 +165,34 @@ def test_same_partition_refuses_nan_ids():
         ):
             same_partition(a, b)
     assert same_partition([0.0, 1.0, 1.0], ["x", "y", "y"])  # labels of any type
+    with pytest.raises(
+        ValueError, match=r"^labels_b must name every item's cluster, found None at position 2$"
+    ):
+        same_partition([0, 1, 2], ["a", "b", None])
+
+
+def _same_partition_by_pairs(a, b) -> bool:
+    """Reference: the partitions are equal iff a_i = a_j exactly when b_i = b_j."""
+    n = len(a)
+    return all((a[i] == a[j]) == (b[i] == b[j]) for i in range(n) for j in range(n))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=12),
+    st.permutations([2**53, 2**53 + 1, "x", (1, 2)]),
+    st.lists(st.integers(0, 3), min_size=12, max_size=12),
+    st.booleans(),
+)
+def test_same_partition_matches_the_pairwise_definition(ids, names, other, perturb):
+    """Any labels (large ints next to floats, strings, tuples in one object array):
+    the answer is the pairwise definition of equal partitions.  Ids 2**53 and 2**53 + 1
+    are one float apart from nothing: stacked with float labels they would merge."""
+    a = ids
+    b = [names[i] for i in ids] if not perturb else [names[o] for o in other[: len(ids)]]
+    floats = [float(i) for i in ids]
+    for x, y in ((a, b), (floats, b), (b, floats)):
+        x_arr, y_arr = np.empty(len(x), dtype=object), np.empty(len(y), dtype=object)
+        x_arr[:], y_arr[:] = x, y  # one label per entry (a tuple too)
+        assert same_partition(x_arr, y_arr) == _same_partition_by_pairs(x, y)
+    assert same_partition([2**53, 2**53 + 1], [0.0, 1.0])
