@@ -159,6 +159,20 @@ def test_gold_for_unknown_tasks_is_refused():
     assert aggregate(df, "dmi", gold=gold.drop("zzz")).tolist() == [0, 1]
 
 
+@pytest.mark.parametrize("method", ["dmi", "dmi-practical", "dmi-validated", "dmi-em"])
+def test_a_gold_task_without_a_label_is_unknown(method):
+    """A missing gold label (NaN, None) says nothing about its task: the answer is the
+    one without that entry."""
+    df = _table(list("aabbccdd"), [1, 2] * 4, [0, 0, 1, 1, 0, 1, 1, 1])
+    for missing in (np.nan, None):
+        gold = pd.Series({"a": missing, "b": 1}, dtype=object)
+        got = aggregate(df, method, gold=gold, random_state=0)
+        assert got.tolist() == aggregate(df, method, gold={"b": 1}, random_state=0).tolist()
+    only = pd.Series({"a": np.nan})
+    got = aggregate(df, method, gold=only, random_state=0)
+    assert got.tolist() == aggregate(df, method, random_state=0).tolist()
+
+
 @pytest.mark.parametrize("method", ["dmi", "dmi-practical", "dmi-validated"])
 def test_gold_task_ids_of_another_type_are_refused(method):
     """'1' is not 1: such gold used to be dropped silently (clusters misnamed)."""
