@@ -270,15 +270,12 @@ def check_between(value, name: str, lo: float, hi: float, why: str) -> float:
     return value
 
 
-def check_positive(value, name: str, *, integer: bool = False):
-    """``value`` as a positive finite float (an int with ``integer``), or a ValueError
-    naming ``name`` and the value (bools are refused: they are not counts)."""
-    kind = numbers.Integral if integer else numbers.Real
-    # Not isfinite for an integer: Python ints may exceed float64.
-    if not is_number(value, kind) or not (integer or np.isfinite(value)) or value <= 0:
-        what = "integer" if integer else "number"
-        raise ValueError(f"{name} must be a positive {what}, got {value!r}")
-    return int(value) if integer else float(value)
+def check_positive(value, name: str) -> float:
+    """``value`` as a positive finite float, or a ValueError naming ``name`` and the
+    value (bools are refused; a positive integer is :func:`check_int`'s)."""
+    if not is_number(value) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
 
 
 #: The solvers ``dmi_cluster(method=...)`` offers (``dmi_method=`` of ``aggregate``).

@@ -72,7 +72,7 @@ import numpy as np
 from .planar_geometry import max_area_triangle, pseudo_angle
 from .labels import canonical_labels
 
-from ._validation import check_positive
+from ._validation import check_int
 from .problem import (
     Problem,
     Solution,
@@ -383,7 +383,7 @@ def brute_force_solver(
     once and every labeling's matrix is one addition of two table entries,
     ``chunk`` labelings per vectorised batch.
     """
-    max_labelings = check_positive(max_labelings, "max_labelings", integer=True)
+    max_labelings = check_int(max_labelings, "max_labelings", 1)
     n, k = problem.n, problem.k
     if not labelings_within(n, k, max_labelings):
         bits = (n - 1) * math.log2(k)

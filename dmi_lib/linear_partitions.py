@@ -43,7 +43,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .exact import DEFAULT_MAX_LABELINGS, brute_force_solver, labelings_within
-from ._validation import check_choice, check_positive
+from ._validation import check_choice, check_int
 from .labels import canonical_labels, distinct_rows
 from .problem import Solution, build_result, cluster_sums, prepare
 
@@ -151,7 +151,7 @@ def linear_partitions(
     >>> labels.tolist()
     [[0, 1, 0, 0], [0, 1, 0, 1], [0, 1, 1, 1]]
     """
-    max_partitions = check_positive(max_partitions, "max_partitions", integer=True)
+    max_partitions = check_int(max_partitions, "max_partitions", 1)
     problem = prepare(A, rank_tol)
     k, n = problem.k, problem.n
     scale = np.abs(problem.A_tilde).max(axis=0)
@@ -188,7 +188,7 @@ def linear_partitions(
 
 def _check_counts(n, k) -> tuple[int, int]:
     """``n`` rows and ``k`` clusters of the counting functions, as positive ints."""
-    return check_positive(n, "n", integer=True), check_positive(k, "k", integer=True)
+    return check_int(n, "n", 1), check_int(k, "k", 1)
 
 
 def estimated_programs(n: int, k: int, distinct=None) -> int:
@@ -300,7 +300,7 @@ def linear_partition_optimum(
     >>> linear_partition_optimum(X).info["enumeration"]  # 2**3 labelings: few
     'labelings'
     """
-    max_programs = check_positive(max_programs, "max_programs", integer=True)
+    max_programs = check_int(max_programs, "max_programs", 1)
     check_choice(enumeration, "enumeration", ("auto", "linear-partitions", "labelings"))
     problem = prepare(A, rank_tol)
     if enumeration == "auto":

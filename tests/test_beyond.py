@@ -530,11 +530,19 @@ def test_edges_must_be_finite_and_strictly_increasing():
         binned_features([0, 1], [0.1, 0.9], ["a"])
 
 
-@pytest.mark.parametrize("n_tasks", [0, -1, 2.0, True])
+@pytest.mark.parametrize(
+    "n_tasks, error, message",
+    [
+        (0, ValueError, "must be >= 1, got 0"),
+        (-1, ValueError, "must be >= 1, got -1"),
+        (2.0, TypeError, "must be an integer, got float 2.0"),
+        (True, TypeError, "must be an integer, got bool True"),
+    ],
+)
 @pytest.mark.parametrize("func", [moment_features, binned_features, continuous_dmi_cluster])
-def test_n_tasks_must_be_a_positive_integer(func, n_tasks):
+def test_n_tasks_must_be_a_positive_integer(func, n_tasks, error, message):
     args = ([0.5],) if func is binned_features else ()
-    with pytest.raises(ValueError, match=rf"n_tasks must be a positive integer, got {n_tasks!r}$"):
+    with pytest.raises(error, match=rf"^n_tasks {message}$"):
         func([0], [1.0], *args, n_tasks=n_tasks)
 
 

@@ -182,9 +182,19 @@ def test_brute_force_too_large_raises_with_n_k_and_limit():
     assert brute_force(A[:6], max_labelings=243).k == 3  # exactly 3**5 is allowed
 
 
-@pytest.mark.parametrize("bad", [0, -3, 2.5, "many", True, None])
-def test_brute_force_bad_max_labelings(bad):
-    with pytest.raises(ValueError, match="max_labelings must be a positive integer"):
+@pytest.mark.parametrize(
+    "bad, error, message",
+    [
+        (0, ValueError, "must be >= 1, got 0"),
+        (-3, ValueError, "must be >= 1, got -3"),
+        (2.5, TypeError, "must be an integer, got float 2.5"),
+        ("many", TypeError, "must be an integer, got str 'many'"),
+        (True, TypeError, "must be an integer, got bool True"),
+        (None, TypeError, "must be an integer, got NoneType None"),
+    ],
+)
+def test_brute_force_bad_max_labelings(bad, error, message):
+    with pytest.raises(error, match=f"^max_labelings {message}$"):
         brute_force([[0.0], [1.0], [3.0]], max_labelings=bad)
 
 

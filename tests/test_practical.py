@@ -268,7 +268,7 @@ def test_latent_class_mle_errors():
         latent_class_mle([[1, 1], [2, 0]], [0, -1])
     with pytest.raises(ValueError, match="smoothing must be a positive number"):
         latent_class_mle([[1, 1], [2, 0]], [0, 1], smoothing=0)
-    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+    with pytest.raises(ValueError, match="^max_iter must be >= 1, got 0$"):
         latent_class_mle([[1, 1], [2, 0]], [0, 1], max_iter=0)
 
 
@@ -288,7 +288,7 @@ def test_refinement_errors():
     )
     with pytest.raises(ValueError, match="smoothing must be a positive number"):
         refine_multinomial([[1, 1], [2, 0]], [0, 1], smoothing=0)
-    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+    with pytest.raises(ValueError, match="^max_iter must be >= 1, got 0$"):
         refine_multinomial([[1, 1], [2, 0]], [0, 1], max_iter=0)
 
 

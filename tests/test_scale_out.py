@@ -214,7 +214,7 @@ def test_write_answer_log(tmp_path):
     assert table["worker"].is_unique and table["task"].between(0, 99).all()
     # about 70 % of the answers (0.6 + 0.4/4) are the task's true option
     assert 0.6 < (table["label"].to_numpy() == truth[table["task"].to_numpy()]).mean() < 0.8
-    with pytest.raises(ValueError, match="n_files must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="^n_files must be >= 1, got 0$"):
         write_answer_log(tmp_path, 10, n_files=0)
 
 

@@ -643,7 +643,7 @@ def kernel_dmi_cluster(
 
 
 def _task_values(task, value, n_tasks):
-    n_tasks = None if n_tasks is None else check_positive(n_tasks, "n_tasks", integer=True)
+    n_tasks = None if n_tasks is None else check_int(n_tasks, "n_tasks", 1)
     value = check_matrix(value, "value", ndim=1, min_rows=0)  # finite real numbers
     task = np.asarray(task)
     if task.shape != value.shape:

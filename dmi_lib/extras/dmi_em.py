@@ -28,6 +28,7 @@ from .._validation import (
     DMI_METHODS,
     check_between,
     check_choice,
+    check_int,
     check_positive,
     check_random_state,
 )
@@ -546,8 +547,8 @@ def dmi_em(
     q = check_between(default_confidence, "default_confidence", 0.0, 1.0, "a probability")
     pseudocount = check_positive(pseudocount, "pseudocount")
     tol = check_positive(tol, "tol")
-    max_iter = check_positive(max_iter, "max_iter", integer=True)
-    max_dmi_options = check_positive(max_dmi_options, "max_dmi_options", integer=True)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    max_dmi_options = check_int(max_dmi_options, "max_dmi_options", 1)
     check_choice(dmi_method, "dmi_method", DMI_METHODS)
     am, task, worker, label, weight, workers, A = _weighted_table(
         answers, options, weights, duplicates

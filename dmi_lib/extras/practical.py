@@ -302,7 +302,7 @@ def refine_multinomial(
     """
     N, lab, k = _check_model(counts, labels, smoothing)
     n = N.shape[0]
-    check_positive(max_iter, "max_iter", integer=True)
+    check_int(max_iter, "max_iter", 1)
     g = np.full(n, -1, dtype=np.intp) if gold is None else check_gold(gold, n, k)
     w = None if sample_weight is None else check_sample_weight(sample_weight, n)
     total = float(n) if w is None else float(w.sum())
@@ -396,7 +396,7 @@ def latent_class_mle(
     N, labels, k = _check_model(counts, labels, smoothing)
     n = N.shape[0]
     check_positive(tol, "tol")
-    check_positive(max_iter, "max_iter", integer=True)
+    check_int(max_iter, "max_iter", 1)
     R = np.zeros((n, k))
     R[np.arange(n), labels] = 1.0
     trace = []

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .._validation import check_positive, check_random_state
+from .._validation import check_int, check_random_state
 from ..answers import (
     MAX_DENSE_CELLS,
     AnswerMatrix,
@@ -561,10 +561,10 @@ def write_answer_log(
         The true option of task ``t`` (task ids are ``0 … n_tasks-1``).
     """
 
-    check_positive(n_answers, "n_answers", integer=True)
-    check_positive(n_files, "n_files", integer=True)
-    check_positive(answers_per_task, "answers_per_task", integer=True)
-    check_positive(C, "C", integer=True)
+    check_int(n_answers, "n_answers", 1)
+    check_int(n_files, "n_files", 1)
+    check_int(answers_per_task, "answers_per_task", 1)
+    check_int(C, "C", 1)
     if not 0.0 <= accuracy <= 1.0:
         raise ValueError(f"accuracy must be in [0, 1], got {accuracy!r}")
     rng = check_random_state(seed)
