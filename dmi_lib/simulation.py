@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_distribution, check_int, check_positive, check_random_state
-from ._validation import is_number
+from ._validation import check_choice, is_number
 from .mechanisms import Reports
 
 
@@ -256,8 +256,7 @@ def random_states(
         if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be positive, got {alpha.tolist()}")
         return rng.dirichlet(alpha, size=n_tasks)
-    if kind != "mixture":
-        raise ValueError(f"kind must be 'dirichlet' or 'mixture', got {kind!r}")
+    check_choice(kind, "kind", ("dirichlet", "mixture"))
     if worlds is None:
         accuracy = _check_unit(accuracy, "accuracy")
         worlds = np.full((C, C), (1.0 - accuracy) / max(C - 1, 1))

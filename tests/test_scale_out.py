@@ -282,6 +282,10 @@ def test_bad_arguments_are_named():
         aggregate(ddf, "plurality", duplicates="first")  # the front door's Dask path
     with pytest.raises(ValueError, match=r"for a dask table, got array\(\['error', 'keep'\]"):
         task_counts(ddf, duplicates=np.array(["error", "keep"]))
+    with pytest.raises(
+        ValueError, match=r"^format must be one of \['parquet', 'csv'\], got 'xlsx'$"
+    ):
+        read_answers("answers-*.xlsx", format="xlsx")
 
 
 def test_an_empty_csv_file_is_named(tmp_path):

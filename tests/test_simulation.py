@@ -198,7 +198,7 @@ def test_random_states_kinds():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(kind="gauss"), "kind must be 'dirichlet' or 'mixture'"),
+        (dict(kind="gauss"), r"^kind must be one of \['dirichlet', 'mixture'\], got 'gauss'$"),
         (dict(kind="mixture", noise=1.5), r"noise must lie in \[0, 1\]"),
         (dict(kind="mixture", worlds=[[0.5, 0.5]]), "worlds must have C = 3 columns"),
         (dict(kind="mixture", weights=[0.5, 0.5]), "one entry per world"),

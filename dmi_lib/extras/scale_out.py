@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .._validation import check_int, check_random_state
+from .._validation import check_choice, check_int, check_random_state
 from ..answers import (
     MAX_DENSE_CELLS,
     AnswerMatrix,
@@ -112,8 +112,7 @@ def read_answers(path, *, format: str | None = None, columns=_COLUMNS, **kwargs)
     tsv = first.endswith((".tsv", ".tsv.gz"))
     if format is None:
         format = "csv" if tsv or first.endswith((".csv", ".csv.gz")) else "parquet"
-    if format not in ("parquet", "csv"):
-        raise ValueError(f"format must be 'parquet' or 'csv', got {format!r}")
+    check_choice(format, "format", ("parquet", "csv"))
     files = _local_files(path)
     if format == "parquet":
         types = {}  # column -> the Arrow types the files store it as
