@@ -193,10 +193,8 @@ def _row_margins(A_tilde: np.ndarray, labels: np.ndarray, D: np.ndarray, tol: fl
     gap = -diff.max(axis=1)
     diff[np.arange(labels.size), labels] = np.inf
     span = -diff.min(axis=1)
-    norm = np.linalg.norm(A_tilde, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.minimum(gap - tol, 2.0 - span + tol) / norm
-    return np.where(norm > 0, r, np.inf)
+    # No row of Ã is zero: it holds a 1, or it is a row of answer shares (sum 1).
+    return np.minimum(gap - tol, 2.0 - span + tol) / np.linalg.norm(A_tilde, axis=1)
 
 
 def _batched_ascent(
