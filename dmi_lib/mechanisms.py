@@ -360,9 +360,7 @@ def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.n
     be given instead of ``rng`` so that a split does not depend on which other groups
     are present.
     """
-    if group.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    bits = max(1, int(group.max()).bit_length())
+    bits = max(1, int(group.max(initial=0)).bit_length())
     if keys is not None:
         order = np.lexsort((keys, group))
     elif bits > 40:  # too many groups to pack a useful random key: two-key sort
