@@ -465,9 +465,7 @@ def _item_chunks(per: np.ndarray, chunk_items: int):
     """The items of units ``0..len(per)-1`` (unit ``u`` has ``per[u]`` items), in chunks
     of whole units holding about ``chunk_items`` items each: ``(unit, offset)`` arrays
     per chunk, ``offset`` the item's position within its unit."""
-    ends = np.cumsum(per)
-    total = int(ends[-1]) if ends.size else 0
-    cut = np.searchsorted(ends, np.arange(chunk_items, total, chunk_items))
+    cut = np.searchsorted(np.cumsum(per), np.arange(chunk_items, per.sum(), chunk_items))
     for lo, hi in zip(np.r_[0, cut], np.r_[cut, per.size]):
         cnt = per[lo:hi]
         unit = np.repeat(np.arange(lo, hi), cnt)
