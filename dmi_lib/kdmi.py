@@ -172,14 +172,12 @@ def _high_pay_plurality(rep: Reports, counts: np.ndarray, answered: np.ndarray, 
     return np.argmax(votes[answered], axis=1)
 
 
-_METHODS = ("warm", "exact")
-_PAYMENTS = ("split", "whole")
 _INITS = ("paper", "sp", "high-pay")
 
 
 def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> Settings:
-    check_choice(method, "method", _METHODS)
-    check_choice(payment, "payment", _PAYMENTS)
+    check_choice(method, "method", ("warm", "exact"))
+    check_choice(payment, "payment", ("split", "whole"))
     if isinstance(init, str) and init not in _INITS:
         raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
     n_init, tol = check_int(n_init, "n_init", 1), check_tol(tol)
