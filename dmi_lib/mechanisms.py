@@ -443,14 +443,13 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     X = sparse.csr_matrix(
         (np.ones(rep.n_reports, dtype=np.int64), (rep.worker, rep.task)), shape=(m, n)
     )
-    XT = X.T.tocsc()
     most = np.zeros(m, dtype=np.int64)
     found = []
     # Rows of XXᵀ hold about Σ_t n_t² / m entries each; bound a block to ~4e6.
     per_row = float(np.sum(rep.workers_per_task().astype(float) ** 2)) / max(m, 1)
     block = max(1, int(4e6 // max(per_row, 1.0)))
     for start in range(0, m, block):
-        prod = (X[start : start + block] @ XT).tocoo()
+        prod = (X[start : start + block] @ X.T).tocoo()
         rows = prod.row + start
         off = rows != prod.col
         np.maximum.at(most, rows[off], prod.data[off])
