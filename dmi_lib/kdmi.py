@@ -141,9 +141,7 @@ class KDMIResult:
 
 
 def _check_agents(agents, m: int) -> np.ndarray:
-    if agents is None:
-        return np.ones(m, dtype=bool)
-    arr = np.asarray(agents)
+    arr = np.arange(m) if agents is None else np.asarray(agents)  # None: every agent
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
         raise TypeError(f"agents must be a 1-D array of worker ids, got {agents!r}")
     if arr.size and (arr.min() < 0 or arr.max() >= m):
