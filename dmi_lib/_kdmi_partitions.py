@@ -206,6 +206,7 @@ def _batched_ascent(
     D_ref: np.ndarray,
     order: np.ndarray,
     r_sorted: np.ndarray,
+    active: np.ndarray | None = None,
 ):
     """Best-improvement single-row moves for a batch of agents at once.
 
@@ -222,14 +223,15 @@ def _batched_ascent(
     margin under ``D_ref`` (``order``, ``r_sorted`` from :func:`_row_margins`) are
     safe beyond ``√2·‖D - D_ref‖₂``; rows already moved are always evaluated.
 
-    Returns ``(moves, labels)``: the number of moves per agent and the final labels
-    (rows in ``gone`` keep their start label).
+    Only the agents ``active`` (ascending; default: all) move; the others keep the
+    start labels.  Returns ``(moves, labels)``: the number of moves per agent and the
+    final labels (rows in ``gone`` keep their start label).
     """
     b, n = gone.shape
     labels = np.broadcast_to(labels, (b, n)).copy()
     moved_b = moved_r = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     M = M.copy()
-    active = np.arange(b)
+    active = np.arange(b) if active is None else active
     max_rounds = 50 * n + 100
     for _ in range(max_rounds):
         Da = np.linalg.inv(M[active])
@@ -311,7 +313,6 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
     """
     b, n = gone.shape
     k = At.shape[1]
-    labels = np.broadcast_to(start, (b, n)).copy()
     levels = _exact_levels(At)
     if levels is None:
         who, rows = np.nonzero(~gone)  # row-major: each agent's rows in increasing order
@@ -319,7 +320,7 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
         def sums(lab):
             return cluster_sums(At[rows], who * k + lab[who, rows], b * k).reshape(b, k, k)
 
-        M0 = sums(labels)
+        M0 = sums(np.broadcast_to(start, (b, n)))
     else:  # the same numbers from exact sums, without a pass over every agent's rows
         base = _exact_start_sums(levels, start, gone)
 
@@ -330,10 +331,9 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
 
     # ill-conditioned, singular (cond = inf) or NaN: each fails ``cond < _COND_LIMIT``
     singular = ~(np.linalg.cond(M0) < _COND_LIMIT)
-    moves = np.zeros(b, dtype=np.intp)
-    go = np.flatnonzero(~singular)  # may be empty: the ascent then returns at once
-    moves[go], labels[go] = _batched_ascent(
-        At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
+    # the agents with invertible sums move (maybe none: the ascent then returns at once)
+    moves, labels = _batched_ascent(
+        At, start, M0, gone, tol, D_ref, order, r_sorted, np.flatnonzero(~singular)
     )
     M = sums(labels)
     singular |= ~(np.linalg.cond(M) < _COND_LIMIT)
