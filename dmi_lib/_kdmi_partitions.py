@@ -157,7 +157,7 @@ class Partitions:
     Attributes
     ----------
     D : ndarray, shape (E, k, k)
-        ``D*_{-i} = (Cᵀ Ã[T₋ᵢ])⁻¹`` of each slot.
+        ``D*_{-i} = (Cᵀ Ã[T₋ᵢ])⁻¹`` of each slot (NaN where ``ok`` is False).
     columns : ndarray of int, shape (E, k)
         The columns of ``[A 1]`` each ``D`` acts on.
     ok : ndarray of bool, shape (E,)
@@ -308,8 +308,8 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
     over her rows in increasing order): every number depends on ``A[T₋ᵢ]`` and the
     start only, never on her own reports, and each agent's arithmetic is done
     alone (no BLAS call mixes agents), so a tie on a partition boundary is decided
-    the same way whatever she reports.  Returns ``(D, moves, singular)``;
-    ``singular`` marks agents whose ``Cᵀ Ã`` is ill-conditioned (``D`` is NaN).
+    the same way whatever she reports.  Returns ``(D, moves)``; ``D`` is NaN for the
+    agents whose ``Cᵀ Ã`` is ill-conditioned.
     """
     b, n = gone.shape
     k = At.shape[1]
@@ -340,7 +340,7 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
     M[singular] = np.eye(k)
     D = np.linalg.inv(M)
     D[singular] = np.nan
-    return D, moves, singular
+    return D, moves
 
 
 def _exact_levels(At: np.ndarray):
@@ -436,11 +436,10 @@ def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, i
 
 
 def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds, out):
-    """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot and returns
-    ``redo``, the slots whose partition must be recomputed from scratch."""
+    """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot; ``D``
+    stays NaN for the slots whose partition must be recomputed from scratch."""
     D, columns, n_moves = out
     n_rows = know.A.shape[0]
-    redo = np.zeros(agents.ids.size, dtype=bool)
     # Start of agent i: the partition learned without her whole group of agents
     # (group = worker id mod N_GROUPS), applied to all rows.  It does not involve
     # her reports, so neither does the local maximum reached from it.
@@ -453,8 +452,7 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
     for g in np.unique(group_of).tolist():
         in_g = np.flatnonzero(group_of == g)
         res_g = _group_partition(rep, know, g, s, group_seeds[g], group_init)
-        if res_g is None:
-            redo[in_g] = True
+        if res_g is None:  # its agents keep D = NaN
             continue
         columns[in_g] = res_g.columns
         # What every block of the group shares: the group's partition applied to all
@@ -469,11 +467,9 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
             gone = agents.gone(blocks[-1], n_rows)
             jobs.append((gone, At, start, s.tol, res_g.D, order, margin[order]))
     out = map_tasks(s.executor, _warm_block, *zip(*jobs)) if jobs else []
-    for blk, (D_blk, moves, singular) in zip(blocks, out):
+    for blk, (D_blk, moves) in zip(blocks, out):
         D[blk] = D_blk
         n_moves[blk] = moves
-        redo[blk] |= singular
-    return redo
 
 
 def learn_partitions(
@@ -503,13 +499,13 @@ def learn_partitions(
         learned without the agent's reports.
     """
     k, E, n_rows = know.full.k, agents.ids.size, know.A.shape[0]
-    D = np.zeros((E, k, k))
+    D = np.full((E, k, k), np.nan)  # NaN: no partition yet
     columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
     n_moves = np.zeros(E, dtype=np.intp)
     warm = s.method == "warm" and E > 0
-    redo = np.ones(E, dtype=bool)  # method="exact": every agent from scratch
     if warm:
-        redo = _warm_partitions(rep, know, agents, s, group_seeds, (D, columns, n_moves))
+        _warm_partitions(rep, know, agents, s, group_seeds, (D, columns, n_moves))
+    redo = np.isnan(D[:, 0, 0])  # method="exact": every agent from scratch
     # no practical exact solver beyond k = 3: keep the warm result where there is one
     method = "exact" if not warm or k <= 3 else "auto"
     es = np.flatnonzero(redo)
