@@ -157,7 +157,7 @@ class Partitions:
     Attributes
     ----------
     D : ndarray, shape (E, k, k)
-        ``D*_{-i} = (Cᵀ Ã[T₋ᵢ])⁻¹`` of each slot.
+        ``D*_{-i} = (Cᵀ Ã[T₋ᵢ])⁻¹`` of each slot (NaN where ``ok`` is False).
     columns : ndarray of int, shape (E, k)
         The columns of ``[A 1]`` each ``D`` acts on.
     ok : ndarray of bool, shape (E,)
@@ -193,10 +193,8 @@ def _row_margins(A_tilde: np.ndarray, labels: np.ndarray, D: np.ndarray, tol: fl
     gap = -diff.max(axis=1)
     diff[np.arange(labels.size), labels] = np.inf
     span = -diff.min(axis=1)
-    norm = np.linalg.norm(A_tilde, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.minimum(gap - tol, 2.0 - span + tol) / norm
-    return np.where(norm > 0, r, np.inf)
+    # No row of Ã is zero: it holds a 1, or it is a row of answer shares (sum 1).
+    return np.minimum(gap - tol, 2.0 - span + tol) / np.linalg.norm(A_tilde, axis=1)
 
 
 def _batched_ascent(
@@ -208,6 +206,7 @@ def _batched_ascent(
     D_ref: np.ndarray,
     order: np.ndarray,
     r_sorted: np.ndarray,
+    active: np.ndarray | None = None,
 ):
     """Best-improvement single-row moves for a batch of agents at once.
 
@@ -224,14 +223,15 @@ def _batched_ascent(
     margin under ``D_ref`` (``order``, ``r_sorted`` from :func:`_row_margins`) are
     safe beyond ``√2·‖D - D_ref‖₂``; rows already moved are always evaluated.
 
-    Returns ``(moves, labels)``: the number of moves per agent and the final labels
-    (rows in ``gone`` keep their start label).
+    Only the agents ``active`` (ascending; default: all) move; the others keep the
+    start labels.  Returns ``(moves, labels)``: the number of moves per agent and the
+    final labels (rows in ``gone`` keep their start label).
     """
     b, n = gone.shape
     labels = np.broadcast_to(labels, (b, n)).copy()
     moved_b = moved_r = np.zeros(0, dtype=np.intp)  # (agent, row) of every move so far
     M = M.copy()
-    active = np.arange(b)
+    active = np.arange(b) if active is None else active
     max_rounds = 50 * n + 100
     for _ in range(max_rounds):
         Da = np.linalg.inv(M[active])
@@ -308,12 +308,11 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
     over her rows in increasing order): every number depends on ``A[T₋ᵢ]`` and the
     start only, never on her own reports, and each agent's arithmetic is done
     alone (no BLAS call mixes agents), so a tie on a partition boundary is decided
-    the same way whatever she reports.  Returns ``(D, moves, singular)``;
-    ``singular`` marks agents whose ``Cᵀ Ã`` is ill-conditioned (``D`` is NaN).
+    the same way whatever she reports.  Returns ``(D, moves)``; ``D`` is NaN for the
+    agents whose ``Cᵀ Ã`` is ill-conditioned.
     """
     b, n = gone.shape
     k = At.shape[1]
-    labels = np.broadcast_to(start, (b, n)).copy()
     levels = _exact_levels(At)
     if levels is None:
         who, rows = np.nonzero(~gone)  # row-major: each agent's rows in increasing order
@@ -321,7 +320,7 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
         def sums(lab):
             return cluster_sums(At[rows], who * k + lab[who, rows], b * k).reshape(b, k, k)
 
-        M0 = sums(labels)
+        M0 = sums(np.broadcast_to(start, (b, n)))
     else:  # the same numbers from exact sums, without a pass over every agent's rows
         base = _exact_start_sums(levels, start, gone)
 
@@ -332,17 +331,16 @@ def _warm_block(gone, At, start, tol, D_ref, order, r_sorted):
 
     # ill-conditioned, singular (cond = inf) or NaN: each fails ``cond < _COND_LIMIT``
     singular = ~(np.linalg.cond(M0) < _COND_LIMIT)
-    moves = np.zeros(b, dtype=np.intp)
-    go = np.flatnonzero(~singular)  # may be empty: the ascent then returns at once
-    moves[go], labels[go] = _batched_ascent(
-        At, start, M0[go], gone[go], tol, D_ref, order, r_sorted
+    # the agents with invertible sums move (maybe none: the ascent then returns at once)
+    moves, labels = _batched_ascent(
+        At, start, M0, gone, tol, D_ref, order, r_sorted, np.flatnonzero(~singular)
     )
     M = sums(labels)
     singular |= ~(np.linalg.cond(M) < _COND_LIMIT)
     M[singular] = np.eye(k)
     D = np.linalg.inv(M)
     D[singular] = np.nan
-    return D, moves, singular
+    return D, moves
 
 
 def _exact_levels(At: np.ndarray):
@@ -438,11 +436,10 @@ def _group_partition(rep: Reports, know: Knowledge, g: int, s: Settings, seed, i
 
 
 def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings, group_seeds, out):
-    """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot and returns
-    ``redo``, the slots whose partition must be recomputed from scratch."""
+    """``method="warm"``: fills ``out = (D, columns, n_moves)`` of every slot; ``D``
+    stays NaN for the slots whose partition must be recomputed from scratch."""
     D, columns, n_moves = out
     n_rows = know.A.shape[0]
-    redo = np.zeros(agents.ids.size, dtype=bool)
     # Start of agent i: the partition learned without her whole group of agents
     # (group = worker id mod N_GROUPS), applied to all rows.  It does not involve
     # her reports, so neither does the local maximum reached from it.
@@ -455,8 +452,7 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
     for g in np.unique(group_of).tolist():
         in_g = np.flatnonzero(group_of == g)
         res_g = _group_partition(rep, know, g, s, group_seeds[g], group_init)
-        if res_g is None:
-            redo[in_g] = True
+        if res_g is None:  # its agents keep D = NaN
             continue
         columns[in_g] = res_g.columns
         # What every block of the group shares: the group's partition applied to all
@@ -471,11 +467,9 @@ def _warm_partitions(rep: Reports, know: Knowledge, agents: Agents, s: Settings,
             gone = agents.gone(blocks[-1], n_rows)
             jobs.append((gone, At, start, s.tol, res_g.D, order, margin[order]))
     out = map_tasks(s.executor, _warm_block, *zip(*jobs)) if jobs else []
-    for blk, (D_blk, moves, singular) in zip(blocks, out):
+    for blk, (D_blk, moves) in zip(blocks, out):
         D[blk] = D_blk
         n_moves[blk] = moves
-        redo[blk] |= singular
-    return redo
 
 
 def learn_partitions(
@@ -505,13 +499,13 @@ def learn_partitions(
         learned without the agent's reports.
     """
     k, E, n_rows = know.full.k, agents.ids.size, know.A.shape[0]
-    D = np.zeros((E, k, k))
+    D = np.full((E, k, k), np.nan)  # NaN: no partition yet
     columns = np.tile(np.asarray(know.full.columns, dtype=np.intp), (E, 1))
     n_moves = np.zeros(E, dtype=np.intp)
     warm = s.method == "warm" and E > 0
-    redo = np.ones(E, dtype=bool)  # method="exact": every agent from scratch
     if warm:
-        redo = _warm_partitions(rep, know, agents, s, group_seeds, (D, columns, n_moves))
+        _warm_partitions(rep, know, agents, s, group_seeds, (D, columns, n_moves))
+    redo = np.isnan(D[:, 0, 0])  # method="exact": every agent from scratch
     # no practical exact solver beyond k = 3: keep the warm result where there is one
     method = "exact" if not warm or k <= 3 else "auto"
     es = np.flatnonzero(redo)

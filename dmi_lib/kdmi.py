@@ -141,9 +141,7 @@ class KDMIResult:
 
 
 def _check_agents(agents, m: int) -> np.ndarray:
-    if agents is None:
-        return np.ones(m, dtype=bool)
-    arr = np.asarray(agents)
+    arr = np.arange(m) if agents is None else np.asarray(agents)  # None: every agent
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
         raise TypeError(f"agents must be a 1-D array of worker ids, got {agents!r}")
     if arr.size and (arr.min() < 0 or arr.max() >= m):
@@ -172,14 +170,12 @@ def _high_pay_plurality(rep: Reports, counts: np.ndarray, answered: np.ndarray, 
     return np.argmax(votes[answered], axis=1)
 
 
-_METHODS = ("warm", "exact")
-_PAYMENTS = ("split", "whole")
 _INITS = ("paper", "sp", "high-pay")
 
 
 def _check_settings(method, payment, init, n_init, rank_tol, tol, executor) -> Settings:
-    check_choice(method, "method", _METHODS)
-    check_choice(payment, "payment", _PAYMENTS)
+    check_choice(method, "method", ("warm", "exact"))
+    check_choice(payment, "payment", ("split", "whole"))
     if isinstance(init, str) and init not in _INITS:
         raise ValueError(f"init must be one of {_INITS} or an array of labels, got {init!r}")
     n_init, tol = check_int(n_init, "n_init", 1), check_tol(tol)

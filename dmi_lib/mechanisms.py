@@ -360,9 +360,7 @@ def split_halves(group: np.ndarray, rng, keys: np.ndarray | None = None) -> np.n
     be given instead of ``rng`` so that a split does not depend on which other groups
     are present.
     """
-    if group.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    bits = max(1, int(group.max()).bit_length())
+    bits = max(1, int(group.max(initial=0)).bit_length())
     if keys is not None:
         order = np.lexsort((keys, group))
     elif bits > 40:  # too many groups to pack a useful random key: two-key sort
@@ -445,14 +443,13 @@ def _eligible_pairs(rep: Reports, min_shared: int):
     X = sparse.csr_matrix(
         (np.ones(rep.n_reports, dtype=np.int64), (rep.worker, rep.task)), shape=(m, n)
     )
-    XT = X.T.tocsc()
     most = np.zeros(m, dtype=np.int64)
     found = []
     # Rows of XXᵀ hold about Σ_t n_t² / m entries each; bound a block to ~4e6.
     per_row = float(np.sum(rep.workers_per_task().astype(float) ** 2)) / max(m, 1)
     block = max(1, int(4e6 // max(per_row, 1.0)))
     for start in range(0, m, block):
-        prod = (X[start : start + block] @ XT).tocoo()
+        prod = (X[start : start + block] @ X.T).tocoo()
         rows = prod.row + start
         off = rows != prod.col
         np.maximum.at(most, rows[off], prod.data[off])
@@ -467,9 +464,7 @@ def _item_chunks(per: np.ndarray, chunk_items: int):
     """The items of units ``0..len(per)-1`` (unit ``u`` has ``per[u]`` items), in chunks
     of whole units holding about ``chunk_items`` items each: ``(unit, offset)`` arrays
     per chunk, ``offset`` the item's position within its unit."""
-    ends = np.cumsum(per)
-    total = int(ends[-1]) if ends.size else 0
-    cut = np.searchsorted(ends, np.arange(chunk_items, total, chunk_items))
+    cut = np.searchsorted(np.cumsum(per), np.arange(chunk_items, per.sum(), chunk_items))
     for lo, hi in zip(np.r_[0, cut], np.r_[cut, per.size]):
         cnt = per[lo:hi]
         unit = np.repeat(np.arange(lo, hi), cnt)
