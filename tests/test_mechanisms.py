@@ -1013,3 +1013,19 @@ def test_kdmi_init_labels_are_checked_value_by_value():
     floats = kdmi_mechanism(rep, init=(np.arange(60) % 4).astype(float), random_state=3)
     np.testing.assert_array_equal(ints.labels, floats.labels)
     np.testing.assert_array_equal(ints.payments, floats.payments)
+
+
+def test_kdmi_warm_agents_of_a_group_without_rank_c_fall_back_to_exact():
+    """Without group 0's reports the answers lose option 2 (rank < C): the warm start
+    of that group cannot be learned, so its agents are paid as by the exact method."""
+    states = random_states(80, 3, kind="mixture", noise=0.2, random_state=1)
+    rep = simulate_crowd(states, [truthful(3)] * 40, tasks_per_agent=15, random_state=1)
+    lab = rep.label.copy()
+    lab[(lab == 2) & (rep.worker % 8 != 0)] = 1  # only group 0 ever answers option 2
+    rep = Reports.from_arrays(rep.task, rep.worker, lab, n_options=3)
+    warm = kdmi_mechanism(rep, random_state=2)
+    exact = kdmi_mechanism(rep, random_state=2, method="exact")
+    group0 = np.flatnonzero((np.arange(rep.n_workers) % 8 == 0) & warm.paid)
+    assert group0.size and warm.exact_fallback[group0].all()
+    np.testing.assert_array_equal(warm.payments[group0], exact.payments[group0])
+    np.testing.assert_array_equal(warm.partitions[group0], exact.partitions[group0])
