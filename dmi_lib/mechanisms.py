@@ -247,9 +247,7 @@ class Reports:
 
     def worker_reports(self, i):
         """``(tasks, labels)`` of worker ``i``, ordered by task."""
-        i = check_int(i, "worker id", 0)
-        if i >= self.n_workers:
-            raise ValueError(f"worker id must lie in 0..{self.n_workers - 1}, got {i}")
+        i = check_int(i, "worker id", 0, self.n_workers - 1)
         rows = np.flatnonzero(self.worker == i)
         rows = rows[np.argsort(self.task[rows], kind="stable")]
         return self.task[rows], self.label[rows]  # indexing copies: writable arrays
