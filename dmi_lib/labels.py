@@ -222,13 +222,22 @@ def align_labels(labels, reference, k: int | None = None) -> np.ndarray:
     return named
 
 
-def agreement(labels, reference) -> float:
+def agreement(labels, reference, *, one_to_one: bool = True) -> float:
     """Largest share of items on which two labelings agree after renaming clusters.
 
     It is 1 exactly when the two labelings are the same partition; against a true
     state per item it is the accuracy of the clustering named in the way most
-    favourable to it (distinct clusters, distinct names).  Only the partitions count,
-    not the ids (each labeling's clusters are numbered ``0, 1, ...`` first).
+    favourable to it (clusters carry no names: the paper's permutation problem).
+    Only the partitions count, not the ids (each labeling's clusters are numbered
+    ``0, 1, ...`` first).
+
+    Parameters
+    ----------
+    labels, reference : array_like of int, shape (n,)
+    one_to_one : bool
+        True: distinct clusters get distinct names (an optimal matching).  False:
+        each cluster of ``labels`` is named by the ``reference`` cluster most common
+        in it (several clusters may share a name).
 
     Raises
     ------
@@ -245,12 +254,16 @@ def agreement(labels, reference) -> float:
     1.0
     >>> agreement([0, 0, 1, 1], [0, 1, 1, 1])
     0.75
+    >>> agreement([1, 1, 0, 2], [0, 0, 1, 1], one_to_one=False)
+    1.0
     """
     a, ref = _pair(labels, reference, ("labels", "reference"))
     if a.size == 0:
         raise ValueError("labels is empty: no items to compare")
     # A score of the two partitions: number each one's clusters 0, 1, ... first.
     a, ref = canonical_labels(a), canonical_labels(ref)
+    if not one_to_one:
+        return float(contingency(a, ref).max(axis=1).sum() / a.size)
     return float(_matching(a, ref, (int(a.max()) + 1, int(ref.max()) + 1))[1] / a.size)
 
 

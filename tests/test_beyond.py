@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dmi_lib import dmi_cluster, dmi_score, same_partition
+from dmi_lib.labels import agreement
 from dmi_lib.extras import beyond
 from dmi_book.studies import beyond as studies
 from dmi_lib.extras.beyond import (
@@ -19,7 +20,6 @@ from dmi_lib.extras.beyond import (
     kernel_dmi_cluster,
     kernel_embedding,
     log_volume_score,
-    matched_accuracy,
     moment_features,
     projected_dmi_cluster,
     tensor_worlds,
@@ -50,59 +50,6 @@ def random_invertible(rng, d):
         T = rng.normal(size=(d, d))
         if np.linalg.cond(T) < 20:
             return T
-
-
-# --------------------------------------------------------------------------- #
-# matched_accuracy
-# --------------------------------------------------------------------------- #
-def test_matched_accuracy_hand_case():
-    assert matched_accuracy([0, 0, 1, 1], [1, 1, 0, 0]) == 1.0
-    assert matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1]) == 0.75
-    assert matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1], one_to_one=False) == 1.0
-
-
-@FAST
-@given(SEEDS)
-def test_matched_accuracy_brute_force_and_relabelling(seed):
-    rng = np.random.default_rng(seed)
-    n, k = int(rng.integers(1, 12)), int(rng.integers(1, 4))
-    labels, truth = rng.integers(0, k, n), rng.integers(0, k, n)
-    brute = max(
-        np.mean(np.asarray(perm)[labels] == truth) for perm in itertools.permutations(range(k))
-    )
-    got = matched_accuracy(labels, truth)
-    assert np.isclose(got, brute)
-    perm = rng.permutation(k)
-    assert np.isclose(matched_accuracy(perm[labels], truth), got)  # names do not matter
-    assert matched_accuracy(labels, truth, one_to_one=False) >= got
-
-
-@FAST
-@given(SEEDS, st.lists(st.integers(0, 2**62 - 1), min_size=8, max_size=8, unique=True))
-def test_matched_accuracy_ignores_the_ids_themselves(seed, ids):
-    """Relabelling clusters and states by any injective map of ids (here to ids up to
-    2**62 - 1) gives the same accuracy, bit for bit."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 30))
-    labels, truth = rng.integers(0, 4, n), rng.integers(0, 4, n)
-    ids = np.array(ids)
-    for one_to_one in (True, False):
-        got = matched_accuracy(labels, truth, one_to_one=one_to_one)
-        assert matched_accuracy(ids[labels], ids[4 + truth], one_to_one=one_to_one) == got
-        assert matched_accuracy(ids[4 + labels], truth, one_to_one=one_to_one) == got
-
-
-def test_matched_accuracy_with_a_huge_id_needs_no_huge_table():
-    # a contingency table indexed by the ids themselves would need 10**9 rows
-    assert matched_accuracy([0, 10**9], [0, 1]) == 1.0
-    assert matched_accuracy([0, 10**9, 10**9], [2**61, 7, 7], one_to_one=False) == 1.0
-
-
-def test_matched_accuracy_errors():
-    with pytest.raises(ValueError, match="length 3 but there are 2"):
-        matched_accuracy([0, 1, 1], [0, 1])
-    with pytest.raises(ValueError, match="truth must be 1-D"):
-        matched_accuracy([0], [[0]])
 
 
 # --------------------------------------------------------------------------- #
@@ -367,8 +314,8 @@ def test_kernel_dmi_is_affine_invariant_and_row_equivariant(seed):
 def test_kernel_dmi_on_ring_beats_algorithm_1():
     states, world = ring_states(150, random_state=0)
     assert np.allclose(states.sum(1), 1) and states.min() > 0
-    paper = matched_accuracy(dmi_cluster(states).labels, world)
-    kernel = matched_accuracy(kernel_dmi_cluster(states, 3).labels, world)
+    paper = agreement(dmi_cluster(states).labels, world)
+    kernel = agreement(kernel_dmi_cluster(states, 3).labels, world)
     assert paper < 0.75 and kernel > 0.9 and kernel > paper + 0.2
 
 

@@ -1,6 +1,6 @@
 """dmi_lib.labels against brute force over every renaming."""
 
-from itertools import permutations
+from itertools import permutations, product
 
 import numpy as np
 import pytest
@@ -196,3 +196,36 @@ def test_same_partition_matches_the_pairwise_definition(ids, names, other, pertu
         x_arr[:], y_arr[:] = x, y  # one label per entry (a tuple too)
         assert same_partition(x_arr, y_arr) == _same_partition_by_pairs(x, y)
     assert same_partition([2**53, 2**53 + 1], [0.0, 1.0])
+
+
+# agreement's other naming: each cluster by its most common reference cluster
+def test_agreement_without_one_to_one_hand_case():
+    assert agreement([0, 0, 1, 1], [1, 1, 0, 0], one_to_one=False) == 1.0
+    assert agreement([1, 1, 0, 2], [0, 0, 1, 1]) == 0.75
+    assert agreement([1, 1, 0, 2], [0, 0, 1, 1], one_to_one=False) == 1.0
+
+
+def majority_by_brute_force(a, b):
+    """Every map of a's clusters to b's clusters (not only the one-to-one ones)."""
+    a, b = np.asarray(a), np.asarray(b)
+    k = int(max(a.max(), b.max())) + 1
+    return max(int((np.asarray(f)[a] == b).sum()) for f in product(range(k), repeat=k))
+
+
+@settings(max_examples=200, deadline=None)
+@given(labelings, huge_ids)
+def test_agreement_without_one_to_one_is_the_best_map_of_clusters(pair, ids):
+    """The best naming when clusters may share a name, against every map of the
+    clusters; at least the one-to-one agreement; the ids do not matter, bit for bit."""
+    a, b = map(np.asarray, pair)
+    got = agreement(a, b, one_to_one=False)
+    assert got == majority_by_brute_force(a, b) / a.size
+    assert got >= agreement(a, b)
+    ids = np.asarray(ids)
+    assert agreement(ids[a], ids[5 + b], one_to_one=False) == got
+    assert agreement(ids[5 + a], b, one_to_one=False) == got
+
+
+def test_agreement_without_one_to_one_needs_no_table_of_huge_ids():
+    # a contingency table indexed by the ids themselves would need 10**9 rows
+    assert agreement([0, 10**9, 10**9], [2**61, 7, 7], one_to_one=False) == 1.0

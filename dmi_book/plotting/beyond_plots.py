@@ -12,8 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from dmi_lib._validation import check_matrix
-from dmi_lib.extras.beyond import matched_accuracy
-from dmi_lib.labels import align_labels
+from dmi_lib.labels import agreement, align_labels
 from ._base import COLUMN_WIDTH, draw_simplex, new_axes, scatter_clusters, simplex_xy
 
 __all__ = [
@@ -55,7 +54,7 @@ def draw_simplex_clustering(ax, A, labels, world, *, title=None, option_names=("
     """Draw answer distributions on the simplex, coloured by cluster.
 
     Black crosses mark the items that are wrong once the clusters are named by the
-    best one-to-one matching with the true states (:func:`dmi_lib.extras.beyond.matched_accuracy`).
+    best one-to-one matching with the true states (:func:`dmi_lib.labels.agreement`).
     """
     A = check_matrix(A)
     xy = simplex_xy(A)
@@ -65,7 +64,7 @@ def draw_simplex_clustering(ax, A, labels, world, *, title=None, option_names=("
     scatter_clusters(ax, xy, labels, s=18, rasterized=True)
     wrong = _wrong_mask(labels, world)
     ax.scatter(xy[wrong, 0], xy[wrong, 1], marker="x", c="k", s=14, lw=0.9, rasterized=True)
-    acc = matched_accuracy(labels, world)
+    acc = agreement(labels, world)
     ax.set_title((title + "\n" if title else "") + f"{acc:.0%} right", fontsize=12)
     return ax
 

@@ -31,12 +31,11 @@ from dmi_lib.extras.beyond import (
     binned_features,
     continuous_dmi_cluster,
     kernel_dmi_cluster,
-    matched_accuracy,
     projected_dmi_cluster,
     third_moment_aggregate,
 )
 from dmi_lib.core import dmi_cluster
-from dmi_lib.labels import same_partition
+from dmi_lib.labels import agreement, same_partition
 from dmi_lib.simulation import random_states, simulate_crowd, simulate_single_task, truthful
 
 __all__ = [
@@ -198,7 +197,7 @@ def third_moment_study(
                 oracle.append(np.argmax(np.log(pi) + logP @ counts))
             truth = np.asarray(truth)
             out["n_used"][i, j] = truth.size
-            out["sp"][i, j] = matched_accuracy(sp, truth, one_to_one=False)
+            out["sp"][i, j] = agreement(sp, truth, one_to_one=False)
             out["third"][i, j] = np.mean(np.asarray(third) == truth)
             out["oracle"][i, j] = np.mean(np.asarray(oracle) == truth)
     out["noise"] = noises
@@ -352,7 +351,7 @@ def kernel_study(
     ``"ring"``: :func:`ring_states` (not linearly separable).  ``"cones"``: three
     worlds of :func:`~dmi_lib.simulation.random_states` (``accuracy=0.6``,
     ``noise=0.3``), the paper's home ground.  A truthful crowd answers every task;
-    clusters are scored by :func:`matched_accuracy` (best one-to-one naming).
+    clusters are scored by :func:`~dmi_lib.labels.agreement` (best one-to-one naming).
 
     Returns
     -------
@@ -389,11 +388,9 @@ def kernel_study(
             )
             A, answered = rep.answer_matrix()
             A, world = A[answered], world[answered]
-            paper[li, j] = matched_accuracy(dmi_cluster(A).labels, world)
+            paper[li, j] = agreement(dmi_cluster(A).labels, world)
             for b, h in enumerate(bandwidths):
-                kern[li, b, j] = matched_accuracy(
-                    kernel_dmi_cluster(A, 3, bandwidth=h).labels, world
-                )
+                kern[li, b, j] = agreement(kernel_dmi_cluster(A, 3, bandwidth=h).labels, world)
     return {"bandwidth": bandwidths, "layouts": tuple(layouts), "paper": paper, "kernel": kern}
 
 
@@ -463,7 +460,7 @@ def continuous_study(
     and every strategy -- a function applied to all answers -- is applied to the same
     answers; Algorithm 1 then clusters the bin shares (:func:`binned_features`) and
     the moment vectors (:func:`moment_features`, degree 2).  Scored by
-    :func:`matched_accuracy`.
+    :func:`~dmi_lib.labels.agreement`.
 
     Parameters
     ----------
@@ -495,8 +492,8 @@ def continuous_study(
                 if np.ptp(B, axis=0).max() == 0:  # every task identical: one cluster
                     out["binned"][s, j] = np.bincount(rep.world).max() / rep.n_tasks
                 else:
-                    out["binned"][s, j] = matched_accuracy(dmi_cluster(B).labels, rep.world)
-                out["moments"][s, j] = matched_accuracy(
+                    out["binned"][s, j] = agreement(dmi_cluster(B).labels, rep.world)
+                out["moments"][s, j] = agreement(
                     continuous_dmi_cluster(rep.task, value, n_tasks=rep.n_tasks).labels, rep.world
                 )
     return out

@@ -24,7 +24,7 @@ The studies that measure each direction, and the scenarios they simulate (survey
 a hypothetical question, ring-shaped states, answers on a continuous scale), are in
 :mod:`dmi_book.studies.beyond`.
 
-:func:`matched_accuracy` scores a clustering against the true states when the
+:func:`dmi_lib.labels.agreement` scores a clustering against the true states when the
 clusters carry no names.
 """
 
@@ -48,7 +48,6 @@ from .._validation import (
 )
 from ..aggregation import surprisingly_popular_single
 from ..core import dmi_cluster
-from ..labels import agreement, contingency
 from ..problem import DEFAULT_RANK_TOL, cluster_sums
 
 __all__ = [
@@ -62,7 +61,6 @@ __all__ = [
     "kernel_dmi_cluster",
     "kernel_embedding",
     "log_volume_score",
-    "matched_accuracy",
     "moment_features",
     "projected_dmi_cluster",
     "tensor_worlds",
@@ -70,40 +68,6 @@ __all__ = [
     "third_moment_aggregate",
     "whiten",
 ]
-
-
-def matched_accuracy(labels, truth, *, one_to_one: bool = True) -> float:
-    """Share of items whose cluster, once named, is their true state (beyond the paper).
-
-    Clusters carry no names (the paper's permutation problem); this names them in
-    the way most favourable to the clustering.  ``one_to_one=True``: distinct clusters
-    get distinct states (an optimal matching, :func:`dmi_lib.labels.agreement`);
-    ``False``: each cluster gets the state most common in it (several clusters may
-    share a state).
-
-    Parameters
-    ----------
-    labels, truth : array_like of int, shape (n,)
-
-    Returns
-    -------
-    float in [0, 1]
-
-    Examples
-    --------
-    >>> matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1])
-    0.75
-    >>> matched_accuracy([1, 1, 0, 2], [0, 0, 1, 1], one_to_one=False)
-    1.0
-    """
-    truth = check_labels(truth, name="truth")
-    labels = check_labels(labels, truth.size)
-    if labels.size == 0:
-        raise ValueError("labels is empty: no items to score")
-    labels, truth = (np.unique(x, return_inverse=True)[1] for x in (labels, truth))  # 0, 1, ...
-    if one_to_one:
-        return agreement(labels, truth)
-    return float(contingency(labels, truth).max(axis=1).sum() / labels.size)
 
 
 # --------------------------------------------------------------------------- #
