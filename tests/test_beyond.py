@@ -135,6 +135,15 @@ def test_third_moment_errors():
         tensor_worlds(np.eye(3), np.zeros((3, 3, 3)), 4)
     with pytest.raises(ValueError, match="T must have shape"):
         tensor_worlds(np.eye(3), np.zeros((2, 2, 2)), 2)
+    # T = 0 carries no third moment: no world has a finite weight (before: inf weights)
+    P = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
+    M = np.einsum("w,wa,wb->ab", np.array([0.5, 0.3, 0.2]), P, P)
+    with pytest.raises(
+        ValueError,
+        match=r"^T has no third moment along recovered world \d \(\|λ\| = 0, so its weight "
+        r"1/λ² is infinite\): M and T are not the moments of a mixture of n_worlds = 3 worlds$",
+    ):
+        tensor_worlds(M, np.zeros((3, 3, 3)), 3, random_state=0)
 
 
 def test_third_moment_study_shapes_and_claim():

@@ -219,8 +219,15 @@ def tensor_worlds(M, T, n_worlds, *, random_state=None, n_projections: int = 8):
     sums = mu.sum(axis=1)
     sums = np.where(np.abs(sums) > 1e-300, sums, 1e-300)
     lam_w = np.einsum("ijk,ia,ja,ka->a", Tw, V, V, V) * np.sign(sums)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         weights = 1.0 / lam_w**2
+    if not np.all(np.isfinite(weights)):  # λ = 0: T has no third moment along a world
+        a = int(np.argmin(np.abs(lam_w)))
+        raise ValueError(
+            f"T has no third moment along recovered world {a} (|λ| = {abs(lam_w[a]):.3g}, so "
+            f"its weight 1/λ² is infinite): M and T are not the moments of a mixture of "
+            f"n_worlds = {k} worlds"
+        )
     return mu / sums[:, None], weights
 
 
