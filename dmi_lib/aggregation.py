@@ -38,7 +38,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_distribution, check_labels, check_matrix, check_sample_weight
 from ._validation import is_number
-from .problem import DMIResult, cluster_sums, idxmax
+from .problem import DMIResult, cluster_sums, idxmax, row_mean
 from .core import cluster_distinct
 
 __all__ = [
@@ -191,7 +191,7 @@ def surprisingly_popular(A, prior=None, *, ties: str = "first", sample_weight=No
     n, C = A.shape
     if prior is None:
         w = None if sample_weight is None else check_sample_weight(sample_weight, n)
-        abar = A.mean(axis=0) if w is None else (w @ A) / w.sum()
+        abar = row_mean(A, w)
         ratio = np.divide(A, abar, out=np.zeros_like(A), where=abar > 0)
     else:
         abar = check_distribution(prior, "prior", ndim=1)
@@ -254,7 +254,7 @@ def _rotated_sp_scores(labels: np.ndarray, A: np.ndarray, k: int, weights=None):
     sizes = np.bincount(labels, weights=weights, minlength=k)
     sums = cluster_sums(A, labels, k, weights)
     means = sums / sizes[:, None]
-    abar = A.mean(axis=0) if weights is None else (weights @ A) / weights.sum()
+    abar = row_mean(A, weights)
     zero = means <= 0
     if k == 1:  # mean_0 = ā: no option is surprising; the most chosen one names it
         return np.log(np.where(zero, 1.0, abar)), zero

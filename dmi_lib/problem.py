@@ -59,6 +59,7 @@ __all__ = [
     "augment",
     "assign",
     "cluster_sums",
+    "row_mean",
     "dmi_rank",
     "dmi_score",
     "idxmax",
@@ -217,7 +218,7 @@ class Problem:
         w = self.weights if weighted else None
         whole = self._tilde_whole()
         X = self.A_tilde if whole else self.A
-        mean = X.mean(axis=0) if w is None else (w @ X) / w.sum()
+        mean = row_mean(X, w)
         # else [mean(A) 1][:, L], without forming Ã
         return mean if whole else np.append(mean, 1.0)[list(self.columns)]
 
@@ -363,6 +364,18 @@ def cluster_sums(A_tilde: np.ndarray, labels: np.ndarray, k: int, weights=None) 
     return np.stack(
         [np.bincount(labels, weights=X[:, j], minlength=k) for j in range(X.shape[1])], axis=1
     )
+
+
+def row_mean(X: np.ndarray, weights=None) -> np.ndarray:
+    """The mean of the rows of ``X``, row ``i`` counted ``weights[i]`` times (``ā``:
+    the centre of Theorem 2.2's partition and surprisingly popular's prior).
+
+    Examples
+    --------
+    >>> row_mean(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([3.0, 1.0])).tolist()
+    [0.25, 0.75]
+    """
+    return X.mean(axis=0) if weights is None else (weights @ X) / weights.sum()
 
 
 def score_and_D(problem: Problem, labels: np.ndarray):
